@@ -1,0 +1,3 @@
+"""omerender: render OME serving objects into plain Kubernetes objects."""
+
+__version__ = "0.1.0"

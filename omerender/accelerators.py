@@ -1,0 +1,686 @@
+"""Accelerator classes: which one a component gets, and what it does to its pods (spec: accelerators.md).
+
+Everything here is a pure function on plain dicts (parsed YAML); inputs are never mutated. The render
+pipeline calls, per InferenceService:
+
+* :func:`validate_runtime_classes` once per runtime (E-A2, W-A4, W-A8, I-A4);
+* :func:`choose_class` for the engine and the decoder, never the router (§2);
+* :func:`class_config` with the entry chosen by the selection module (§4.1, §4.2), and
+  :func:`report_config_without_model` when the InferenceService has no ``spec.model`` (I-A5);
+* per runner, in this order (§4.3): :func:`apply_environment_override`, :func:`apply_class_resources`,
+  :func:`apply_args_overrides`; :func:`suppresses_parallelism` decides ``PARALLELISM_SIZE`` (§5);
+* per pod: :func:`pod_node_selector` (§3.2, W-A7) and :func:`class_affinity` (§3.4).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .errors import OmeError, Report
+from .load import Inputs, Obj
+
+COMPONENTS = ("engine", "decoder")
+POLICIES = ("BestFit", "Cheapest", "MostCapable", "FirstAvailable")
+TP_ALIASES = ("--tp-size", "--tp", "--tensor-parallel-size")
+PP_ALIASES = ("--pp-size", "--pp", "--pipeline-parallel-size")
+GIB = 2 ** 30
+SELECTOR = "spec.acceleratorSelector"
+
+
+@dataclass
+class ClassChoice:
+    """The class a component gets (``cls`` None = no class) and where it came from.
+
+    ``where`` is the text I-A6 names: a field path such as ``spec.acceleratorSelector.acceleratorClass``,
+    or ``policy <P> in <field path>``; empty when there is no class.
+    """
+
+    cls: Obj | None
+    where: str = ""
+
+
+# ---------------------------------------------------------------- small readers
+
+def _mapping(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def runtime_pool(runtime_spec: dict) -> list[str]:
+    """The runtime's ``acceleratorRequirements.acceleratorClasses``, a repeated name once at its first position."""
+    pool: list[str] = []
+    for name in _list(_mapping(runtime_spec.get("acceleratorRequirements")).get("acceleratorClasses")):
+        if isinstance(name, str) and name not in pool:
+            pool.append(name)
+    return pool
+
+
+_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+_BINARY = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
+_DECIMAL = {"n": Fraction(1, 10 ** 9), "u": Fraction(1, 10 ** 6), "m": Fraction(1, 1000), "k": 10 ** 3,
+            "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15, "E": 10 ** 18}
+
+
+def parse_quantity(value, path: str, owner: Obj | None = None) -> Fraction:
+    """A Kubernetes quantity (string or number) as an exact fraction; ``80Gi`` -> 85899345920."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise _invalid(value, path, owner)
+    match = _QUANTITY.match(str(value).strip())
+    if not match:
+        raise _invalid(value, path, owner)
+    number, suffix = Fraction(match.group(1)), match.group(2) or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * _DECIMAL[suffix]
+    if suffix:
+        return number * Fraction(10) ** int(suffix[1:])
+    return number
+
+
+def _invalid(value, path: str, owner: Obj | None) -> OmeError:
+    text = f'{path}: Invalid value: "{value}": must be a Kubernetes quantity'
+    return owner.error(text, path) if owner is not None else OmeError(text, field=path)
+
+
+def _integer_value(quantity: Fraction) -> int:
+    """Quantity.Value(): the integer value, rounded up."""
+    return math.ceil(quantity)
+
+
+def _capabilities(cls: Obj) -> dict:
+    return _mapping(cls.spec.get("capabilities"))
+
+
+def _memory_bytes(cls: Obj) -> int | None:
+    memory = _capabilities(cls).get("memoryGB")
+    if memory is None:
+        return None
+    return _integer_value(parse_quantity(memory, "spec.capabilities.memoryGB", cls))
+
+
+def _memory_gib(cls: Obj) -> float:
+    """Memory in GiB, not rounded (scores); 0 when absent."""
+    memory = _memory_bytes(cls)
+    return memory / GIB if memory is not None else 0.0
+
+
+def _bandwidth(cls: Obj) -> float:
+    value = _capabilities(cls).get("memoryBandwidthGBps")
+    if value is None:
+        return 0.0
+    return float(_integer_value(parse_quantity(value, "spec.capabilities.memoryBandwidthGBps", cls)))
+
+
+_PRECISION_FIELDS = {"fp32": "fp32Tflops", "fp16": "fp16Tflops", "int8": "int8Tops", "fp8": "int8Tops",
+                     "int4": "int4Tops"}
+
+
+def _performance(cls: Obj) -> dict | None:
+    perf = _capabilities(cls).get("performance")
+    return perf if isinstance(perf, dict) else None
+
+
+def _tflops(perf: dict | None, precision: str) -> int:
+    """The figure for a precision (lowercased); 0 for an unknown precision or a missing figure."""
+    if perf is None:
+        return 0
+    field = _PRECISION_FIELDS.get(str(precision).lower())
+    value = perf.get(field) if field else None
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+# ---------------------------------------------------------------- choosing a class (§2)
+
+def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str, inputs: Inputs,
+                 report: Report) -> ClassChoice:
+    """Pick the AcceleratorClass of one component (``engine`` or ``decoder``; accelerators.md §2).
+
+    ``runtime_spec`` is the spec that renders the InferenceService (merged, pinned snapshot, or the
+    auto-selected runtime's own spec); its ``acceleratorRequirements.acceleratorClasses`` is the pool.
+    ``runtime_ref`` is ``ClusterServingRuntime/<name>`` or ``ServingRuntime/<ns>/<name>`` for messages.
+
+    Always checked first: E-A3 for a policy outside the enum (ISVC-wide and this component's override;
+    raised), W-A6 when this component's override carries ``constraints``. Then the first rule that
+    applies wins: override class, ISVC-wide class, override policy, ISVC-wide policy (empty strings are
+    unset). No rule: no class, no message. A rule but an empty pool: no class and I-A1. A class by name
+    must exist in the input (else E-A1, raised) and skips constraints and the pool. A policy picks among
+    the pool classes in the input (I-A3 for each missing one) that pass ``spec.acceleratorSelector``'s
+    constraints (§2.4), by the scores of §2.5; none left gives I-A2. BestFit with two or more
+    candidates and no ``spec.acceleratorSelector.constraints`` scores with empty constraints and warns
+    W-A2. Every chosen class gets I-A6. W-A1 (a named class the runtime doesn't list) belongs to runtime
+    selection and is not emitted here.
+    """
+    spec = isvc.spec
+    selector = _mapping(spec.get("acceleratorSelector"))
+    override = _mapping(_mapping(spec.get(component)).get("acceleratorOverride"))
+    _check_policy(selector.get("policy"), f"{SELECTOR}.policy")
+    _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
+    if override.get("constraints") is not None:
+        report.warn(f"spec.{component}.acceleratorOverride.constraints has no effect; constraints are read only "
+                    f"from {SELECTOR}.constraints")
+    rule = _first_rule(component, override, selector)
+    if rule is None:
+        return ClassChoice(None)
+    pool = runtime_pool(runtime_spec)
+    if not pool:
+        report.info(f"{component}: no accelerator class: runtime {runtime_ref} lists no "
+                    "acceleratorRequirements.acceleratorClasses")
+        return ClassChoice(None)
+    kind, value, path = rule
+    if kind == "class":
+        cls = inputs.classes.get(value)
+        if cls is None:
+            raise OmeError(f"Failed to get accelerator class for {component}: accelerator class {value} not "
+                           "found at cluster scope", field=path)
+        return _chosen(component, cls, path, report)
+    cls = _apply_policy(component, value, pool, selector, runtime_ref, inputs, report)
+    return _chosen(component, cls, f"policy {value} in {path}", report) if cls else ClassChoice(None)
+
+
+def _check_policy(policy, path: str) -> None:
+    if policy is None or policy == "" or policy in POLICIES:
+        return
+    supported = ", ".join(f'"{p}"' for p in POLICIES)
+    raise OmeError(f'{path}: Unsupported value: "{policy}": supported values: {supported}', field=path)
+
+
+def _first_rule(component: str, override: dict, selector: dict) -> tuple[str, str, str] | None:
+    places = (("class", override.get("acceleratorClass"), f"spec.{component}.acceleratorOverride.acceleratorClass"),
+              ("class", selector.get("acceleratorClass"), f"{SELECTOR}.acceleratorClass"),
+              ("policy", override.get("policy"), f"spec.{component}.acceleratorOverride.policy"),
+              ("policy", selector.get("policy"), f"{SELECTOR}.policy"))
+    for kind, value, path in places:
+        if value:
+            return kind, value, path
+    return None
+
+
+def _chosen(component: str, cls: Obj, where: str, report: Report) -> ClassChoice:
+    report.info(f"{component}: accelerator class {cls.name} from {where}")
+    return ClassChoice(cls, where)
+
+
+def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, runtime_ref: str,
+                  inputs: Inputs, report: Report) -> Obj | None:
+    constraints = _mapping(selector.get("constraints"))
+    reasons: dict[str, str] = {}
+    candidates: list[Obj] = []
+    for name in pool:
+        cls = inputs.classes.get(name)
+        if cls is None:
+            report.info(f"{component}: accelerator class {name} listed by runtime {runtime_ref} is not in the "
+                        f"input; policy {policy} skips it")
+            reasons[name] = "not in the input"
+            continue
+        failure = constraint_failure(cls, constraints)
+        if failure:
+            reasons[name] = failure
+        else:
+            candidates.append(cls)
+    chosen = _pick(policy, candidates, constraints, reasons)
+    if chosen is None:
+        listed = "; ".join(f"{name}: {reasons[name]}" for name in pool if name in reasons)
+        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({listed})")
+        return None
+    if policy == "BestFit" and len(candidates) > 1 and selector.get("constraints") is None:
+        report.warn(f"{component}: BestFit has {len(candidates)} candidate classes but {SELECTOR}.constraints "
+                    "is not set; OME does not reconcile this (known bug); omerender scored with empty "
+                    f"constraints and chose {chosen.name}")
+    return chosen
+
+
+def _pick(policy: str, candidates: list[Obj], constraints: dict, reasons: dict[str, str]) -> Obj | None:
+    """The policy's winner among ``candidates`` (pool order); ties go to the earlier class."""
+    if policy == "Cheapest":
+        return cheapest(candidates, reasons)
+    if not candidates:
+        return None
+    if policy == "FirstAvailable" or len(candidates) == 1:
+        return candidates[0]
+    if policy == "BestFit":
+        scores = [best_fit_score(cls, constraints) for cls in candidates]
+    else:
+        scores = most_capable_scores(candidates, _list(constraints.get("preferredPrecisions")))
+    return candidates[scores.index(max(scores))]
+
+
+# ---------------------------------------------------------------- constraints (§2.4)
+
+def constraint_failure(cls: Obj, constraints: dict) -> str:
+    """The reason the class fails ``constraints`` (first failing check, §2.4 order), or ``""``."""
+    caps = _capabilities(cls)
+    if cls.name in _list(constraints.get("excludedClasses")):
+        return "explicitly excluded"
+    families = _list(constraints.get("architectureFamilies"))
+    if families and not any(_family_matches(str(entry), cls) for entry in families):
+        return f"architecture family {str(cls.spec.get('family') or '').lower()} not in allowed list"
+    low, high = constraints.get("minMemory"), constraints.get("maxMemory")
+    if low is not None or high is not None:
+        memory = _memory_bytes(cls)
+        if memory is None:
+            return "missing memory specification for memory check"
+        gib = memory // GIB
+        if low is not None and gib < low:
+            return f"memory {gib}GB < required {low}GB"
+        if high is not None and gib > high:
+            return f"memory {gib}GB > max allowed {high}GB"
+    features = {str(f).lower() for f in _list(caps.get("features"))}
+    for required in _list(constraints.get("requiredFeatures")):
+        if str(required).lower() not in features:
+            return f"missing required feature: {required}"
+    minimum = constraints.get("minArchitectureVersion")
+    if minimum is not None:
+        capability = caps.get("computeCapability") or ""
+        if capability == "":
+            return "missing compute capability for architecture version check"
+        if str(capability) < str(minimum):  # a plain string comparison, as OME does: "10.0" < "9.0"
+            return f"compute capability {capability} < required {minimum}"
+    return ""
+
+
+def _family_matches(entry: str, cls: Obj) -> bool:
+    vendor = str(cls.spec.get("vendor") or "").lower()
+    family = str(cls.spec.get("family") or "").lower()
+    return entry.lower() == (f"{vendor}-{family}" if "-" in entry else family)
+
+
+# ---------------------------------------------------------------- policies (§2.5)
+
+def best_fit_score(cls: Obj, constraints: dict) -> float:
+    """0.70 * memory fit + 0.30 * compute score."""
+    return 0.70 * _memory_fit(cls, constraints) + 0.30 * _compute_score(cls, constraints)
+
+
+def _memory_fit(cls: Obj, constraints: dict) -> float:
+    required = constraints.get("minMemory")
+    if required is None:
+        return 1.0
+    memory = _memory_bytes(cls)
+    if memory is None:
+        return 0.0
+    gib = memory / GIB
+    if gib < required:
+        return 0.0
+    return 1.0 if gib == required else required / gib
+
+
+def _compute_score(cls: Obj, constraints: dict) -> float:
+    perf = _performance(cls)
+    if perf is None:
+        return 0.0
+    required = constraints.get("minComputePerformanceTFLOPS") or 0
+    precisions = [str(p).lower() for p in _list(constraints.get("preferredPrecisions"))]
+    if not precisions:
+        return _tflops_score(max(_tflops(perf, p) for p in ("fp32", "fp16", "int8", "int4")), required)
+    penalty = 1.0
+    for precision in precisions:
+        tflops = _tflops(perf, precision)
+        if tflops > 0:
+            return _tflops_score(tflops, required) * penalty
+        penalty *= 0.5
+    if "fp16" not in precisions:
+        return _tflops_score(_tflops(perf, "fp16"), required) * penalty
+    return 0.0
+
+
+def _tflops_score(tflops: int, required: int) -> float:
+    if tflops == 0:
+        return 0.0
+    if required == 0:
+        return 1.0
+    return min(tflops / required, 1.0)
+
+
+def most_capable_scores(candidates: list[Obj], preferred: list) -> list[float]:
+    """0.5 * memory + 0.3 * bandwidth + 0.2 * TFLOPS, each divided by its largest value among the candidates."""
+    raw = [(_capability_tflops(cls, preferred), _memory_gib(cls), _bandwidth(cls)) for cls in candidates]
+    tops = [max(values[i] for values in raw) for i in range(3)]
+
+    def norm(value: float, top: float) -> float:
+        return value / top if top > 0 else 0.0
+
+    return [0.5 * norm(m, tops[1]) + 0.3 * norm(b, tops[2]) + 0.2 * norm(t, tops[0]) for t, m, b in raw]
+
+
+def _capability_tflops(cls: Obj, preferred: list) -> float:
+    perf = _performance(cls)
+    precisions = [str(p).lower() for p in preferred] or ["fp16"]
+    for precision in precisions:  # the first precision, else the first later one with a figure; no penalty
+        tflops = _tflops(perf, precision)
+        if tflops > 0:
+            return float(tflops)
+    return 0.0
+
+
+_TIERS = {"low": 1, "medium": 2, "high": 3}
+
+
+def cheapest(candidates: list[Obj], reasons: dict[str, str]) -> Obj | None:
+    """The cheapest candidate: hourly prices (spot first) beat per-million-token prices, which beat tiers.
+
+    A candidate without a usable ``cost`` takes no part; its reason ``no cost`` goes into ``reasons``
+    (a copy is not made: the caller's dict collects I-A2 reasons).
+    """
+    groups: list[list[tuple[Fraction, Obj]]] = [[], [], []]
+    for cls in candidates:
+        placed = _cost_group(cls)
+        if placed is None:
+            reasons[cls.name] = "no cost"
+        else:
+            groups[placed[0]].append((placed[1], cls))
+    for group in groups:
+        if group:
+            best = group[0]
+            for entry in group[1:]:
+                if entry[0] < best[0]:
+                    best = entry
+            return best[1]
+    return None
+
+
+def _cost_group(cls: Obj) -> tuple[int, Fraction] | None:
+    cost = cls.spec.get("cost")
+    if not isinstance(cost, dict):
+        return None
+    for group, field in ((0, "spotPerHour"), (0, "perHour"), (1, "perMillionTokens")):
+        if cost.get(field) is not None:
+            return group, parse_quantity(cost[field], f"spec.cost.{field}", cls)
+    tier = cost.get("tier")
+    if tier:
+        return 2, Fraction(_TIERS.get(str(tier).lower(), 2))
+    return None
+
+
+# ---------------------------------------------------------------- runtime checks (§2.1, §2.6, §4.2)
+
+def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report: Report,
+                             pool_inherited_from: str | None = None) -> None:
+    """Admission-style checks of a runtime's classes.
+
+    * W-A8 for each of ``spec.engineConfig``/``spec.decoderConfig`` of the object as written that sets
+      ``acceleratorOverride``.
+    * I-A4 for each ``supportedModelFormats[i].acceleratorConfig`` key of ``runtime_spec`` (the spec that
+      renders: merged or as written) that is not in ``runtime_spec``'s pool, in written order.
+    * W-A4 for each missing class of ``runtime_spec``'s pool when the caller says the pool was inherited
+      (``pool_inherited_from`` = the ref of the runtime it came from, printed as given).
+    * E-A2 (raised) when the object as written is not ``disabled: true`` and its own pool names classes
+      that are not in the input: missing names once each, in pool order, space-separated.
+    """
+    own = rt.spec
+    for config in ("engineConfig", "decoderConfig"):
+        if _mapping(own.get(config)).get("acceleratorOverride") is not None:
+            report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime")
+    pool = runtime_pool(runtime_spec)
+    for index, entry in enumerate(_list(runtime_spec.get("supportedModelFormats"))):
+        for key in _mapping(_mapping(entry).get("acceleratorConfig")):
+            if key not in pool:
+                report.info(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
+                            "acceleratorRequirements.acceleratorClasses")
+    if pool_inherited_from is not None:
+        for name in pool:
+            if name not in inputs.classes:
+                report.warn(f'accelerator class "{name}" inherited from {pool_inherited_from} in '
+                            "acceleratorRequirements.acceleratorClasses is not in the input")
+    if own.get("disabled") is True:
+        return
+    missing = [name for name in runtime_pool(own) if name not in inputs.classes]
+    if missing:
+        raise OmeError("unknown accelerator classes referenced in AcceleratorRequirements: "
+                       f"[{' '.join(missing)}]", field="spec.acceleratorRequirements.acceleratorClasses")
+
+
+# ---------------------------------------------------------------- acceleratorConfig (§4)
+
+def class_config(entry: dict | None, cls: Obj | None) -> dict | None:
+    """``entry.acceleratorConfig[<class name>]`` (exact key), or None without entry, class or key."""
+    if entry is None or cls is None:
+        return None
+    config = _mapping(entry.get("acceleratorConfig")).get(cls.name)
+    return config if isinstance(config, dict) else None
+
+
+def report_config_without_model(component: str, runtime_spec: dict, cls: Obj | None, report: Report) -> None:
+    """I-A5: call when the InferenceService has no ``spec.model``; emitted if some entry has a key for ``cls``."""
+    if cls is None:
+        return
+    for entry in _list(runtime_spec.get("supportedModelFormats")):
+        if cls.name in _mapping(_mapping(entry).get("acceleratorConfig")):
+            report.info(f"{component}: acceleratorConfig for class {cls.name} not applied: the InferenceService "
+                        "has no spec.model")
+            return
+
+
+def apply_environment_override(runner: dict, config: dict | None, component: str, class_name: str,
+                               report: Report) -> dict:
+    """§4.4: set each ``environmentOverride`` variable in ascending name order.
+
+    A variable the runner has (every entry with that name) gets the new ``value``; a ``valueFrom`` it
+    had is dropped with W-A5. Any other variable is appended as ``{name, value}``.
+    """
+    overrides = _mapping((config or {}).get("environmentOverride"))
+    if not overrides:
+        return runner
+    result = copy.deepcopy(runner)
+    env = _list(result.get("env"))
+    container = result.get("name", "")
+    for name in sorted(overrides):
+        value = overrides[name]
+        found = False
+        for var in env:
+            if isinstance(var, dict) and var.get("name") == name:
+                found = True
+                if "valueFrom" in var:
+                    del var["valueFrom"]
+                    report.warn(f"{component} runner {container}: environmentOverride for class {class_name} "
+                                f"replaces {name}, which used valueFrom")
+                var["value"] = value
+        if not found:
+            env.append({"name": name, "value": value})
+    result["env"] = env
+    return result
+
+
+def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resources: bool) -> dict:
+    """§3.3: each class ``resources[]`` entry sets ``requests[name] = limits[name] = quantity`` (default "1").
+
+    Nothing changes without a class, for a class without ``resources``, or when the InferenceService sets
+    ``resources`` on this runner (the caller decides: ``spec.<component>.runner`` or the same-role
+    ``leader.runner``/``worker.runner``). Other resource names are left alone.
+    """
+    entries = _list(cls.spec.get("resources")) if cls is not None else []
+    if isvc_runner_sets_resources or not entries:
+        return runner
+    result = copy.deepcopy(runner)
+    resources = _mapping(result.get("resources"))
+    limits, requests = dict(_mapping(resources.get("limits"))), dict(_mapping(resources.get("requests")))
+    for entry in entries:
+        quantity = _mapping(entry).get("quantity")
+        quantity = "1" if quantity is None else str(quantity)
+        limits[entry["name"]] = quantity
+        requests[entry["name"]] = quantity
+    result["resources"] = {**resources, "limits": limits, "requests": requests}
+    return result
+
+
+def suppresses_parallelism(config: dict | None) -> bool:
+    """§5: ``tensorParallelismOverride`` has at least one field with a non-null value (``{}`` counts as unset)."""
+    override = _mapping((config or {}).get("tensorParallelismOverride"))
+    return any(value is not None for value in override.values())
+
+
+# ---------------------------------------------------------------- args rewriting (§4.5, §4.6)
+
+def apply_args_overrides(runner: dict, config: dict | None) -> dict:
+    """§4.5 ``runtimeArgsOverride`` on ``args``, then §4.6 ``tensorParallelismOverride`` (TP, then PP)."""
+    config = config or {}
+    result = copy.deepcopy(runner)
+    override = [str(arg) for arg in _list(config.get("runtimeArgsOverride"))]
+    args = merge_runtime_args(_list(result.get("args")), override)
+    if args or "args" in result:
+        result["args"] = args
+    parallelism = _mapping(config.get("tensorParallelismOverride"))
+    for field, aliases in (("tensorParallelSize", TP_ALIASES), ("pipelineParallelSize", PP_ALIASES)):
+        size = parallelism.get(field)
+        if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+            result = rewrite_parallel_flag(result, aliases, size)
+    return result
+
+
+def _is_multiline(args: list) -> bool:
+    return bool(args) and isinstance(args[0], str) and ("\n" in args[0] or "\\" in args[0])
+
+
+def _tokens(items: list) -> list[str]:
+    tokens: list[str] = []
+    for item in items:
+        text = str(item)
+        if "\n" in text or "\\" in text:
+            for line in text.split("\n"):
+                tokens.append(line.strip().rstrip("\\").strip())
+        else:
+            tokens.append(text.strip())
+    return [token for token in tokens if token]
+
+
+def _token_key(token: str) -> str:
+    if not token.startswith("-"):
+        return token
+    if "=" in token:
+        return token.split("=", 1)[0]
+    return token.split()[0]
+
+
+def _groups(tokens: list[str]) -> list[tuple[str, list[str]]]:
+    groups, index = [], 0
+    while index < len(tokens):
+        token = tokens[index]
+        nxt = tokens[index + 1] if index + 1 < len(tokens) else None
+        if "=" not in token and nxt is not None and not nxt.startswith("-"):
+            groups.append((_token_key(token), [token, nxt]))
+            index += 2
+        else:
+            groups.append((_token_key(token), [token]))
+            index += 1
+    return groups
+
+
+def merge_runtime_args(args: list, override: list[str]) -> list:
+    """§4.5: merge ``override`` into ``args`` by flag key; returns a new list.
+
+    Empty override: ``args`` unchanged; empty ``args``: the override as written. Otherwise both are
+    tokenised and grouped; a group whose key already exists replaces it in place (a repeated key in
+    ``args`` keeps its first position and the later content), new keys are appended. Multi-line input
+    (``args[0]`` holds a newline or backslash) comes back as one string joined by `` \\<newline>``.
+    """
+    if not override:
+        return list(args)
+    if not args:
+        return list(override)
+    merged: dict[str, list[str]] = {}
+    for key, group in _groups(_tokens(args)) + _groups(_tokens(override)):
+        merged[key] = group
+    flat = [token for group in merged.values() for token in group]
+    return [" \\\n".join(flat)] if _is_multiline(args) else flat
+
+
+def rewrite_parallel_flag(runner: dict, aliases: tuple[str, ...], size: int) -> dict:
+    """§4.6: set the first alias found to ``size``: in ``args`` (alias by alias), else in ``command``; never add.
+
+    List form: an element equal to the alias that has a next element gets that element replaced; an
+    element ``alias=...`` becomes ``alias=N``; only the first hit changes. Multi-line ``args``: every
+    ``alias`` followed by ``=`` or whitespace and digits in ``args[0]`` becomes ``alias=N``. ``command``
+    is only scanned in list form.
+    """
+    value = str(size)
+    args = _list(runner.get("args"))
+    for alias in aliases:
+        rewritten = _rewrite_multiline(args, alias, value) if _is_multiline(args) else _rewrite_list(args, alias, value)
+        if rewritten is not None:
+            return {**runner, "args": rewritten}
+    command = _list(runner.get("command"))
+    for alias in aliases:
+        rewritten = _rewrite_list(command, alias, value)
+        if rewritten is not None:
+            return {**runner, "command": rewritten}
+    return runner
+
+
+def _rewrite_list(items: list, alias: str, value: str) -> list | None:
+    for index, item in enumerate(items):
+        if item == alias and index + 1 < len(items):
+            return items[:index + 1] + [value] + items[index + 2:]
+        if isinstance(item, str) and item.startswith(alias + "="):
+            return items[:index] + [f"{alias}={value}"] + items[index + 1:]
+    return None
+
+
+def _rewrite_multiline(args: list, alias: str, value: str) -> list | None:
+    pattern = re.compile(re.escape(alias) + r"(?:=|\s+)\d+")
+    if not pattern.search(args[0]):
+        return None
+    return [pattern.sub(lambda _match: f"{alias}={value}", args[0])] + list(args[1:])
+
+
+# ---------------------------------------------------------------- pods (§3.2, §3.4)
+
+def class_node_selector(cls: Obj | None) -> dict:
+    """The class's ``discovery.nodeSelector`` (a copy), ``{}`` without a class or selector."""
+    if cls is None:
+        return {}
+    return dict(_mapping(_mapping(cls.spec.get("discovery")).get("nodeSelector")))
+
+
+def pod_node_selector(component: str, role: str | None, merged: dict, model_ready: dict, runtime_wide: dict,
+                      cls: Obj | None, isvc_component: dict, report: Report) -> dict:
+    """§3.2: an engine/decoder pod's nodeSelector from layers L1-L5, later layers overwriting keys.
+
+    ``merged`` is L1 (the pod's merged selector, leader/worker rules included); ``model_ready`` is L2
+    (``{key: "Ready"}`` or ``{}``, added only when the key is absent); ``runtime_wide`` is the runtime's
+    top-level ``spec.nodeSelector`` (L3); the class selector is L4; ``isvc_component`` is the
+    InferenceService's ``spec.<component>`` as written, whose ``nodeSelector`` is L5. For ``role``
+    ``leader`` or ``worker``, W-A7 names each key of ``spec.<component>.<role>.nodeSelector`` that the
+    class changes and L5 does not set again. The caller skips this for merged fine-tuned weights.
+    """
+    isvc_component = _mapping(isvc_component)
+    selector = dict(merged or {})
+    for key, value in (model_ready or {}).items():
+        selector.setdefault(key, value)
+    selector.update(runtime_wide or {})
+    class_selector = class_node_selector(cls)
+    selector.update(class_selector)
+    isvc_selector = _mapping(isvc_component.get("nodeSelector"))
+    selector.update(isvc_selector)
+    if role in ("leader", "worker"):
+        role_selector = _mapping(_mapping(isvc_component.get(role)).get("nodeSelector"))
+        for key, old in role_selector.items():
+            if key in class_selector and class_selector[key] != old and key not in isvc_selector:
+                report.warn(f"{component} {role} pods: accelerator class {cls.name} sets nodeSelector "
+                            f"{key}={class_selector[key]} over {old} from spec.{component}.{role}.nodeSelector")
+    return selector
+
+
+def class_affinity(pod_spec: dict, cls: Obj | None, isvc_component: dict) -> dict:
+    """§3.4: the pod spec with ``affinity.nodeAffinity`` set to the class's, when the rule allows.
+
+    Only when the class has ``discovery.affinity.nodeAffinity``, the InferenceService's ``spec.<component>``
+    (``isvc_component``, as written) has no ``affinity``, and the pod's merged affinity has no
+    ``nodeAffinity``. The pod's podAffinity/podAntiAffinity stay; the class's are never used.
+    """
+    if cls is None:
+        return pod_spec
+    node_affinity = _mapping(_mapping(cls.spec.get("discovery")).get("affinity")).get("nodeAffinity")
+    current = _mapping(pod_spec.get("affinity"))
+    if (node_affinity is None or _mapping(isvc_component).get("affinity") is not None
+            or current.get("nodeAffinity") is not None):
+        return pod_spec
+    result = copy.deepcopy(pod_spec)
+    others = {key: value for key, value in _mapping(result.get("affinity")).items() if key != "nodeAffinity"}
+    result["affinity"] = {"nodeAffinity": copy.deepcopy(node_affinity), **others}
+    return result

@@ -1,0 +1,77 @@
+"""The ``omerender`` command line."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import __version__
+from .emit import dump_stream
+from .load import index, read_paths
+from .render import Options, render
+from .shell import run_guarded
+
+RENDER_EXAMPLE = """
+\b
+Examples:
+  omerender render fixtures/quickstart
+  omerender render runtimes/ models/ isvc.yaml > rendered.yaml
+  cat all.yaml | omerender render - --no-model-node-selector
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="\b\nExample:\n  omerender render fixtures/quickstart | kubectl apply -f -")
+@click.version_option(__version__, prog_name="omerender")
+def cli():
+    """Render OME serving objects (runtimes, models, InferenceServices) into the
+    Kubernetes objects the OME controller would create."""
+
+
+@cli.command(epilog=RENDER_EXAMPLE)
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--keep-inputs", is_flag=True, help="Keep the OME input objects in the output.")
+@click.option("--no-model-node-selector", is_flag=True,
+              help="Leave out the model-ready node selector (for clusters without the OME model agent).")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def render_cmd(paths, keep_inputs, no_model_node_selector, debug):
+    """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
+
+    Writes the rendered objects to stdout as one YAML stream; errors, warnings and
+    notices go to stderr. Exit status 1 on any error, with nothing on stdout.
+    """
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
+
+    def run():
+        return render(index(read_paths(paths or (".",))), options)
+
+    result, failures = run_guarded(run, debug)
+    if failures:
+        fail(failures)
+    for message in result.messages:
+        click.echo(message.line(), err=True)
+    sys.stdout.write(dump_stream(result.objects))
+
+
+render_cmd.name = "render"
+
+
+def fail(messages) -> None:
+    for message in messages:
+        click.echo(message.line(), err=True)
+    sys.exit(1)
+
+
+@cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
+def fn_cmd():
+    """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
+    from .krm import main as krm_main
+    krm_main()
+
+
+def main():
+    cli(prog_name="omerender")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""One error type and the messages a render reports.
+
+Every user-facing problem is an :class:`OmeError` (or a :class:`Message` of
+severity ``warning``/``info`` collected in a :class:`Report`). Each carries
+the file, the object (kind, namespace/name) and the field where known, so the
+shell can print ``error: <file>: <Kind> <ns>/<name>: <text>`` or turn it into a
+KRM result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+
+
+@dataclass(frozen=True)
+class ObjRef:
+    """A Kubernetes object reference as messages print it."""
+
+    kind: str
+    name: str
+    namespace: str | None = None
+    api_version: str | None = None
+
+    def __str__(self) -> str:
+        if self.namespace:
+            return f"{self.kind} {self.namespace}/{self.name}"
+        return f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True)
+class Message:
+    severity: str  # "error", "warning" or "info"
+    text: str
+    ref: ObjRef | None = None
+    file: str | None = None
+    field: str | None = None
+
+    def line(self) -> str:
+        """The CLI line: ``<severity>: [<file>: ][<Kind> <ns>/<name>: ]<text>``."""
+        parts = [f"{self.severity}:"]
+        if self.file:
+            parts.append(f"{self.file}:")
+        if self.ref is not None:
+            parts.append(f"{self.ref}:")
+        parts.append(self.text)
+        return " ".join(parts)
+
+
+class OmeError(Exception):
+    """A problem with the user's input. Never a bug in omerender."""
+
+    def __init__(self, text: str, ref: ObjRef | None = None, file: str | None = None,
+                 field: str | None = None):
+        super().__init__(text)
+        self.text = text
+        self.ref = ref
+        self.file = file
+        self.field = field
+
+    def located(self, ref: ObjRef | None, file: str | None) -> "OmeError":
+        """Fill in the object and file where the raiser did not know them."""
+        if self.ref is None:
+            self.ref = ref
+        if self.file is None:
+            self.file = file
+        return self
+
+    def message(self) -> Message:
+        return Message("error", self.text, self.ref, self.file, self.field)
+
+
+class OmeErrors(Exception):
+    """Several errors found in one pass (for example, bad input in many files)."""
+
+    def __init__(self, errors: list[OmeError]):
+        super().__init__("; ".join(e.text for e in errors))
+        self.errors = errors
+
+
+@dataclass
+class Report:
+    """Warnings and infos collected while rendering, in the order they arose."""
+
+    messages: list[Message] = dc_field(default_factory=list)
+    ref: ObjRef | None = None
+    file: str | None = None
+
+    def warn(self, text: str, ref: ObjRef | None = None, field: str | None = None,
+             file: str | None = None) -> None:
+        self._add("warning", text, ref, field, file)
+
+    def info(self, text: str, ref: ObjRef | None = None, field: str | None = None,
+             file: str | None = None) -> None:
+        self._add("info", text, ref, field, file)
+
+    def _add(self, severity, text, ref, field, file) -> None:
+        msg = Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field)
+        if msg not in self.messages:
+            self.messages.append(msg)
+
+    def error(self, text: str, ref: ObjRef | None = None, field: str | None = None) -> OmeError:
+        """Build (not raise) an error located at this report's object."""
+        return OmeError(text, ref or self.ref, self.file if ref is None else None, field)

@@ -1,0 +1,141 @@
+"""``omerender fn``: the render as a KRM function (ResourceList in, ResourceList out).
+
+The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``); a ConfigMap's
+``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
+"""
+from __future__ import annotations
+
+import sys
+
+import yaml
+
+from .emit import dump
+from .errors import Message, OmeError
+from .load import SafeLoader, Doc, index
+from .render import Options, render
+from .shell import run_guarded
+
+RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
+CONFIG_API = "omerender.io/v1alpha1"
+CONFIG_KIND = "OMERender"
+OPTION_FIELDS = {"keepInputs": "keep_inputs", "noModelNodeSelector": "no_model_node_selector"}
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+
+
+def run(text: str) -> tuple[dict, int]:
+    """The output ResourceList and the exit code for one ResourceList text."""
+    value, failures = run_guarded(lambda: _run(text))
+    if failures:
+        return _resource_list([], [_result(m) for m in failures]), 1
+    return value
+
+
+def _run(text: str) -> tuple[dict, int]:
+    resource_list = _parse(text)
+    options = _options(resource_list.get("functionConfig"))
+    docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
+    value, failures = run_guarded(lambda: render(index(docs), options))
+    if failures:
+        return _resource_list([], [_result(m) for m in failures]), 1
+    items = [_with_path(o) if o.get("metadata", {}).get("annotations", {}).get(PATH_ANNOTATIONS[0]) is None
+             and _is_rendered(o, docs) else o for o in value.objects]
+    return _resource_list(items, [_result(m) for m in value.messages]), 0
+
+
+def _parse(text: str) -> dict:
+    try:
+        data = yaml.load(text, Loader=SafeLoader) if text.strip() else None
+    except yaml.YAMLError as err:
+        raise OmeError(f"malformed ResourceList on stdin: {err}") from None
+    if not isinstance(data, dict) or (data.get("apiVersion"), data.get("kind")) != RESOURCE_LIST:
+        raise OmeError("stdin is not a ResourceList (apiVersion: config.kubernetes.io/v1, kind: ResourceList)")
+    if "items" not in data:
+        raise OmeError("ResourceList has no items field", field="items")
+    if not isinstance(data["items"], list):
+        raise OmeError("ResourceList items must be a list", field="items")
+    return data
+
+
+def _options(config) -> Options:
+    if config is None:
+        return Options()
+    if not isinstance(config, dict):
+        raise OmeError("functionConfig must be an object", field="functionConfig")
+    if config.get("kind") == "ConfigMap":
+        values = {k: _bool_text(k, v) for k, v in (config.get("data") or {}).items()}
+    elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
+        values = config.get("spec") or {}
+        if not isinstance(values, dict):
+            raise OmeError("functionConfig spec must be an object", field="functionConfig.spec")
+    else:
+        raise OmeError(f"functionConfig must be apiVersion {CONFIG_API}, kind {CONFIG_KIND} (or a ConfigMap), got "
+                       f"{config.get('apiVersion')} {config.get('kind')}", field="functionConfig")
+    unknown = sorted(set(values) - set(OPTION_FIELDS))
+    if unknown:
+        raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
+                       f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
+    for key, value in values.items():
+        if not isinstance(value, bool):
+            raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
+    return Options(keep_inputs=values.get("keepInputs", False),
+                   model_node_selector=not values.get("noModelNodeSelector", False))
+
+
+def _bool_text(key: str, value) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("true", "false"):
+        return str(value).lower() == "true"
+    raise OmeError(f"functionConfig data.{key} must be \"true\" or \"false\"", field=f"functionConfig.data.{key}")
+
+
+def _item_path(item, position: int) -> str:
+    annotations = ((item or {}).get("metadata") or {}).get("annotations") or {} if isinstance(item, dict) else {}
+    for key in PATH_ANNOTATIONS:
+        if isinstance(annotations.get(key), str):
+            return annotations[key]
+    return f"ResourceList items[{position}]"
+
+
+def _is_rendered(obj: dict, docs: list[Doc]) -> bool:
+    return not any(obj is d.data for d in docs)
+
+
+def _with_path(obj: dict) -> dict:
+    meta = obj["metadata"]
+    path = f"omerender/{meta.get('namespace') or '_cluster'}/{obj['kind'].lower()}_{meta['name']}.yaml"
+    annotations = {**(meta.get("annotations") or {}), PATH_ANNOTATIONS[0]: path, PATH_ANNOTATIONS[1]: path,
+                   "config.kubernetes.io/index": "0", "internal.config.kubernetes.io/index": "0"}
+    return {**obj, "metadata": {**meta, "annotations": annotations}}
+
+
+def _result(message: Message) -> dict:
+    result = {"message": (f"{message.ref}: " if message.ref else "") + message.text, "severity": message.severity}
+    if message.ref is not None:
+        ref = {"apiVersion": message.ref.api_version or "ome.io/v1beta1", "kind": message.ref.kind,
+               "name": message.ref.name}
+        if message.ref.namespace:
+            ref["namespace"] = message.ref.namespace
+        result["resourceRef"] = ref
+    if message.field:
+        result["field"] = {"path": message.field}
+    if message.file:
+        result["file"] = {"path": message.file}
+    return result
+
+
+def _resource_list(items: list, results: list) -> dict:
+    out = {"apiVersion": RESOURCE_LIST[0], "kind": RESOURCE_LIST[1], "items": items}
+    if results:
+        out["results"] = results
+    return out
+
+
+def main() -> None:
+    resource_list, code = run(sys.stdin.read())
+    for result in resource_list.get("results", []):
+        if result["severity"] == "error":
+            sys.stderr.write(f"error: {result['message']}\n")
+    sys.stdout.write(dump(resource_list))
+    sys.exit(code)

@@ -1,0 +1,276 @@
+"""Building a component's pod: the runner's environment, mounts and class settings, its place
+among the containers, placeholders, and the pod-level fields (render.md §1 steps 9–12, §3.7, §3.8,
+§6, §7, §10)."""
+from __future__ import annotations
+
+import copy
+import math
+import re
+from dataclasses import dataclass, field
+
+from . import accelerators
+from .errors import OmeError, Report
+from .merge import overlay
+from .placeholders import expand_container
+from .storage import ModelStorage, OverlayStorage
+
+# Fields of a merged component that are not pod spec fields.
+COMPONENT_ONLY = frozenset({
+    "runner", "leader", "worker", "size", "minReplicas", "maxReplicas", "labels", "annotations", "minAvailable",
+    "maxUnavailable", "deploymentStrategy", "autoscaler", "autoscalerPolicyRef", "servicePortAppProtocols",
+    "timeoutSeconds", "lifecycle", "containerConcurrency", "canaryTrafficPercent", "kedaConfig", "scaleMetric",
+    "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
+    "scalingPolicy", "ephemeralContainers",
+})
+GPU = "nvidia.com/gpu"
+POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
+                "terminationGracePeriodSeconds": 600}
+CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+                      "imagePullPolicy": "IfNotPresent"}
+
+
+@dataclass
+class PodPlan:
+    """Everything the pod of one component (or of a leader or worker) is built from."""
+
+    component: str                # engine, decoder, router
+    role: str                     # "" for a component pod, "leader" or "worker"
+    fields: dict                  # merged pod/component fields (component, leader or worker)
+    isvc_fields: dict             # the same part as written in the InferenceService
+    meta: dict                    # the InferenceService's metadata, for placeholders
+    annotations: dict             # A of render.md §8.2
+    storage: ModelStorage
+    overlays: list[OverlayStorage] = field(default_factory=list)
+    cls: object = None            # AcceleratorClass Obj or None
+    class_config: dict | None = None
+    pods_per_replica: int = 1
+    model_ready: dict = field(default_factory=dict)      # {key: "Ready"} or {}
+    runtime_node_selector: dict = field(default_factory=dict)
+    isvc_component: dict = field(default_factory=dict)   # spec.<component> as written
+    scheduler_name: str | None = None
+    service_account: str | None = None
+    router_config: dict | None = None
+
+    @property
+    def path(self) -> str:
+        return f"{self.component}.{self.role}" if self.role else self.component
+
+    @property
+    def serves_model(self) -> bool:
+        return self.component in ("engine", "decoder")
+
+
+def build_pod(plan: PodPlan, report: Report) -> dict:
+    """The pod spec of one pod template."""
+    pod = {k: copy.deepcopy(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
+    runner = plan.fields.get("runner")
+    if isinstance(runner, dict):
+        runner = _prepare_runner(plan, copy.deepcopy(runner), report)
+    containers, main = _place_runner(pod.get("containers") or [], runner)
+    if main is None:
+        raise OmeError("no containers found", field=f"spec.{plan.path}.runner")
+    containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
+    pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
+    _add_model_volumes(pod, plan, runner is not None)
+    if plan.serves_model:
+        _set_node_selector(pod, plan, report)
+        pod = accelerators.class_affinity(pod, plan.cls, plan.isvc_component)
+    pod.setdefault("schedulerName", plan.scheduler_name or "default-scheduler")
+    if plan.service_account:
+        if pod.get("serviceAccountName") not in (None, plan.service_account):
+            report.warn(f"{plan.component}: serviceAccountName {pod['serviceAccountName']} is replaced by "
+                        f"{plan.service_account}, which the router needs to find its pods")
+        pod["serviceAccountName"] = plan.service_account
+    for key, value in POD_DEFAULTS.items():
+        pod.setdefault(key, copy.deepcopy(value))
+    _check_mounts(pod, plan, report)
+    return pod
+
+
+# ---------------------------------------------------------------- the runner (step 9)
+
+def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
+    if not plan.serves_model:
+        return _router_env(plan, runner, report)
+    inject_init = plan.annotations.get("ome.io/inject-model-init") == "true"
+    if plan.storage.path and not inject_init and not _env_entry(runner, "MODEL_PATH"):
+        runner["env"] = list(runner.get("env") or []) + [{"name": "MODEL_PATH", "value": plan.storage.path}]
+    runner = accelerators.apply_environment_override(runner, plan.class_config, plan.component,
+                                                     plan.cls.name if plan.cls is not None else "", report)
+    if plan.storage.mount and not inject_init:
+        runner = _add_mount(runner, plan.storage.mount, plan.path)
+    for item in plan.overlays:
+        runner = _add_mount(runner, item.mount, plan.path)
+        if not _env_entry(runner, item.env_name):
+            runner["env"] = list(runner.get("env") or []) + [{"name": item.env_name, "value": item.path}]
+    isvc_runner = plan.isvc_fields.get("runner") or {}
+    runner = accelerators.apply_class_resources(runner, plan.cls, bool(isvc_runner.get("resources")))
+    runner = accelerators.apply_args_overrides(runner, plan.class_config)
+    runner = _parallelism(plan, runner, report)
+    if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
+        report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
+                    f"the runner gets the literal text")
+    return runner
+
+
+def _env_entry(runner: dict, name: str) -> dict | None:
+    return next((e for e in runner.get("env") or [] if isinstance(e, dict) and e.get("name") == name), None)
+
+
+def _references(runner: dict, var: str) -> bool:
+    token = f"$({var})"
+    return any(isinstance(v, str) and token in v for v in (runner.get("command") or []) + (runner.get("args") or []))
+
+
+def _add_mount(runner: dict, mount: dict, path: str) -> dict:
+    mounts = list(runner.get("volumeMounts") or [])
+    if any(m.get("mountPath") == mount["mountPath"] for m in mounts if isinstance(m, dict)):
+        raise OmeError(f"{path}.runner.volumeMounts: mount path {mount['mountPath']} is already used; OME mounts the "
+                       f"model {mount['name']} there", field=f"spec.{path}.runner.volumeMounts")
+    return {**runner, "volumeMounts": mounts + [dict(mount)]}
+
+
+def gpu_count(runner: dict) -> int:
+    resources = runner.get("resources") or {}
+    for part in ("limits", "requests"):
+        value = (resources.get(part) or {}).get(GPU)
+        if value is not None:
+            return math.ceil(parse_quantity(value))
+    return 0
+
+
+def parse_quantity(value) -> float:
+    """A GPU count: plain numbers only (``"1"``, ``2``, ``"0.5"``)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise OmeError(f"resources {GPU}: Invalid value: {value!r}: must be a whole number", field=GPU) from None
+
+
+def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
+    gpus = gpu_count(runner)
+    suppressed = accelerators.suppresses_parallelism(plan.class_config)
+    if gpus > 0 and not suppressed:
+        value = str(gpus * plan.pods_per_replica)
+        env = [dict(e) for e in runner.get("env") or []]
+        for entry in env:
+            if entry.get("name") == "PARALLELISM_SIZE":
+                entry.pop("valueFrom", None)
+                entry["value"] = value
+                break
+        else:
+            env.append({"name": "PARALLELISM_SIZE", "value": value})
+        return {**runner, "env": env}
+    if _references(runner, "PARALLELISM_SIZE") and not _env_entry(runner, "PARALLELISM_SIZE"):
+        cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
+                 else f"no {GPU} on the runner")
+        report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
+                    f" not set ({cause})")
+    return runner
+
+
+def _router_env(plan: PodPlan, runner: dict, report: Report) -> dict:
+    """Router ``config`` entries as env, in key order (render.md §7.2)."""
+    env = [dict(e) for e in runner.get("env") or []]
+    for key in sorted(plan.router_config or {}):
+        value = plan.router_config[key]
+        existing = next((e for e in env if e.get("name") == key), None)
+        if existing is not None:
+            existing.pop("valueFrom", None)
+            existing["value"] = str(value)
+        else:
+            env.append({"name": key, "value": value if isinstance(value, str) else str(value)})
+    return {**runner, "env": env} if env else runner
+
+
+# ---------------------------------------------------------------- placement (step 10)
+
+def _place_runner(containers: list, runner: dict | None) -> tuple[list, int | None]:
+    containers = [copy.deepcopy(c) for c in containers]
+    if runner is None:
+        return containers, (0 if containers else None)
+    for i, container in enumerate(containers):
+        if container.get("name") == runner.get("name"):
+            merged = overlay(container, runner)
+            args = list(container.get("args") or []) + list(runner.get("args") or [])
+            if args:
+                merged["args"] = args
+            containers[i] = merged
+            return containers, i
+    containers.append(runner)
+    return containers, len(containers) - 1
+
+
+def _container_defaults(container: dict, default_probe: bool) -> dict:
+    container = dict(container)
+    for key, value in CONTAINER_DEFAULTS.items():
+        container.setdefault(key, value)
+    if container.get("ports"):
+        container["ports"] = [{**p, "protocol": p.get("protocol") or "TCP"} for p in container["ports"]]
+    if container.get("resources"):
+        container["resources"] = _quantities_as_strings(container["resources"])
+    if default_probe and container.get("name") == "ome-container" and not container.get("readinessProbe"):
+        ports = container.get("ports") or []
+        port = ports[0].get("containerPort", 8080) if ports else 8080
+        container["readinessProbe"] = {"tcpSocket": {"port": port}, "timeoutSeconds": 1, "periodSeconds": 10,
+                                       "successThreshold": 1, "failureThreshold": 3}
+    if container.get("args") == []:
+        del container["args"]
+    return container
+
+
+def _quantities_as_strings(resources: dict) -> dict:
+    out = dict(resources)
+    for part in ("requests", "limits"):
+        if isinstance(out.get(part), dict):
+            out[part] = {k: _quantity_text(v) for k, v in out[part].items()}
+    return out
+
+
+def _quantity_text(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ---------------------------------------------------------------- pod level (step 12)
+
+def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
+    volumes = list(pod.get("volumes") or [])
+    wanted = []
+    storage_volume = plan.storage.volume
+    if storage_volume is not None and (plan.serves_model or not plan.storage.is_pvc):
+        wanted.append(storage_volume)
+    if plan.serves_model:
+        wanted.extend(o.volume for o in plan.overlays)
+        if plan.annotations.get("ome.io/inject-model-init") == "true":
+            if not any(v.get("name") == "model-empty-dir" for v in volumes):
+                volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
+    for volume in wanted:
+        if any(v.get("name") == volume["name"] for v in volumes):
+            raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
+                           f"under that name", field=f"spec.{plan.path}.volumes")
+        volumes.append(copy.deepcopy(volume))
+    if volumes:
+        pod["volumes"] = volumes
+
+
+def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
+    selector = accelerators.pod_node_selector(plan.component, plan.role or None, pod.get("nodeSelector") or {},
+                                              plan.model_ready, plan.runtime_node_selector, plan.cls,
+                                              plan.isvc_component, report)
+    if selector:
+        pod["nodeSelector"] = selector
+    else:
+        pod.pop("nodeSelector", None)
+
+
+def _check_mounts(pod: dict, plan: PodPlan, report: Report) -> None:
+    names = {v.get("name") for v in pod.get("volumes") or []}
+    for container in pod.get("containers") or []:
+        for mount in container.get("volumeMounts") or []:
+            if mount.get("name") not in names:
+                report.warn(f"{plan.path} container {container.get('name')} mounts {mount.get('name')}, which names no "
+                            f"volume of the pod (OME's pod webhook may add it at pod creation)")

@@ -1,0 +1,303 @@
+"""The render pipeline: every InferenceService of the input → the Kubernetes objects OME
+would create for it (render.md §1). Pure: takes :class:`Inputs`, returns objects and messages."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from . import accelerators, select
+from .autoscaling import Scaling, choose_autoscaler, disruption_budget, replica_bounds
+from .components import (COMPONENTS, CONFIG_KEYS, MODE_KEY, Component, as_mapping, check_pairing, declared,
+                         merge_component, resolve_mode)
+from .errors import Message, OmeError, OmeErrors, Report
+from .inherit import Chains, validate_runtime_chain
+from .load import Inputs, Obj
+from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
+from .names import trunc63
+from .pods import PodPlan, build_pod
+from .storage import model_storage, overlay_storage
+from . import workloads
+
+ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+IGNORED_RUNTIME_POD_FIELDS = ("volumes", "tolerations", "affinity", "labels", "annotations", "imagePullSecrets",
+                              "hostIPC", "hostNetwork", "dnsPolicy", "containers")
+ENGINE_PRESETS = ("sglang-pd",)
+
+
+@dataclass(frozen=True)
+class Options:
+    keep_inputs: bool = False
+    model_node_selector: bool = True
+
+
+@dataclass
+class Result:
+    objects: list[dict] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+
+
+def render(inputs: Inputs, options: Options = Options()) -> Result:
+    """Render every InferenceService; raise :class:`OmeErrors` with every error found."""
+    report = Report()
+    chains = Chains(inputs, report)
+    errors = _validate_runtimes(inputs, chains, report)
+    rendered: list[dict] = []
+    for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
+        isvc_report = Report(ref=isvc.ref, file=isvc.file)
+        try:
+            rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report))
+        except OmeError as err:
+            errors.append(err.located(isvc.ref, isvc.file))
+        report.messages.extend(m for m in isvc_report.messages if m not in report.messages)
+    if errors:
+        raise OmeErrors(errors)
+    return Result(passthrough(inputs, options) + rendered, report.messages)
+
+
+def passthrough(inputs: Inputs, options: Options) -> list[dict]:
+    """Objects that are not rendered, in an order that does not depend on the input's order."""
+    kept = [o for o in inputs.objects if not o.is_ome or options.keep_inputs]
+    return [o.data for o in sorted(kept, key=_object_order)]
+
+
+def _object_order(obj: Obj) -> tuple:
+    return (obj.api_version, obj.kind, obj.namespace or "", obj.name,
+            json.dumps(obj.data, sort_keys=True, default=str))
+
+
+# ---------------------------------------------------------------- runtimes (admission, api.md §7.1)
+
+def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[OmeError]:
+    errors = []
+    runtimes = list(inputs.cluster_runtimes.values()) + list(inputs.runtimes.values())
+    for runtime in sorted(runtimes, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        try:
+            _validate_runtime(runtime, inputs, chains, report)
+        except OmeError as err:
+            errors.append(err.located(runtime.ref, runtime.file))
+    return errors
+
+
+def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Report) -> None:
+    validate_runtime_chain(runtime, chains)
+    engine = (runtime.metadata.get("annotations") or {}).get("ome.io/engine")
+    if engine and engine not in ENGINE_PRESETS:
+        raise OmeError(f'annotation ome.io/engine: unsupported value "{engine}"; the only supported value is sglang-pd',
+                       field="metadata.annotations.ome.io/engine")
+    spec = runtime.spec
+    _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
+    for component, key in CONFIG_KEYS.items():
+        if isinstance(spec.get(key), dict) and spec[key].get("autoscalerPolicyRef") is not None:
+            raise OmeError(f"{key[:-len('Config')]}Config.autoscalerPolicyRef is not allowed in a runtime; set it in the"
+                           f" InferenceService", field=f"spec.{key}.autoscalerPolicyRef")
+    if spec.get("disabled") is True:
+        return
+    merged = chains.merged_spec(runtime)
+    accelerators.validate_runtime_classes(runtime, merged, inputs, report)
+    select.validate_runtime(runtime)
+    if "workers" in spec:
+        report.warn("spec.workers was removed in OME v1.3 and is ignored", ref=runtime.ref)
+
+
+def _check_scaling_policy(policy, path: str) -> None:
+    mode = (policy or {}).get("mode") if isinstance(policy, dict) else None
+    if mode not in (None, "Independent"):
+        raise OmeError(f"ScalingModeNotImplemented: scalingPolicy.mode {mode} is not implemented; only Independent is "
+                       f"supported", field=f"{path}.mode")
+
+
+# ---------------------------------------------------------------- one InferenceService
+
+def check_isvc(isvc: Obj) -> None:
+    """The InferenceService's own admission checks (api.md §7.2 rows 1–6)."""
+    spec = isvc.spec
+    if not ISVC_NAME.fullmatch(isvc.name):
+        raise OmeError(f'invalid InferenceService name "{isvc.name}", must match "[a-z]([-a-z0-9]*[a-z0-9])?"',
+                       field="metadata.name")
+    if not spec.get("model") and not spec.get("runtime"):
+        raise OmeError("at least one of spec.model or spec.runtime must be set", field="spec")
+    for key in ("model", "runtime"):
+        ref = as_mapping(spec.get(key), f"spec.{key}")
+        if spec.get(key) is not None and not isinstance(ref.get("name"), str):
+            raise OmeError(f"spec.{key}.name: Required value", field=f"spec.{key}.name")
+    if "decoder" in spec and "engine" not in spec:
+        raise OmeError("decoder cannot be specified without engine", field="spec.decoder")
+    for name in ("engine", "decoder"):
+        check_pairing(name, as_mapping(spec.get(name), f"spec.{name}"))
+    mode = spec.get("deploymentMode")
+    if mode is not None and mode not in ("OMENative", "RawDeployment"):
+        raise OmeError(f'spec.deploymentMode: Unsupported value: "{mode}": supported values: "OMENative", '
+                       f'"RawDeployment"', field="spec.deploymentMode")
+    _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
+    if spec.get("replicaRefs"):
+        raise OmeError("spec.replicaRefs fronts InferenceReplicas, which need the OME controller; omerender cannot "
+                       "render it", field="spec.replicaRefs")
+    _check_mode_combination(spec)
+
+
+def _requested_mode(spec: dict, name: str) -> str:
+    comp = spec.get(name) or {}
+    return (comp.get("annotations") or {}).get(MODE_KEY) or spec.get("deploymentMode") or ""
+
+
+def _check_mode_combination(spec: dict) -> None:
+    if "decoder" not in spec:
+        return
+    engine, decoder = _requested_mode(spec, "engine"), _requested_mode(spec, "decoder")
+    if "OMENative" in (engine, decoder) and engine != decoder:
+        raise OmeError(f'InvalidDeploymentModeCombination: engine deploymentMode="{engine}" does not match decoder '
+                       f'deploymentMode="{decoder}"; when either is OMENative, both must use the same value')
+
+
+@dataclass
+class IsvcContext:
+    isvc: Obj
+    inputs: Inputs
+    options: Options
+    report: Report
+    resolution: select.Resolution
+    runtime_spec: dict
+
+    @property
+    def model(self) -> Obj | None:
+        return self.resolution.model
+
+    @property
+    def runtime_name(self) -> str:
+        return self.resolution.runtime.name
+
+
+def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report) -> list[dict]:
+    check_isvc(isvc)
+    resolution = select.resolve(isvc, inputs, report, merged_spec=chains.merged_spec)
+    runtime = resolution.runtime
+    runtime_spec = runtime.spec if resolution.auto_selected else chains.merged_spec(runtime)
+    spec = isvc.spec
+    if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
+        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
+        return []
+    if "engine" not in spec:
+        raise OmeError("engine component is required", field="spec.engine")
+    if (spec.get("model") or {}).get("fineTunedWeights"):
+        raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
+                       "controller", field="spec.model.fineTunedWeights")
+    if spec.get("kedaConfig") is not None:
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored")
+    _warn_ignored_runtime_fields(runtime, runtime_spec, report)
+    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec)
+    components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
+    for comp in components:
+        resolve_mode(comp, spec, report)
+    objects: list[dict] = []
+    first_ports: dict[str, int] = {}
+    for comp in components:
+        comp_objects = build_component(ctx, comp)
+        objects.extend(comp_objects)
+        service = next(o for o in comp_objects if o["kind"] == "Service")
+        first_ports[comp.name] = service["spec"]["ports"][0]["port"]
+    external = _external_service(ctx, first_ports)
+    return objects + ([external] if external else [])
+
+
+def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Report) -> None:
+    present = [f"spec.{k}" for k in IGNORED_RUNTIME_POD_FIELDS if runtime_spec.get(k) not in (None, [], {}, "")]
+    if present:
+        report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
+                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref)
+
+
+# ---------------------------------------------------------------- one component
+
+def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
+    isvc, report = ctx.isvc, ctx.report
+    if comp.mode == "MultiNode":
+        raise OmeError(f"{comp.name}: multi-node components (leader and worker, LeaderWorkerSet) are not supported by "
+                       f"this version of omerender yet", field=f"spec.{comp.name}")
+    comp_name = f"{isvc.name}-{comp.name}"
+    namespace = isvc.namespace
+    labels = component_labels(isvc, comp.name, comp.merged, ctx.runtime_name, ctx.model)
+    annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
+    low, high = replica_bounds(comp.name, comp.isvc, comp.merged)
+    autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
+                                   isvc.metadata.get("annotations") or {}, low)
+    scaling = Scaling(low, high, autoscaler)
+    budget = disruption_budget(comp.name, comp.isvc, comp.config)
+    pod = build_pod(_pod_plan(ctx, comp, annotations), report)
+    object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
+    replicas = low if autoscaler.get("class") == "None" else None
+    objects = workloads.router_rbac(isvc.name, namespace, labels) if comp.name == "router" else []
+    objects.append(workloads.deployment(comp_name, namespace, object_labels, annotations, pod,
+                                        comp.merged.get("deploymentStrategy"), replicas))
+    ports = workloads.service_ports(pod, comp.merged.get("servicePortAppProtocols"), comp.name)
+    objects.append(workloads.service(trunc63(comp_name), namespace, object_labels, annotations,
+                                     {"app": trunc63(comp_name)}, ports,
+                                     workloads.service_type(annotations, report)))
+    scaler = workloads.autoscaler_object(comp_name, namespace, object_labels, annotations, scaling)
+    if scaler:
+        objects.append(scaler)
+    if budget is not None:
+        objects.append(workloads.pdb(comp_name, namespace, object_labels, annotations, budget))
+    return objects
+
+
+def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
+    storage = model_storage(ctx.model, ctx.isvc.namespace)
+    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
+                   meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
+                   scheduler_name=ctx.runtime_spec.get("schedulerName"))
+    if comp.name == "router":
+        plan.service_account = f"{ctx.isvc.name}-router"
+        plan.router_config = comp.merged.get("config") or {}
+        return plan
+    plan.overlays = _overlays(ctx)
+    choice = accelerators.choose_class(comp.name, ctx.isvc, ctx.runtime_spec, _runtime_ref(ctx), ctx.inputs,
+                                       ctx.report)
+    plan.cls = choice.cls
+    if choice.cls is not None:
+        plan.class_config = accelerators.class_config(ctx.resolution.entry, choice.cls)
+        if ctx.model is None:
+            accelerators.report_config_without_model(comp.name, ctx.runtime_spec, choice.cls, ctx.report)
+    if storage.node_selector_key and ctx.options.model_node_selector:
+        plan.model_ready = {storage.node_selector_key: "Ready"}
+    plan.runtime_node_selector = ctx.runtime_spec.get("nodeSelector") or {}
+    plan.isvc_component = comp.isvc
+    return plan
+
+
+def _runtime_ref(ctx: IsvcContext) -> str:
+    return str(ctx.resolution.runtime.ref)
+
+
+def _overlays(ctx: IsvcContext) -> list:
+    found = []
+    for i, ref in enumerate((ctx.isvc.spec.get("model") or {}).get("overlays") or []):
+        name = ref.get("name") if isinstance(ref, dict) else None
+        kind = (ref.get("kind") if isinstance(ref, dict) else None) or "ClusterBaseModel"
+        model = (ctx.inputs.models.get((ctx.isvc.namespace, name)) if kind == "BaseModel"
+                 else ctx.inputs.cluster_models.get(name))
+        if model is None or model.spec.get("disabled") is True:
+            state = "not in the inputs" if model is None else "disabled"
+            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped")
+            continue
+        found.append(overlay_storage(model, ctx.isvc.namespace))
+    return found
+
+
+# ---------------------------------------------------------------- external Service (render.md §13)
+
+def _external_service(ctx: IsvcContext, first_ports: dict[str, int]) -> dict | None:
+    isvc = ctx.isvc
+    labels = isvc.metadata.get("labels") or {}
+    annotations = isvc.metadata.get("annotations") or {}
+    if labels.get("networking.knative.dev/visibility") == "cluster-local":
+        return None
+    disable = annotations.get("ome.io/ingress-disable-creation")
+    if disable is not None and disable != "true":
+        ctx.report.warn("ingress creation is on (ome.io/ingress-disable-creation is not \"true\"): OME would create "
+                        "ingress objects instead of the external Service; omerender renders neither")
+        return None
+    fronted = "router" if "router" in first_ports else "engine"
+    kind = workloads.service_type(annotations, ctx.report)
+    return workloads.external_service(isvc.name, isvc.namespace, external_service_annotations(isvc), kind, fronted,
+                                      first_ports[fronted])

@@ -1,0 +1,28 @@
+"""What the CLI and the KRM function share: running a render and turning failures into messages."""
+from __future__ import annotations
+
+import traceback
+from typing import Callable
+
+from .errors import Message, OmeError, OmeErrors
+
+
+def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
+    """Messages for any exception a render raised; unexpected ones become one internal error."""
+    if isinstance(exc, OmeErrors):
+        return [e.message() for e in exc.errors]
+    if isinstance(exc, OmeError):
+        return [exc.message()]
+    detail = "".join(traceback.format_exception(exc)) if debug else f"{type(exc).__name__}: {exc}"
+    return [Message("error", f"internal error, please report it: {detail}"
+                    + ("" if debug else " (run with --debug for a traceback)"))]
+
+
+def run_guarded(action: Callable, debug: bool = False):
+    """Run ``action``; return (value, None) or (None, messages)."""
+    try:
+        return action(), None
+    except RecursionError:
+        return None, [Message("error", "input nests too deeply")]
+    except Exception as exc:  # noqa: BLE001 - the edge turns every failure into a message
+        return None, failure_messages(exc, debug)
