@@ -8,7 +8,8 @@ pipeline calls, per InferenceService:
 * :func:`class_config` with the entry chosen by the selection module (§4.1, §4.2), and
   :func:`report_config_without_model` when the InferenceService has no ``spec.model`` (I-A5);
 * per runner, in this order (§4.3): :func:`apply_environment_override`, :func:`apply_class_resources`,
-  :func:`apply_args_overrides`; :func:`suppresses_parallelism` decides ``PARALLELISM_SIZE`` (§5);
+  :func:`apply_args_overrides` (:func:`isvc_runner_sets_resources` tells whether class resources apply);
+  :func:`suppresses_parallelism` decides ``PARALLELISM_SIZE`` (§5);
 * per pod: :func:`pod_node_selector` (§3.2, W-A7) and :func:`class_affinity` (§3.4).
 """
 from __future__ import annotations
@@ -507,6 +508,17 @@ def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resour
         requests[entry["name"]] = quantity
     result["resources"] = {**resources, "limits": limits, "requests": requests}
     return result
+
+
+def isvc_runner_sets_resources(isvc_component: dict | None, role: str | None = None) -> bool:
+    """§3.3: the InferenceService's ``spec.<component>.runner``, or for ``role`` ``leader``/``worker`` also its
+    ``spec.<component>.<role>.runner``, has a non-empty ``limits``, ``requests`` or ``claims``."""
+    component = _mapping(isvc_component)
+    runners = [component.get("runner")]
+    if role in ("leader", "worker"):
+        runners.append(_mapping(component.get(role)).get("runner"))
+    return any(_mapping(_mapping(runner).get("resources")).get(key)
+               for runner in runners for key in ("limits", "requests", "claims"))
 
 
 def suppresses_parallelism(config: dict | None) -> bool:

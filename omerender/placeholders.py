@@ -316,6 +316,8 @@ def _unexpected(ch: str) -> str:
 
 
 def _key_detail(map_name: str, key: str) -> str:
+    if not key:
+        return f'.{map_name}. needs a key after the dot: write .{map_name}.<key> or index .{map_name} "<key>"'
     example = f"{{{{index .{map_name} `{key}`}}}}" if "`" not in key else f'{{{{index .{map_name} "<key>"}}}}'
     return (f'the key "{key}" cannot be written as .{map_name}.<key>, which allows only letters, digits '
             f'and "_" (Go reads "." as a field chain and stops at "-" or "/"); write {example}')

@@ -84,6 +84,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     for key, value in POD_DEFAULTS.items():
         pod.setdefault(key, copy.deepcopy(value))
     _check_mounts(pod, plan, report)
+    check_pod_template(pod, plan.path)
     return pod
 
 
@@ -245,14 +246,14 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
         wanted.append(storage_volume)
     if plan.serves_model:
         wanted.extend(o.volume for o in plan.overlays)
-        if plan.annotations.get("ome.io/inject-model-init") == "true":
-            if not any(v.get("name") == "model-empty-dir" for v in volumes):
-                volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
     for volume in wanted:
         if any(v.get("name") == volume["name"] for v in volumes):
             raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
                            f"under that name", field=f"spec.{plan.path}.volumes")
         volumes.append(copy.deepcopy(volume))
+    inject_init = plan.serves_model and plan.annotations.get("ome.io/inject-model-init") == "true"
+    if inject_init and not any(v.get("name") == "model-empty-dir" for v in volumes):
+        volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
     if volumes:
         pod["volumes"] = volumes
 
@@ -274,3 +275,53 @@ def _check_mounts(pod: dict, plan: PodPlan, report: Report) -> None:
             if mount.get("name") not in names:
                 report.warn(f"{plan.path} container {container.get('name')} mounts {mount.get('name')}, which names no "
                             f"volume of the pod (OME's pod webhook may add it at pod creation)")
+
+
+# ---------------------------------------------------------------- what the API server would reject (E-I8)
+
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+VOLUME_SOURCES_IGNORED = frozenset({"name"})
+
+
+def check_pod_template(pod: dict, component: str) -> None:
+    """Merged pods Kubernetes would refuse (inheritance-and-pinning.md §19, E-I8)."""
+    def fail(path: str, problem: str) -> OmeError:
+        return OmeError(f"{component} pod template: {path}: {problem}", field=f"spec.template.spec.{path}")
+
+    for i, volume in enumerate(pod.get("volumes") or []):
+        sources = sorted(k for k in volume if k not in VOLUME_SOURCES_IGNORED)
+        if len(sources) > 1:
+            raise fail(f"volumes[{i}]", f"more than one volume source ({', '.join(sources)})")
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(pod.get(group) or []):
+            _check_container(c, f"{group}[{i}]", fail)
+
+
+def _check_container(c: dict, path: str, fail) -> None:
+    for j, entry in enumerate(c.get("env") or []):
+        if isinstance(entry, dict) and entry.get("value") is not None and entry.get("valueFrom") is not None:
+            raise fail(f"{path}.env[{j}]", "both value and valueFrom are set")
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        handlers = [h for h in PROBE_HANDLERS if (c.get(probe) or {}).get(h) is not None]
+        if len(handlers) > 1:
+            raise fail(f"{path}.{probe}", f"more than one probe handler ({', '.join(handlers)})")
+    for hook in ("postStart", "preStop"):
+        handlers = [h for h in LIFECYCLE_HANDLERS if ((c.get("lifecycle") or {}).get(hook) or {}).get(h) is not None]
+        if len(handlers) > 1:
+            raise fail(f"{path}.lifecycle.{hook}", f"more than one lifecycle handler ({', '.join(handlers)})")
+    _check_resources(c.get("resources") or {}, f"{path}.resources", fail)
+
+
+def _check_resources(resources: dict, path: str, fail) -> None:
+    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    for name, request in requests.items():
+        if name not in limits:
+            continue
+        r = accelerators.parse_quantity(request, f"{path}.requests.{name}")
+        limit = accelerators.parse_quantity(limits[name], f"{path}.limits.{name}")
+        if r > limit:
+            raise fail(path, f"request {name}={request} is above limit {limits[name]}")
+        if "/" in name and not name.startswith(("kubernetes.io/", "requests.")) and "." in name.split("/")[0] \
+                and r != limit:
+            raise fail(path, f"request {name}={request} differs from limit {limits[name]}")

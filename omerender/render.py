@@ -97,7 +97,7 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     accelerators.validate_runtime_classes(runtime, merged, inputs, report)
     select.validate_runtime(runtime)
     if "workers" in spec:
-        report.warn("spec.workers was removed in OME v1.3 and is ignored", ref=runtime.ref)
+        report.warn("spec.workers was removed in OME v1.3 and is ignored", ref=runtime.ref, file=runtime.file)
 
 
 def _check_scaling_policy(policy, path: str) -> None:
@@ -204,7 +204,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
     present = [f"spec.{k}" for k in IGNORED_RUNTIME_POD_FIELDS if runtime_spec.get(k) not in (None, [], {}, "")]
     if present:
         report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
-                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref)
+                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file)
 
 
 # ---------------------------------------------------------------- one component

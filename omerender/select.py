@@ -717,9 +717,9 @@ def _plain(value: Decimal) -> str:
 
 # ---------------------------------------------------------------- score (§3.8, §3.11)
 
-def _entry_score(entry: Entry, model: ModelFacts, priority: int) -> int | None:
+def _entry_score(entry: Entry, model: ModelFacts, priority: int, honour_auto: bool = True) -> int | None:
     """None when the entry does not score: autoSelect false, or format/framework (versions included) differ."""
-    if entry.auto is False or not model.has_fw or not entry.has_fw:
+    if (honour_auto and entry.auto is False) or not model.has_fw or not entry.has_fw:
         return None
     if entry.fmt_name != model.fmt_name or entry.fw_name != model.fw_name:
         return None
@@ -738,12 +738,12 @@ def _runtime_score(rt: "RuntimeFacts", model: ModelFacts) -> int:
 
 
 def _accelerator_entry(rt: "RuntimeFacts", model: ModelFacts, auto_only: bool) -> dict | None:
-    """§3.11: the first entry with the highest score (priority 1) above 0."""
+    """§3.11: the first entry with the highest score (priority 1) above 0; a named runtime offers every entry."""
     best, best_score = None, 0
     for entry in rt.entries:
         if auto_only and entry.auto is not True:
             continue
-        score = _entry_score(entry, model, 1)
+        score = _entry_score(entry, model, 1, honour_auto=False)
         if score is not None and score > best_score:
             best, best_score = entry, score
     return best.raw if best is not None else None

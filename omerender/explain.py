@@ -1,0 +1,108 @@
+"""``omerender explain``: why each runtime is or is not chosen for a model (selection.md §5)."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .errors import OmeError, OmeErrors
+from .load import Inputs, index, read_paths
+from .select import Evaluation, FORMAT_REQUIRED, Request, evaluate, model_for_explain, request_of
+
+HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
+NO_RUNTIMES = "No serving runtimes found in the selected namespace or at cluster scope."
+HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hypothetical."
+
+
+@click.command("explain")
+@click.option("--model", "model_name", metavar="NAME", help="BaseModel in the namespace, else ClusterBaseModel.")
+@click.option("--isvc", "isvc_name", metavar="NAME", help="InferenceService in the namespace.")
+@click.option("-n", "--namespace", default="default", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True)
+@click.argument("paths", nargs=-1)
+def explain(model_name, isvc_name, namespace, output, paths):
+    """Show which runtimes are compatible with a model, and why."""
+    try:
+        inputs = index(read_paths(paths or (".",)))
+        result, notes = explain_inputs(inputs, namespace, model_name, isvc_name)
+    except OmeError as err:
+        _fail([err])
+    except OmeErrors as errs:
+        _fail(errs.errors)
+    for note in notes:
+        click.echo(note, err=True)
+    if output == "json":
+        click.echo(json.dumps(as_json(result, namespace), indent=2))
+    elif result.verdicts:
+        click.echo(table(result))
+        click.echo(decision(result), err=True)
+
+
+def explain_inputs(inputs: Inputs, namespace: str, model_name: str | None,
+                   isvc_name: str | None) -> tuple[Evaluation, list[str]]:
+    """Run the shared evaluation for ``--model`` or ``--isvc``; returns it with the stderr notes."""
+    if bool(model_name) == bool(isvc_name):
+        raise OmeError("exactly one of --model or --isvc is required")
+    notes: list[str] = []
+    request = Request()
+    if isvc_name:
+        isvc = next((i for i in inputs.isvcs if i.name == isvc_name and i.namespace == namespace), None)
+        if isvc is None:
+            raise OmeError(f'inferenceservices.ome.io "{isvc_name}" not found')
+        model_ref = isvc.spec.get("model")
+        model_name = model_ref.get("name") if isinstance(model_ref, dict) else None
+        if not model_name:
+            raise OmeError(f'InferenceService "{isvc_name}" has no spec.model; pass --model instead')
+        runtime_ref = isvc.spec.get("runtime")
+        if isinstance(runtime_ref, dict) and runtime_ref.get("name"):
+            notes.append(HYPOTHETICAL)
+        request = request_of(isvc)
+    model = model_for_explain(inputs, namespace, model_name)
+    if model is None:
+        raise OmeError(f'clusterbasemodels.ome.io "{model_name}" not found')
+    result = evaluate(inputs, namespace, model, request)
+    if not result.format:
+        raise OmeError(FORMAT_REQUIRED)
+    if not result.verdicts:
+        notes.append(NO_RUNTIMES)
+    return result, notes
+
+
+def table(result: Evaluation) -> str:
+    """§5: never wrapped; each column as wide as its widest cell plus 3 spaces, the last one unpadded."""
+    rows = [HEADERS] + [_cells(v) for v in result.verdicts]
+    widths = [max(len(row[i]) for row in rows) + 3 for i in range(len(HEADERS) - 1)]
+    return "\n".join("".join(cell.ljust(w) for cell, w in zip(row, widths)) + row[-1] for row in rows)
+
+
+def decision(result: Evaluation) -> str:
+    """The line that names the pick and the tie-break that decided it."""
+    winner = result.winner
+    if winner is None:
+        return "Selected: none (no compatible runtime)"
+    return f"Selected: {winner.runtime.name} ({winner.scope}): {result.tie_break}"
+
+
+def as_json(result: Evaluation, namespace: str) -> dict:
+    winner = result.winner
+    return {
+        "namespace": namespace,
+        "model": {"kind": result.model.kind, "name": result.model.name},
+        "rows": [{"runtime": v.runtime.name, "scope": v.scope, "compatible": v.compatible, "priority": v.priority,
+                  "weight": v.weight, "score": v.score, "reason": v.reason} for v in result.verdicts],
+        "selected": None if winner is None else {"runtime": winner.runtime.name, "scope": winner.scope,
+                                                 "tieBreak": result.tie_break},
+    }
+
+
+def _cells(v) -> tuple[str, ...]:
+    def dash(value) -> str:
+        return "-" if value is None else str(value)
+    return (v.runtime.name, v.scope, "Yes" if v.compatible else "No", dash(v.priority), dash(v.weight), dash(v.reason))
+
+
+def _fail(errors: list[OmeError]) -> None:
+    for err in errors:
+        click.echo(err.message().line(), err=True)
+    sys.exit(1)

@@ -1,0 +1,597 @@
+"""Revisions and pinning with ``omerender.lock.yaml`` (inheritance-and-pinning.md Parts B and C).
+
+Pure parts: :func:`canonical_json`/:func:`spec_hash` (§12), :func:`revision_name` (§13),
+:func:`parse_lock`/:func:`dump_lock` (§14, text in, text out). The decisions:
+:func:`resolve_with_lock` is what ``render`` calls per InferenceService (§15), and
+:func:`update_lock` is ``omerender lock update`` (§16). Both resolve the ISVC through
+:func:`omerender.select.resolve` with the merged specs of :class:`~omerender.inherit.Chains`.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from .errors import OmeError, OmeErrors, Report
+from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
+from .load import OME_API_VERSION, Inputs, Obj
+from .select import Resolution, find_runtime, resolve
+
+LOCK_FILE = "omerender.lock.yaml"
+LOCK_API_VERSION = "omerender.io/v1alpha1"
+LOCK_KIND = "RuntimeLock"
+HASH_ALGORITHM = "omerender-canonical-json/v1"
+SYNC_ANNOTATION = "ome.io/runtime-sync"
+KEEP_PER_RUNTIME = 10
+HEADER_ERROR = (f"{LOCK_FILE}: expected apiVersion {LOCK_API_VERSION}, kind {LOCK_KIND} and hash "
+                f"{HASH_ALGORITHM}")
+UPDATE_HINT = 'run "omerender lock update"'
+
+
+# ---------------------------------------------------------------- §12 canonical JSON and hash
+
+def _empty(value) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
+
+
+def canonical_spec(value):
+    """§12 steps 1-2: object members that are empty dropped bottom-up, keys sorted,
+    YAML-only scalars (timestamps) as strings. List elements are always kept."""
+    if isinstance(value, dict):
+        stripped = {str(k): canonical_spec(v) for k, v in value.items()}
+        return {k: stripped[k] for k in sorted(stripped) if not _empty(stripped[k])}
+    if isinstance(value, list):
+        return [canonical_spec(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise OmeError(f"{value!r} is not a finite number; runtime specs cannot be hashed with it")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def canonical_json(spec: dict) -> str:
+    """§12 step 3: the exact text that is hashed."""
+    return json.dumps(canonical_spec(spec), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def spec_hash(spec: dict) -> str:
+    """``sha256:<64 lowercase hex>`` of the canonical JSON (§12 step 4)."""
+    return "sha256:" + hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()
+
+
+def _hex(digest: str) -> str:
+    return digest.split(":", 1)[-1]
+
+
+# ---------------------------------------------------------------- §13 revision names
+
+def runtime_ref_of(isvc: Obj) -> dict | None:
+    runtime = isvc.spec.get("runtime")
+    return runtime if isinstance(runtime, dict) and runtime.get("name") else None
+
+
+def auto_sync(isvc: Obj) -> bool:
+    """``spec.runtime.autoSync``; true unless it is exactly ``false`` (Auto ISVCs never pin)."""
+    ref = runtime_ref_of(isvc)
+    return ref is None or ref.get("autoSync") is not False
+
+
+def revision_prefix(isvc: Obj, runtime: Obj | None = None) -> str:
+    """``cr-<runtime>`` or ``r-<namespace>-<runtime>`` (§13): by ``spec.runtime.kind`` for a named
+    runtime, by the resolved runtime's kind for an auto-selected one."""
+    ref = runtime_ref_of(isvc)
+    if ref is not None:
+        kind, name = ref.get("kind") or "ClusterServingRuntime", ref["name"]
+    else:
+        kind, name = runtime.kind, runtime.name
+    if kind == "ServingRuntime":
+        return f"r-{isvc.namespace}-{name}"
+    return f"cr-{name}"
+
+
+def revision_name(isvc: Obj, runtime: Obj | None, digest: str) -> str:
+    """The revision name of ``digest`` (a ``sha256:`` hash) for this ISVC (§13)."""
+    return f"{revision_prefix(isvc, runtime)}-{_hex(digest)[:8]}"
+
+
+def check_revision_field(isvc: Obj) -> str | None:
+    """api.md §7.2 row 8: E-P2, then E-P1. Returns ``spec.runtime.revision`` or None."""
+    ref = runtime_ref_of(isvc)
+    given = ref.get("revision") if ref is not None else None
+    if not given:
+        return None
+    if ref.get("autoSync") is not False:
+        raise OmeError("spec.runtime.revision requires spec.runtime.autoSync: false", field="spec.runtime.revision")
+    prefix = revision_prefix(isvc)
+    if not isinstance(given, str) or not re.fullmatch(re.escape(prefix) + "-[0-9a-f]{8}", given):
+        kind = ref.get("kind") or "ClusterServingRuntime"
+        raise OmeError(f'spec.runtime.revision "{given}" does not match the expected naming convention for runtime '
+                       f'"{ref["name"]}" ({kind}); expected the form {prefix}-<8 lowercase hex chars>',
+                       field="spec.runtime.revision")
+    return given
+
+
+# ---------------------------------------------------------------- §14 the lock file
+
+@dataclass(frozen=True)
+class Entry:
+    namespace: str
+    name: str
+    selection: str            # "Named" or "Auto"
+    runtime: str              # rt-ref
+    chain: tuple[str, ...]    # root first
+    autoSync: bool
+    revision: str
+    specHash: str
+    pinnedRevision: str | None = None
+    syncToken: str = ""
+
+
+@dataclass(frozen=True)
+class Revision:
+    name: str
+    runtime: str
+    chain: tuple[str, ...]
+    specHash: str
+    serial: int
+    spec: dict = field(compare=False)
+
+
+@dataclass
+class Lock:
+    entries: dict[tuple[str, str], Entry] = field(default_factory=dict)
+    revisions: dict[str, Revision] = field(default_factory=dict)
+
+
+ENTRY_KEYS = [f.name for f in dataclasses.fields(Entry)]
+REVISION_KEYS = [f.name for f in dataclasses.fields(Revision)]
+
+
+def parse_lock(text: str, file: str = LOCK_FILE) -> Lock:
+    """Read a lock file's text, verifying the header (E-P6) and every snapshot's hash (E-P5)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise OmeError(f"{LOCK_FILE}: malformed YAML: {err}", file=file) from None
+    return lock_from_data(data or {}, file)
+
+
+def lock_from_data(data, file: str = LOCK_FILE) -> Lock:
+    if not isinstance(data, dict) or data.get("apiVersion") != LOCK_API_VERSION or data.get("kind") != LOCK_KIND \
+            or data.get("hash") != HASH_ALGORITHM:
+        raise OmeError(HEADER_ERROR, file=file)
+    lock = Lock()
+    for raw in _items(data, "revisions", file):
+        record = _record(raw, Revision, REVISION_KEYS, "revisions", file)
+        actual = spec_hash(record.spec)
+        if actual != record.specHash:
+            raise OmeError(f"{LOCK_FILE}: revision {record.name} hashes to {actual}, not the recorded "
+                           f"{record.specHash}", file=file)
+        lock.revisions[record.name] = record
+    for raw in _items(data, "inferenceServices", file):
+        entry = _record(raw, Entry, ENTRY_KEYS, "inferenceServices", file)
+        lock.entries[(entry.namespace, entry.name)] = entry
+    return lock
+
+
+def _items(data: dict, key: str, file: str) -> list:
+    items = data.get(key) or []
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise OmeError(f"{LOCK_FILE}: malformed: {key} must be a list of mappings", file=file)
+    return items
+
+
+def _record(raw: dict, cls, keys: list[str], where: str, file: str):
+    values = {k: raw.get(k) for k in keys if k in raw}
+    try:
+        values["chain"] = tuple(values.get("chain") or ())
+        if cls is Entry:
+            values["syncToken"] = values.get("syncToken") or ""
+        else:
+            values["spec"] = values.get("spec") or {}
+        record = cls(**values)
+    except TypeError:
+        missing = [k for k in keys if k not in raw and k not in ("pinnedRevision", "syncToken", "spec")]
+        raise OmeError(f"{LOCK_FILE}: malformed: {where} item lacks {', '.join(missing)}", file=file) from None
+    return record
+
+
+def dump_lock(lock: Lock) -> str:
+    """The lock's text: entries by namespace and name, revisions by runtime and serial (§14)."""
+    entries = []
+    for key in sorted(lock.entries):
+        entry = lock.entries[key]
+        item = {k: getattr(entry, k) for k in ENTRY_KEYS}
+        item["chain"] = list(entry.chain)
+        if entry.pinnedRevision is None:
+            del item["pinnedRevision"]
+        entries.append(item)
+    revisions = []
+    for record in sorted(lock.revisions.values(), key=lambda r: (r.runtime, r.serial)):
+        item = {k: getattr(record, k) for k in REVISION_KEYS}
+        item["chain"] = list(record.chain)
+        item["spec"] = canonical_spec(record.spec)
+        revisions.append(item)
+    data = {"apiVersion": LOCK_API_VERSION, "kind": LOCK_KIND, "metadata": {"name": "omerender"},
+            "hash": HASH_ALGORITHM, "inferenceServices": entries, "revisions": revisions}
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1 << 20)
+
+
+def find_lock(paths: list[str], explicit: str | None = None) -> str | None:
+    """Where the CLI reads and writes the lock (§11): ``--lock``, else ``omerender.lock.yaml`` in the
+    first input path if it is a directory, or beside it if it is a file; None for stdin only."""
+    if explicit:
+        return explicit
+    for path in paths:
+        if path == "-":
+            continue
+        root = path if os.path.isdir(path) else os.path.dirname(path)
+        return os.path.join(root, LOCK_FILE) if root else LOCK_FILE
+    return None
+
+
+def read_lock(path: str | None) -> Lock | None:
+    """The lock at ``path``; None when there is no such file (an empty lock)."""
+    if path is None or not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return parse_lock(handle.read(), path)
+
+
+def is_lock_object(obj: Obj) -> bool:
+    """A ``RuntimeLock`` read as an input object: never rendered or passed through (§11, §16)."""
+    return obj.kind == LOCK_KIND and obj.api_version == LOCK_API_VERSION
+
+
+def lock_from_inputs(inputs: Inputs) -> Lock | None:
+    """The lock given as an input item (KRM function, §16); more than one is an error."""
+    found = [obj for obj in inputs.others if is_lock_object(obj)]
+    if len(found) > 1:
+        raise OmeError(f"more than one {LOCK_KIND} in the input (first in {found[0].file}, another in {found[1].file})")
+    return lock_from_data(found[0].data, found[0].file) if found else None
+
+
+# ---------------------------------------------------------------- the live state of one ISVC
+
+@dataclass
+class Live:
+    """What the input says now about an ISVC's runtime (§12: the spec it would render from)."""
+
+    selection: str                   # "Named" or "Auto"
+    resolution: Resolution | None    # None while the runtime is gone (pinned, no spec.model)
+    ref: str | None                  # rt-ref of the resolved runtime
+    chain: tuple[str, ...]           # root first
+    spec: dict | None
+    hash: str | None
+    revision: str | None
+    disabled: bool = False           # pinned without spec.model, merged disabled: true
+
+
+def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenient: bool = False) -> Live:
+    """Resolve ``isvc`` as render does. ``lenient``: the ISVC holds a pin and has no ``spec.model``,
+    so a missing or disabled runtime is not an error (§15 rows W-P4/W-P5)."""
+    ref = runtime_ref_of(isvc)
+    if ref is not None and lenient:
+        runtime = find_runtime(inputs, isvc.namespace, ref["name"], ref.get("kind"))
+        if runtime is None:
+            return Live("Named", None, None, (), None, None, None)
+        try:
+            spec = chains.merged_spec(runtime)
+        except ChainError:
+            spec = None  # resolve() below reports the chain error (E-I6)
+        if spec is not None and spec.get("disabled") is True:
+            return _live_of(isvc, chains, Resolution(None, runtime, False, None), spec, disabled=True)
+    resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_spec)
+    if resolution.auto_selected:
+        warn_auto_selected(resolution.runtime, report)
+        return _live_of(isvc, chains, resolution, copy.deepcopy(chains.own_spec(resolution.runtime)))
+    return _live_of(isvc, chains, resolution, chains.merged_spec(resolution.runtime))
+
+
+def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disabled: bool = False) -> Live:
+    runtime = resolution.runtime
+    if resolution.auto_selected:
+        selection, chain = "Auto", (rt_ref(runtime),)
+    else:
+        selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
+    digest = spec_hash(spec)
+    return Live(selection, resolution, rt_ref(runtime), chain, spec, digest,
+                revision_name(isvc, runtime, digest), disabled)
+
+
+def _lenient(isvc: Obj, entry: Entry | None) -> bool:
+    """A pinned ISVC without spec.model keeps serving when its runtime is gone or disabled."""
+    if "model" in isvc.spec and isvc.spec.get("model") is not None:
+        return False
+    ref = runtime_ref_of(isvc)
+    if ref is None or ref.get("autoSync") is not False:
+        return False
+    return bool(ref.get("revision")) or (entry is not None and entry.pinnedRevision is not None)
+
+
+def _stand_in(record: Revision) -> Obj:
+    """A runtime object rebuilt from a snapshot, for an ISVC whose runtime left the input."""
+    parts = record.runtime.split("/")
+    metadata = {"name": parts[-1]}
+    if parts[0] == "ServingRuntime":
+        metadata["namespace"] = parts[1]
+    data = {"apiVersion": OME_API_VERSION, "kind": parts[0], "metadata": metadata,
+            "spec": copy.deepcopy(record.spec)}
+    return Obj(data, LOCK_FILE, -1)
+
+
+def _sync_token(isvc: Obj) -> str:
+    annotations = isvc.metadata.get("annotations") or {}
+    return annotations.get(SYNC_ANNOTATION) or ""
+
+
+def _isvc_id(isvc: Obj) -> str:
+    return f"{isvc.namespace}/{isvc.name}"
+
+
+def _stale(reason: str) -> OmeError:
+    return OmeError(f"{LOCK_FILE} is out of date: {reason}; {UPDATE_HINT}")
+
+
+# ---------------------------------------------------------------- §15 render
+
+
+@dataclass
+class Pinned:
+    """What render uses for one ISVC: the resolution, and the runtime spec to lay the ISVC over."""
+
+    resolution: Resolution
+    spec: dict
+    revision: str | None     # the revision the spec is (live or snapshot)
+
+
+def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | None, report: Report,
+                      locked: bool = False) -> Pinned:
+    """§15 for one ISVC. Raises OmeError (E-P1..E-P4, E-P8 when ``locked``, and every selection
+    error); W-P*/I-P* go to ``report``. The spec is before the ISVC merge and placeholders."""
+    entry = lock.entries.get((isvc.namespace, isvc.name)) if lock else None
+    given = check_revision_field(isvc)
+    live = live_state(isvc, inputs, chains, report, lenient=_lenient(isvc, entry))
+    spec = pinned_spec(isvc, live, entry, lock, report, locked, given)
+    resolution = live.resolution
+    if resolution is None:
+        record = lock.revisions[given or entry.pinnedRevision]
+        resolution = Resolution(None, _stand_in(record), False, None)
+    elif spec_hash(spec) != live.hash and resolution.model is not None:
+        resolution = _entry_from_snapshot(isvc, inputs, resolution, spec)
+    return Pinned(resolution, spec, revision_name(isvc, resolution.runtime, spec_hash(spec)))
+
+
+def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:
+    """§5: a pinned ISVC takes ``acceleratorConfig`` from its snapshot, not from the live spec."""
+    try:
+        again = resolve(isvc, inputs, Report(), merged_spec=lambda rt: copy.deepcopy(snapshot))
+    except OmeError:
+        return resolution
+    return dataclasses.replace(resolution, entry=again.entry)
+
+
+def pinned_spec(isvc: Obj, live: Live, entry: Entry | None, lock: Lock | None, report: Report,
+                locked: bool, given: str | None = None) -> dict:
+    """The spec to render from (live or a snapshot) and the §15 messages, for a resolved ISVC."""
+    revisions = lock.revisions if lock else {}
+    if given:
+        return _named_revision(isvc, live, entry, revisions, report, locked, given)
+    if not auto_sync(isvc):
+        return _pinned(isvc, live, entry, revisions, report, locked)
+    return _following(isvc, live, entry, report, locked)
+
+
+def _named_revision(isvc, live, entry, revisions, report, locked, given) -> dict:
+    record = _revision_for(isvc, live, revisions, given)
+    if locked and (entry is None or entry.revision != given):
+        raise _stale(f"no entry for InferenceService {_isvc_id(isvc)}" if entry is None else
+                     f"runtime spec of InferenceService {_isvc_id(isvc)} changed ({entry.revision} -> {given})")
+    _warn_runtime_gone(isvc, live, report, given)
+    return copy.deepcopy(record.spec)
+
+
+def _revision_for(isvc: Obj, live: Live, revisions: dict, given: str) -> Revision:
+    """E-P3/E-P4 for ``spec.runtime.revision``."""
+    record = revisions.get(given)
+    if record is None:
+        raise OmeError(f"RuntimeDrifted (RevisionMissing): revision {given} is not in {LOCK_FILE}",
+                       field="spec.runtime.revision")
+    if live.ref is not None and record.runtime != live.ref:
+        raise OmeError(f"RuntimeDrifted (RuntimeMismatch): revision {given} belongs to {record.runtime}, "
+                       f"not {live.ref}", field="spec.runtime.revision")
+    return record
+
+
+def _warn_runtime_gone(isvc: Obj, live: Live, report: Report, revision: str) -> bool:
+    if live.resolution is None:
+        name = runtime_ref_of(isvc)["name"]
+        report.warn(f'RuntimeDrifted (SourceRuntimeMissing): runtime "{name}" is not in the input; rendered from '
+                    f"pinned revision {revision}")
+        return True
+    if live.disabled:
+        report.warn(f"runtime {live.ref} is disabled; rendered from pinned revision {revision}")
+        return True
+    return False
+
+
+def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
+    ident = _isvc_id(isvc)
+    if entry is not None and live.ref is not None and entry.runtime != live.ref:
+        if locked:
+            raise _stale(f"runtime of InferenceService {ident} changed ({entry.runtime} -> {live.ref})")
+        report.warn(f"{LOCK_FILE} pins {entry.runtime}, but spec.runtime now resolves to {live.ref}; rendered "
+                    f"from the live spec; {UPDATE_HINT}")
+        return live.spec
+    pin = entry.pinnedRevision if entry is not None else None
+    if pin is None:
+        if locked:
+            raise _stale(f"no entry for InferenceService {ident}" if entry is None else
+                         f"InferenceService {ident} is not pinned yet")
+        report.warn(f"spec.runtime.autoSync is false but {LOCK_FILE} has no pinned revision; rendered from the "
+                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it")
+        return live.spec
+    record = revisions.get(pin)
+    if record is None:
+        raise OmeError(f"RuntimeDrifted (RevisionMissing): revision {pin} is not in {LOCK_FILE}")
+    if locked and entry.revision != pin:
+        raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {pin})")
+    if _warn_runtime_gone(isvc, live, report, pin) or live.hash == record.specHash:
+        return copy.deepcopy(record.spec)
+    token = _sync_token(isvc)
+    if token and token != entry.syncToken:
+        if locked:
+            raise _stale(f'ome.io/runtime-sync "{token}" of InferenceService {ident} is pending')
+        report.warn(f'ome.io/runtime-sync "{token}" is new; {UPDATE_HINT} to advance from {pin} to {live.revision}')
+    else:
+        report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
+                    "ome.io/runtime-sync annotation to advance")
+    return copy.deepcopy(record.spec)
+
+
+def _following(isvc, live, entry, report, locked) -> dict:
+    ident = _isvc_id(isvc)
+    if entry is None:
+        if locked:
+            raise _stale(f"no entry for InferenceService {ident}")
+        return live.spec
+    if entry.runtime != live.ref:
+        if locked:
+            raise _stale(f"runtime of InferenceService {ident} changed ({entry.runtime} -> {live.ref})")
+        if entry.selection == "Auto" and live.selection == "Auto":
+            report.warn(f"auto-selected runtime changed since {LOCK_FILE}: {entry.runtime} -> {live.ref}")
+        else:
+            report.warn(f"{LOCK_FILE} pins {entry.runtime}, but spec.runtime now resolves to {live.ref}; "
+                        f"rendered from the live spec; {UPDATE_HINT}")
+    elif entry.specHash != live.hash:
+        if locked:
+            raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {live.revision})")
+        report.info(f"runtime spec changed since {LOCK_FILE} ({entry.revision} -> {live.revision})")
+    return live.spec
+
+
+def check_locked_entries(inputs: Inputs, lock: Lock | None) -> None:
+    """E-P8 under ``--locked`` for lock entries whose ISVC left the input (§19 E-P8)."""
+    if lock is None:
+        return
+    present = {(isvc.namespace, isvc.name) for isvc in inputs.isvcs}
+    for key in sorted(lock.entries):
+        if key not in present:
+            raise _stale(f"entry for InferenceService {key[0]}/{key[1]}, which is not in the input")
+
+
+# ---------------------------------------------------------------- §16 lock update
+
+class _Records:
+    """The revisions while a lock is being updated: new records get the next serial."""
+
+    def __init__(self, old: dict[str, Revision]):
+        self.by_name = dict(old)
+        self.next_serial = max((r.serial for r in old.values()), default=0) + 1
+
+    def add(self, live: Live) -> str:
+        existing = self.by_name.get(live.revision)
+        if existing is not None:
+            if existing.specHash != live.hash:
+                raise OmeError(f"revision name {live.revision} already holds a different spec "
+                               f"({existing.specHash}, {live.hash})")
+            return live.revision
+        self.by_name[live.revision] = Revision(live.revision, live.ref, live.chain, live.hash, self.next_serial,
+                                               canonical_spec(live.spec))
+        self.next_serial += 1
+        return live.revision
+
+
+def update_lock(inputs: Inputs, chains: Chains, old_lock: Lock | None, advance, report: Report) -> Lock:
+    """§16. ``advance``: True for ``--advance-all``, else a set of ``"<namespace>/<name>"``.
+    Raises OmeErrors with every ISVC's error; infos and warnings go to ``report``."""
+    old = old_lock or Lock()
+    records = _Records(old.revisions)
+    entries: dict[tuple[str, str], Entry] = {}
+    errors: list[OmeError] = []
+    for isvc in sorted(inputs.isvcs, key=lambda obj: (obj.namespace, obj.name)):
+        scoped = Report(ref=isvc.ref, file=isvc.file)
+        key = (isvc.namespace, isvc.name)
+        try:
+            move = advance is True or _isvc_id(isvc) in (advance or ())
+            entries[key] = _update_entry(isvc, inputs, chains, old.entries.get(key), records, move, scoped)
+        except OmeError as err:
+            errors.append(err.located(isvc.ref, isvc.file))
+        report.messages.extend(m for m in scoped.messages if m not in report.messages)
+    if errors:
+        raise OmeErrors(errors)
+    return Lock(entries, _collect(records.by_name, entries, inputs))
+
+
+def _update_entry(isvc: Obj, inputs: Inputs, chains: Chains, entry: Entry | None, records: _Records,
+                  move: bool, report: Report) -> Entry:
+    given = check_revision_field(isvc)
+    live = live_state(isvc, inputs, chains, report, lenient=_lenient(isvc, entry))
+    if entry is not None and live.ref is not None and entry.runtime != live.ref:
+        entry = None  # step 0: recreated, and a pinned ISVC pinned anew
+    synced = entry.syncToken if entry is not None else ""
+    if given:
+        _revision_for(isvc, live, records.by_name, given)
+        _warn_runtime_gone(isvc, live, report, given)
+        return _entry(isvc, live, entry, records, given, given, synced)
+    if auto_sync(isvc):
+        pin = entry.pinnedRevision if entry is not None else None
+        return _entry(isvc, live, entry, records, records.add(live), pin, synced)
+    pin = entry.pinnedRevision if entry is not None else None
+    if pin is None:
+        pin = records.add(live)
+        report.info(f"pinned to {pin}")
+        return _entry(isvc, live, entry, records, pin, pin, synced)
+    record = records.by_name.get(pin)
+    if record is None:
+        raise OmeError(f"RuntimeDrifted (RevisionMissing): revision {pin} is not in {LOCK_FILE}")
+    token = _sync_token(isvc)
+    new_token = bool(token) and token != synced
+    if _warn_runtime_gone(isvc, live, report, pin):
+        pass
+    elif live.hash == record.specHash:
+        if new_token:
+            report.info(f'ome.io/runtime-sync "{token}" held: the runtime spec has not changed')
+    elif new_token or move:
+        new_pin = records.add(live)
+        why = f'ome.io/runtime-sync "{token}"' if new_token else "--advance"
+        report.info(f"advanced from {pin} to {new_pin} ({why})")
+        pin, synced = new_pin, (token if new_token else synced)
+    else:
+        report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
+                    "ome.io/runtime-sync annotation to advance")
+    return _entry(isvc, live, entry, records, pin, pin, synced)
+
+
+def _entry(isvc: Obj, live: Live, entry: Entry | None, records: _Records, revision: str, pin: str | None,
+           synced: str) -> Entry:
+    """A lock entry whose ``runtime``/``chain`` are those of the revision it renders from."""
+    record = records.by_name[revision]
+    selection = live.selection if live.resolution is not None else entry.selection if entry else "Named"
+    return Entry(isvc.namespace, isvc.name, selection, record.runtime, record.chain, auto_sync(isvc), revision,
+                 record.specHash, pin, synced)
+
+
+def _collect(records: dict[str, Revision], entries: dict, inputs: Inputs) -> dict[str, Revision]:
+    """§16 step 7: keep what entries or ``spec.runtime.revision`` name, plus the newest 10 per runtime."""
+    keep = {name for entry in entries.values() for name in (entry.revision, entry.pinnedRevision) if name}
+    for isvc in inputs.isvcs:
+        ref = runtime_ref_of(isvc)
+        if ref is not None and isinstance(ref.get("revision"), str):
+            keep.add(ref["revision"])
+    by_runtime: dict[str, list[Revision]] = {}
+    for record in records.values():
+        by_runtime.setdefault(record.runtime, []).append(record)
+    for group in by_runtime.values():
+        keep.update(r.name for r in sorted(group, key=lambda r: -r.serial)[:KEEP_PER_RUNTIME])
+    return {name: record for name, record in records.items() if name in keep}

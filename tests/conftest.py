@@ -1,0 +1,84 @@
+"""Shared test helpers: run the real CLI on objects and look at what a user sees."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from omerender.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CATALOG = SHARED / "ome"
+FIXTURES = ROOT / "fixtures"
+K8S_VERSION = "1.30"
+# Kinds whose schemas are not in the Kubernetes API (checked elsewhere against their CRDs).
+NON_CORE = {"LeaderWorkerSet", "ScaledObject"}
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def objects(self) -> list[dict]:
+        return [o for o in yaml.safe_load_all(self.stdout) if o is not None]
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line]
+
+    def find(self, kind: str, name: str | None = None) -> dict:
+        found = [o for o in self.objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
+        assert len(found) == 1, f"expected one {kind} {name}, got {[o['metadata']['name'] for o in found]}"
+        return found[0]
+
+    def kinds(self) -> list[tuple[str, str]]:
+        return [(o["kind"], o["metadata"]["name"]) for o in self.objects]
+
+
+def run_cli(*args: str, input: str | None = None) -> Run:
+    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def render_objects(objects: list[dict], *flags: str) -> Run:
+    text = yaml.safe_dump_all(objects, sort_keys=False)
+    return run_cli("render", "-", *flags, input=text)
+
+
+def load_yaml(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def validate_k8s(obj: dict) -> None:
+    """Validate against the Kubernetes API schema (strict: unknown fields fail)."""
+    if obj["kind"] in NON_CORE:
+        return
+    kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
+
+
+def worked_example() -> dict[str, dict]:
+    """Fixture F of render.md §16: the worked example's model, runtime and InferenceService."""
+    objs = load_yaml(FIXTURES / "worked-example" / "inputs.yaml")
+    return {"model": objs[0], "runtime": objs[1], "isvc": objs[2]}
+
+
+@pytest.fixture
+def F():
+    return copy.deepcopy(worked_example())
+
+
+def container(deployment: dict, index: int = -1) -> dict:
+    return deployment["spec"]["template"]["spec"]["containers"][index]
+
+
+def env_pairs(c: dict) -> list[tuple[str, str | None]]:
+    return [(e["name"], e.get("value")) for e in c.get("env", [])]
