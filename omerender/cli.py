@@ -69,6 +69,14 @@ def fn_cmd():
     krm_main()
 
 
+def _register_commands() -> None:
+    from .explain import explain
+    cli.add_command(explain)
+
+
+_register_commands()
+
+
 def main():
     cli(prog_name="omerender")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import OmeError, Report
+from .errors import OmeError, Report, type_name
+
 from .merge import overlay
 
 COMPONENTS = ("engine", "decoder", "router")
@@ -30,7 +31,7 @@ def as_mapping(value, path: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise OmeError(f'{path}: Invalid value: "{type(value).__name__}": must be of type object', field=path)
+        raise OmeError(f'{path}: Invalid value: "{type_name(value)}": must be of type object', field=path)
     return value
 
 

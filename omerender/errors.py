@@ -100,3 +100,20 @@ class Report:
     def error(self, text: str, ref: ObjRef | None = None, field: str | None = None) -> OmeError:
         """Build (not raise) an error located at this report's object."""
         return OmeError(text, ref or self.ref, self.file if ref is None else None, field)
+
+
+def type_name(value) -> str:
+    """The JSON type name Kubernetes messages use for a value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -104,8 +104,8 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
         runner = _add_mount(runner, item.mount, plan.path)
         if not _env_entry(runner, item.env_name):
             runner["env"] = list(runner.get("env") or []) + [{"name": item.env_name, "value": item.path}]
-    isvc_runner = plan.isvc_fields.get("runner") or {}
-    runner = accelerators.apply_class_resources(runner, plan.cls, bool(isvc_runner.get("resources")))
+    sets_resources = accelerators.isvc_runner_sets_resources(plan.isvc_component, plan.role or None)
+    runner = accelerators.apply_class_resources(runner, plan.cls, sets_resources)
     runner = accelerators.apply_args_overrides(runner, plan.class_config)
     runner = _parallelism(plan, runner, report)
     if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):

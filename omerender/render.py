@@ -11,7 +11,7 @@ from .autoscaling import Scaling, choose_autoscaler, disruption_budget, replica_
 from .components import (COMPONENTS, CONFIG_KEYS, MODE_KEY, Component, as_mapping, check_pairing, declared,
                          merge_component, resolve_mode)
 from .errors import Message, OmeError, OmeErrors, Report
-from .inherit import Chains, validate_runtime_chain
+from .inherit import Chains, rt_ref, validate_runtime_chain
 from .load import Inputs, Obj
 from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .names import trunc63
@@ -266,7 +266,7 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
 
 
 def _runtime_ref(ctx: IsvcContext) -> str:
-    return str(ctx.resolution.runtime.ref)
+    return rt_ref(ctx.resolution.runtime)
 
 
 def _overlays(ctx: IsvcContext) -> list:

@@ -220,7 +220,7 @@ def _admission_checked(isvc: Obj) -> bool:
 
 # ---------------------------------------------------------------- evaluation (shared with explain)
 
-@dataclass
+@dataclass(frozen=True)
 class Request:
     """What the InferenceService asks of a runtime in checks 2 and 3 (empty for ``explain --model``)."""
 
@@ -262,10 +262,17 @@ class Evaluation:
 def evaluate(inputs: Inputs, namespace: str, model: Obj, request: Request | None = None) -> Evaluation:
     """Judge every ServingRuntime of ``namespace`` and every ClusterServingRuntime (§3.1-§3.9)."""
     index = _index(inputs)
+    request = request or Request()
+    key = (namespace, id(model), request)
+    cached = index.evaluations.get(key)
+    if cached is not None and cached.model is model:
+        return cached
     facts = _model_facts(model)
     runtimes = index.namespaced.get(namespace, []) + index.cluster
-    return _judge(namespace, model, facts, request or Request(), runtimes,
-                  len(index.namespaced.get(namespace, [])), len(index.cluster))
+    result = _judge(namespace, model, facts, request, runtimes, len(index.namespaced.get(namespace, [])),
+                    len(index.cluster))
+    index.evaluations[key] = result
+    return result
 
 
 def request_of(isvc: Obj) -> Request:
@@ -797,6 +804,7 @@ class _Index:
     by_key: dict[tuple, list[RuntimeFacts]]       # (format, framework, arch, quant) -> runtimes able to qualify
     by_obj: dict[int, RuntimeFacts]
     fingerprint: tuple
+    evaluations: dict = field(default_factory=dict)   # (namespace, id(model), Request) -> full Evaluation
 
     def facts_of(self, obj: Obj) -> RuntimeFacts:
         return self.by_obj.get(id(obj)) or _runtime_facts(obj, obj.spec)
@@ -806,8 +814,8 @@ _INDEXES: dict[int, tuple[weakref.ref, _Index]] = {}
 
 
 def _fingerprint(inputs: Inputs) -> tuple:
-    return (len(inputs.runtimes), len(inputs.cluster_runtimes),
-            tuple(id(o) for o in inputs.runtimes.values()), tuple(id(o) for o in inputs.cluster_runtimes.values()))
+    """Cheap enough to check on every call: a runtime added or removed (or new tables) rebuilds the index."""
+    return (id(inputs.runtimes), len(inputs.runtimes), id(inputs.cluster_runtimes), len(inputs.cluster_runtimes))
 
 
 def _index(inputs: Inputs) -> _Index:

@@ -187,3 +187,10 @@ def test_model_without_format():
 def test_input_errors_are_printed_with_their_location():
     result = CliRunner().invoke(explain, ["--model", L3, "-"], input="a: [\n")
     assert result.exit_code == 1 and result.stderr.startswith("error: <stdin>: malformed YAML:")
+
+
+def test_servingruntime_and_cluster_runtime_of_one_name_are_two_rows():
+    result = invoke((cbm(L3), sr("same", ns="default", disabled=True), csr("same", disabled=True)), "--model", L3)
+    assert result.stdout.splitlines()[1:] == [
+        "same      Namespaced   No           -          -        runtime is disabled",
+        "same      Cluster      No           -          -        runtime is disabled"]

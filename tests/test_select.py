@@ -924,16 +924,32 @@ def test_catalog_model_whose_runtimes_are_not_auto_selectable():
 
 def test_ten_thousand_isvcs_over_two_thousand_runtimes_is_fast():
     import time
-    runtimes = [csr(f"rt-{i:04d}", entries=[entry(arch=f"Arch{i % 500}", auto=True)], size=("1B", f"{i % 50 + 1}B"))
-                for i in range(2000)]
+    # four runtimes per architecture, ranges [1B, 20B], [1B, 40B], [1B, 60B], [1B, 80B]
+    runtimes = [csr(f"rt-{i:04d}", entries=[entry(arch=f"Arch{i % 500}", auto=True)],
+                    size=("1B", f"{(i // 500) * 20 + 20}B")) for i in range(2000)]
     models = [cbm(f"m-{i}", arch=f"Arch{i % 500}", size=f"{i % 40 + 1}B") for i in range(500)]
-    services = [isvc(f"s-{i}", model=f"m-{i % 500}") for i in range(10000)]
+    models.append(cbm("orphan", arch="Nowhere"))
+    services = [isvc(f"s-{i}", model=f"m-{i % 500}") for i in range(9900)]
+    services += [isvc(f"orphan-{i}", model="orphan") for i in range(100)]
     inputs = index([Doc(o, "big.yaml", n) for n, o in enumerate(runtimes + models + services)])
     start = time.perf_counter()
-    chosen = []
+    chosen, failures = [], 0
     for service in inputs.isvcs:
-        chosen.append(resolve(service, inputs, Report()).runtime.name)
+        try:
+            chosen.append(resolve(service, inputs, Report()).runtime.name)
+        except OmeError as err:
+            failures += 1
+            assert err.text.endswith("rt-1999 (model format 'mt:safetensors:1.0.0:Nowhere:transformers:4.45.0.dev0' "
+                                     "not in supported formats: architecture mismatch (model=Nowhere, "
+                                     "runtime=Arch499))")
     elapsed = time.perf_counter() - start
-    # model m-7 (Arch7, 8B) fits rt-0007 (max 8B), rt-0507, ... : the narrowest range is the smallest max >= 8B
-    assert chosen[7] == "rt-0007"
+    # m-7 (Arch7, 8B) fits rt-0007, rt-0507, rt-1007, rt-1507; the narrowest range wins
+    # m-25 (Arch25, 26B) does not fit [1B, 20B]: rt-0525 is next narrowest
+    assert (chosen[7], chosen[25], failures) == ("rt-0007", "rt-0525", 100)
     assert elapsed < 10, elapsed
+
+
+def test_x11_servingruntime_and_cluster_runtime_of_one_name_are_both_listed():
+    assert auto_error(isvc(), cbm(L3), sr("same", disabled=True), csr("same", disabled=True)).endswith(
+        "Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: same (runtime is disabled); "
+        "same (runtime is disabled)")

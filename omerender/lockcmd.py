@@ -1,0 +1,84 @@
+"""``omerender lock update``: write and advance ``omerender.lock.yaml`` (inheritance-and-pinning.md §16)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .errors import OmeError, OmeErrors, Report
+from .inherit import Chains, validate_runtime_chain
+from .load import Inputs, index, read_paths
+from .lock import LOCK_FILE, dump_lock, find_lock, read_lock, update_lock
+from .shell import run_guarded
+
+
+@click.group("lock")
+def lock():
+    """Manage omerender.lock.yaml, the pins of InferenceServices with autoSync: false."""
+
+
+@lock.command("update")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help=f"The lock file (default: {LOCK_FILE} in the first PATH, or beside it).")
+@click.option("--advance", multiple=True, metavar="NAMESPACE/NAME",
+              help="Advance this pinned InferenceService to its live runtime spec (repeatable).")
+@click.option("--advance-all", is_flag=True, help="Advance every pinned InferenceService whose runtime changed.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def update(paths, lock_path, advance, advance_all, debug):
+    """Record the runtime spec of every InferenceService in PATH... ("." if none): pin those with
+    autoSync: false, and advance pins on a new ome.io/runtime-sync token or --advance.
+    Writes nothing on any error, and leaves the file untouched when nothing changed."""
+    paths = paths or (".",)
+    report = Report()
+
+    def run():
+        target = find_lock(list(paths), lock_path)
+        if target is None:
+            raise OmeError("lock update reads its input from stdin: name the lock file with --lock")
+        inputs = index(read_paths(paths))
+        _check_advance(inputs, advance)
+        old_text = _read_text(target)
+        old = read_lock(target)
+        chains = Chains(inputs, report)
+        _validate_runtimes(inputs, chains)
+        new_text = dump_lock(update_lock(inputs, chains, old, True if advance_all else set(advance), report))
+        if new_text != old_text:
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(new_text)
+
+    _, failures = run_guarded(run, debug)
+    for message in report.messages:
+        click.echo(message.line(), err=True)
+    if failures:
+        for message in failures:
+            click.echo(message.line(), err=True)
+        sys.exit(1)
+
+
+def _read_text(path: str) -> str | None:
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _check_advance(inputs: Inputs, advance) -> None:
+    present = {f"{isvc.namespace}/{isvc.name}" for isvc in inputs.isvcs}
+    for name in advance:
+        if name not in present:
+            raise OmeError(f"--advance {name}: no InferenceService {name} in the input")
+
+
+def _validate_runtimes(inputs: Inputs, chains: Chains) -> None:
+    """The chain checks of every runtime (api.md §7.1 rows 1-4), as render reports them."""
+    errors = []
+    runtimes = list(inputs.cluster_runtimes.values()) + list(inputs.runtimes.values())
+    for runtime in sorted(runtimes, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        try:
+            validate_runtime_chain(runtime, chains)
+        except OmeError as err:
+            errors.append(err)
+    if errors:
+        raise OmeErrors(errors)

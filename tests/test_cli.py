@@ -1,0 +1,227 @@
+"""The CLI contract of issue 2: paths, output stream, options, exit codes and error lines."""
+import random
+import shutil
+
+import yaml
+
+from conftest import FIXTURES, ROOT, render_objects, run_cli, worked_example
+
+from omerender import __version__
+
+WORKED = FIXTURES / "worked-example"
+
+
+def test_version_and_help():
+    assert run_cli("--version").stdout == f"omerender, version {__version__}\n"
+    help_text = run_cli("--help").stdout
+    for command in ("render", "fn", "explain"):
+        assert command in help_text
+    assert "Example" in run_cli("render", "--help").stdout
+
+
+def test_quickstart_renders_the_seed_example_with_auto_selection():
+    run = run_cli("render", str(FIXTURES / "quickstart"))
+    assert run.code == 0
+    assert run.lines == ["warning: " + str(FIXTURES / "quickstart" / "isvc.yaml") + ": InferenceService "
+                         "llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected for model "
+                         "llama-3-2-3b-instruct"]
+    assert run.kinds() == [("Namespace", "llama-demo"), ("Deployment", "llama-3-2-3b-instruct-engine"),
+                           ("Service", "llama-3-2-3b-instruct-engine"),
+                           ("HorizontalPodAutoscaler", "llama-3-2-3b-instruct-engine"),
+                           ("PodDisruptionBudget", "llama-3-2-3b-instruct-engine"),
+                           ("Service", "llama-3-2-3b-instruct")]
+    deployment = run.find("Deployment")
+    assert deployment["metadata"]["labels"]["serving-runtime"] == "sglang-llama-3-2-3b"
+    runner = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert runner["args"] == ["--host=0.0.0.0", "--port=8080", "--model-path=$(MODEL_PATH)",
+                              "--served-model-name=llama-3-2-3b-instruct", "--tp-size=1", "--mem-frac=0.9"]
+    assert runner["env"] == [{"name": "MODEL_PATH", "value": "/raid/models/meta/llama-3-2-3b-instruct"},
+                             {"name": "PARALLELISM_SIZE", "value": "1"}]
+    hpa = run.find("HorizontalPodAutoscaler")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (1, 1)
+
+
+def test_no_path_means_current_directory(tmp_path, monkeypatch):
+    shutil.copytree(WORKED, tmp_path / "in")
+    monkeypatch.chdir(tmp_path / "in")
+    assert run_cli("render").stdout == run_cli("render", str(WORKED)).stdout
+
+
+def test_kustomization_files_are_not_resources(tmp_path):
+    shutil.copytree(WORKED, tmp_path / "in")
+    for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
+        (tmp_path / "in" / name).write_text("resources: [inputs.yaml]\n")
+    run = run_cli("render", str(tmp_path / "in"))
+    assert run.code == 0, run.stderr
+
+
+def test_list_kind_and_multi_document_input():
+    objs = list(worked_example().values())
+    as_list = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs})
+    assert run_cli("render", "-", input=as_list).stdout == run_cli("render", str(WORKED)).stdout
+
+
+def test_other_objects_pass_through_unchanged_and_inputs_are_dropped():
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "llama-demo"},
+                 "data": {"b": "2", "a": "1"}}
+    run = render_objects(list(worked_example().values()) + [configmap])
+    assert run.objects[0] == configmap
+    assert not [o for o in run.objects if o["apiVersion"] == "ome.io/v1beta1"]
+
+
+def test_keep_inputs():
+    objs = list(worked_example().values())
+    run = render_objects(objs, "--keep-inputs")
+    kept = [o for o in run.objects if o["apiVersion"] == "ome.io/v1beta1"]
+    assert sorted(o["kind"] for o in kept) == ["ClusterBaseModel", "ClusterServingRuntime", "InferenceService"]
+
+
+def test_no_model_node_selector():
+    run = render_objects(list(worked_example().values()), "--no-model-node-selector")
+    assert "nodeSelector" not in run.find("Deployment", "llama-3-2-3b-instruct-engine")["spec"]["template"]["spec"]
+
+
+def test_output_is_identical_for_any_file_order_and_layout(tmp_path):
+    objs = list(worked_example().values())
+    second = {**objs[2], "metadata": {**objs[2]["metadata"], "name": "second"}}
+    extra = [objs[0], objs[1], objs[2], second,
+             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "z"}},
+             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]
+    outputs = set()
+    for seed in range(4):
+        order = list(extra)
+        random.Random(seed).shuffle(order)
+        folder = tmp_path / f"layout{seed}"
+        for i, obj in enumerate(order):
+            sub = folder / ("deep" if i % 2 else "") / f"{seed}-{i}.yaml"
+            sub.parent.mkdir(parents=True, exist_ok=True)
+            sub.write_text(yaml.safe_dump(obj))
+        run = run_cli("render", str(folder))
+        assert run.code == 0, run.stderr
+        outputs.add(run.stdout)
+        files = sorted(str(p) for p in folder.rglob("*.yaml"))
+        random.Random(seed).shuffle(files)
+        outputs.add(run_cli("render", *files).stdout)
+    assert len(outputs) == 1
+
+
+def _error_lines(text, *args):
+    run = run_cli("render", "-", *args, input=text)
+    assert run.code == 1
+    assert run.stdout == ""
+    return run.lines
+
+
+def test_malformed_yaml():
+    assert _error_lines("a: [1\n") == ["error: <stdin>: malformed YAML: did not find expected ',' or ']' "
+                                       "(line 2, column 1)"]
+
+
+def test_unknown_ome_version():
+    text = "apiVersion: ome.io/v1alpha1\nkind: InferenceService\nmetadata: {name: x, namespace: n}\n"
+    assert _error_lines(text) == ['error: <stdin>: InferenceService n/x: apiVersion: Unsupported value: '
+                                  '"ome.io/v1alpha1": supported values: "ome.io/v1beta1"']
+
+
+def test_missing_kind_and_name():
+    assert _error_lines("apiVersion: v1\n") == [
+        "error: <stdin>: kind: Required value: every object needs apiVersion and kind"]
+    assert _error_lines("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n") == [
+        "error: <stdin>: ConfigMap: metadata.name: Required value"]
+
+
+def test_wrong_types_name_the_field():
+    text = ("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: x, namespace: n}\n"
+            "spec: {engine: 5, runtime: {name: r}}\n")
+    assert _error_lines(text) == ['error: <stdin>: InferenceService n/x: spec.engine: Invalid value: "number": '
+                                  'must be of type object']
+
+
+def test_duplicate_objects():
+    objs = list(worked_example().values())
+    text = yaml.safe_dump_all(objs + [objs[1]])
+    (line,) = _error_lines(text)
+    assert line == ("error: <stdin>: ClusterServingRuntime srt-llama-3-2-3b-instruct: duplicate ClusterServingRuntime "
+                    "srt-llama-3-2-3b-instruct in the inputs (first in <stdin>)")
+
+
+def test_errors_in_several_files_are_all_reported(tmp_path):
+    (tmp_path / "a.yaml").write_text("a: [1\n")
+    (tmp_path / "b.yaml").write_text("b: {\n")
+    run = run_cli("render", str(tmp_path))
+    assert run.code == 1 and run.stdout == ""
+    assert [line.split(":")[1].strip() for line in run.lines] == [str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")]
+
+
+def test_missing_path():
+    run = run_cli("render", str(ROOT / "no-such-dir"))
+    assert (run.code, run.stdout, run.lines) == (1, "", [f"error: no such file or directory: {ROOT / 'no-such-dir'}"])
+
+
+def test_neither_model_nor_runtime():
+    isvc = worked_example()["isvc"]
+    del isvc["spec"]["model"], isvc["spec"]["runtime"]
+    run = render_objects([isvc])
+    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: at least one of spec.model "
+                         "or spec.runtime must be set"]
+
+
+def test_missing_runtime_and_disabled_model():
+    objs = worked_example()
+    objs["isvc"]["spec"]["runtime"]["name"] = "nope"
+    run = render_objects(list(objs.values()))
+    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: runtime nope does not "
+                         "support model llama-3-2-3b-instruct: runtime nope not found in namespace llama-demo or at "
+                         "cluster scope"]
+    objs = worked_example()
+    objs["model"]["spec"]["disabled"] = True
+    run = render_objects(list(objs.values()))
+    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: model "
+                         "llama-3-2-3b-instruct is disabled"]
+
+
+def test_missing_model():
+    objs = worked_example()
+    run = render_objects([objs["runtime"], objs["isvc"]])
+    assert run.lines == ['error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: referenced model '
+                         '"llama-3-2-3b-instruct" not found in namespace "llama-demo": ensure a BaseModel exists in this '
+                         'namespace or a ClusterBaseModel exists cluster-wide with this name']
+
+
+def test_disabled_runtime():
+    objs = worked_example()
+    objs["runtime"]["spec"]["disabled"] = True
+    run = render_objects(list(objs.values()))
+    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: runtime "
+                         "srt-llama-3-2-3b-instruct does not support model llama-3-2-3b-instruct: cluster-scoped runtime "
+                         "srt-llama-3-2-3b-instruct is disabled"]
+
+
+def test_named_runtime_without_declared_support_renders_with_a_warning():
+    objs = worked_example()
+    objs["model"]["spec"]["modelArchitecture"] = "MistralForCausalLM"
+    run = render_objects(list(objs.values()))
+    assert run.code == 0
+    (line,) = run.lines
+    assert line.startswith('warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: runtime '
+                           '"srt-llama-3-2-3b-instruct" does not declare support for model "llama-3-2-3b-instruct" '
+                           '(runtime srt-llama-3-2-3b-instruct does not support model safetensors: ')
+    assert line.endswith("); proceeding because the runtime was named explicitly")
+
+
+def test_engine_is_required():
+    objs = worked_example()
+    del objs["isvc"]["spec"]["engine"]
+    del objs["isvc"]["spec"]["router"]
+    assert render_objects(list(objs.values())).lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: engine component is required"]
+
+
+def test_decoder_without_engine_and_missing_decoder_config():
+    objs = worked_example()
+    objs["isvc"]["spec"]["decoder"] = {}
+    assert render_objects(list(objs.values())).lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found"]
+    del objs["isvc"]["spec"]["engine"]
+    assert render_objects(list(objs.values())).lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: decoder cannot be specified without engine"]

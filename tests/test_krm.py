@@ -1,0 +1,134 @@
+"""``omerender fn``: the same render through a KRM ResourceList (issue 2)."""
+import subprocess
+import sys
+
+import yaml
+
+from conftest import ROOT, load_yaml, run_cli, worked_example
+
+KUSTOMIZE_ANNOTATIONS = {"config.kubernetes.io/index": "0", "internal.config.kubernetes.io/index": "0",
+                         "internal.config.kubernetes.io/path": "base/configmap.yaml",
+                         "config.kubernetes.io/path": "base/configmap.yaml"}
+
+
+def resource_list(items, config=None):
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+    if config is not None:
+        rl["functionConfig"] = config
+    return yaml.safe_dump(rl, sort_keys=False)
+
+
+def fn(text):
+    run = run_cli("fn", input=text)
+    return run.code, yaml.safe_load(run.stdout), run.stderr
+
+
+def with_paths(objs):
+    for i, obj in enumerate(objs):
+        obj["metadata"].setdefault("annotations", {})["internal.config.kubernetes.io/path"] = f"inputs/{i}.yaml"
+    return objs
+
+
+def config(**spec):
+    return {"apiVersion": "omerender.io/v1alpha1", "kind": "OMERender", "metadata": {"name": "render"},
+            "spec": spec}
+
+
+def strip_path(obj):
+    annotations = obj["metadata"].get("annotations", {})
+    for key in list(annotations):
+        if key.startswith(("internal.config.kubernetes.io/", "config.kubernetes.io/")):
+            del annotations[key]
+    if not annotations:
+        obj["metadata"].pop("annotations", None)
+    return obj
+
+
+def test_fn_renders_the_worked_example_like_the_cli():
+    code, out, _ = fn(resource_list(with_paths(list(worked_example().values()))))
+    assert code == 0
+    assert "results" not in out
+    expected = load_yaml(ROOT / "tests" / "data" / "worked-example.expected.yaml")
+    assert [strip_path(o) for o in out["items"]] == expected
+
+
+def test_rendered_items_get_a_path_of_their_own_and_passthrough_keeps_its_annotations():
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"name": "c", "annotations": dict(KUSTOMIZE_ANNOTATIONS)}}
+    code, out, _ = fn(resource_list(list(worked_example().values()) + [configmap]))
+    assert code == 0
+    assert out["items"][0] == configmap
+    engine = out["items"][1]
+    assert engine["metadata"]["annotations"]["internal.config.kubernetes.io/path"] == \
+        "omerender/llama-demo/deployment_llama-3-2-3b-instruct-engine.yaml"
+
+
+def test_fn_errors_are_results_with_resource_ref_and_file():
+    objs = with_paths(list(worked_example().values()))
+    objs[2]["spec"]["runtime"]["name"] = "nope"
+    code, out, stderr = fn(resource_list(objs))
+    assert code == 1
+    assert out["items"] == []
+    assert out["results"] == [{
+        "message": "InferenceService llama-demo/llama-3-2-3b-instruct: runtime nope does not support model "
+                   "llama-3-2-3b-instruct: runtime nope not found in namespace llama-demo or at cluster scope",
+        "severity": "error",
+        "resourceRef": {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+                        "name": "llama-3-2-3b-instruct", "namespace": "llama-demo"},
+        "file": {"path": "inputs/2.yaml"}}]
+    assert "runtime nope not found" in stderr
+
+
+def test_fn_warnings_are_results():
+    objs = worked_example()
+    objs["runtime"]["spec"]["containers"] = [{"name": "x"}]
+    code, out, _ = fn(resource_list(list(objs.values())))
+    assert code == 0
+    assert [r["severity"] for r in out["results"]] == ["warning"]
+    assert out["results"][0]["resourceRef"]["kind"] == "ClusterServingRuntime"
+
+
+def test_function_config_options():
+    code, out, _ = fn(resource_list(list(worked_example().values()), config(noModelNodeSelector=True,
+                                                                            keepInputs=True)))
+    assert code == 0
+    kinds = [o["kind"] for o in out["items"]]
+    assert "InferenceService" in kinds
+    engine = next(o for o in out["items"] if o["kind"] == "Deployment")
+    assert "nodeSelector" not in engine["spec"]["template"]["spec"]
+
+
+def test_config_map_function_config():
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"noModelNodeSelector": "true"}}
+    code, out, _ = fn(resource_list(list(worked_example().values()), cm))
+    assert code == 0
+    engine = next(o for o in out["items"] if o["kind"] == "Deployment")
+    assert "nodeSelector" not in engine["spec"]["template"]["spec"]
+
+
+def test_unknown_function_config_field_is_an_error_result():
+    code, out, _ = fn(resource_list([], config(bogus=True)))
+    assert code == 1
+    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, "
+                                            "noModelNodeSelector")
+
+
+def test_malformed_resource_lists():
+    for text, message in [
+        ("a: [", "malformed ResourceList on stdin"),
+        ("apiVersion: v1\nkind: List\nitems: []\n", "stdin is not a ResourceList"),
+        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n", "ResourceList has no items field"),
+        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: 5\n", "ResourceList items must be a list"),
+    ]:
+        code, out, _ = fn(text)
+        assert code == 1
+        assert out["results"][0]["severity"] == "error"
+        assert out["results"][0]["message"].startswith(message)
+
+
+def test_omerender_fn_console_script_is_the_same():
+    text = resource_list(list(worked_example().values()))
+    script = subprocess.run([sys.executable, "-c", "from omerender.krm import main; main()"], input=text,
+                            capture_output=True, text=True, check=False)
+    assert script.returncode == 0
+    assert yaml.safe_load(script.stdout) == fn(text)[1]
