@@ -42,14 +42,14 @@ def _empty(value) -> bool:
     return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
 
 
-def canonical_spec(value):
-    """§12 steps 1-2: object members that are empty dropped bottom-up, keys sorted,
-    YAML-only scalars (timestamps) as strings. List elements are always kept."""
+def canonical_spec(value, strip: bool = True):
+    """§12 steps 1-2: object members that are empty dropped bottom-up (unless ``strip`` is
+    false), keys sorted, YAML-only scalars (timestamps) as strings. List elements are kept."""
     if isinstance(value, dict):
-        stripped = {str(k): canonical_spec(v) for k, v in value.items()}
-        return {k: stripped[k] for k in sorted(stripped) if not _empty(stripped[k])}
+        members = {str(k): canonical_spec(v, strip) for k, v in value.items()}
+        return {k: members[k] for k in sorted(members) if not (strip and _empty(members[k]))}
     if isinstance(value, list):
-        return [canonical_spec(item) for item in value]
+        return [canonical_spec(item, strip) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         raise OmeError(f"{value!r} is not a finite number; runtime specs cannot be hashed with it")
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -57,6 +57,13 @@ def canonical_spec(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     return str(value)
+
+
+def snapshot_of(spec: dict) -> dict:
+    """The spec as the lock stores it: keys sorted, empty values kept. Unlike the hash input, the
+    snapshot keeps ``emptyDir: {}`` and the like, which a rendered pod needs (a volume's only
+    source); the hash, and so the revision, is the same as of the stripped spec."""
+    return canonical_spec(spec, strip=False)
 
 
 def canonical_json(spec: dict) -> str:
@@ -220,7 +227,7 @@ def dump_lock(lock: Lock) -> str:
     for record in sorted(lock.revisions.values(), key=lambda r: (r.runtime, r.serial)):
         item = {k: getattr(record, k) for k in REVISION_KEYS}
         item["chain"] = list(record.chain)
-        item["spec"] = canonical_spec(record.spec)
+        item["spec"] = snapshot_of(record.spec)
         revisions.append(item)
     data = {"apiVersion": LOCK_API_VERSION, "kind": LOCK_KIND, "metadata": {"name": "omerender"},
             "hash": HASH_ALGORITHM, "inferenceServices": entries, "revisions": revisions}
@@ -507,7 +514,7 @@ class _Records:
                                f"({existing.specHash}, {live.hash})")
             return live.revision
         self.by_name[live.revision] = Revision(live.revision, live.ref, live.chain, live.hash, self.next_serial,
-                                               canonical_spec(live.spec))
+                                               snapshot_of(live.spec))
         self.next_serial += 1
         return live.revision
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from .errors import ObjRef, OmeError, Report
+from .errors import ObjRef, OmeError, Report, type_name
 from .load import Inputs, Obj
 
 MODE_KEY = "ome.io/deploymentMode"
@@ -962,20 +962,4 @@ def _weight(value) -> int:
 
 
 def _type_error(path: str, value, expected: str) -> str:
-    return f'{path}: Invalid value: "{_type_name(value)}": must be of type {expected}'
-
-
-def _type_name(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return f'{path}: Invalid value: "{type_name(value)}": must be of type {expected}'

@@ -548,3 +548,38 @@ def test_lock_update_command_explicit_lock_path(tmp_path):
                                              str(tmp_path / "model.yaml"), "--lock", str(target)])
     assert result.exit_code == 0, result.output
     assert target.exists() and not (tmp_path / "omerender.lock.yaml").exists()
+
+
+def test_snapshot_keeps_empty_volume_sources_but_hashes_without_them():
+    spec = {"engineConfig": {"volumes": [{"name": "cache", "emptyDir": {}}], "runner": {"name": "ome-container",
+                                                                                      "image": "x"}}}
+    runtime = fx.sr("r", spec=spec)
+    isvc = edit(fx.ISVC_I, lambda d: (d["spec"].pop("model"),
+                                      d["spec"].update(runtime={"name": "r", "kind": "ServingRuntime",
+                                                                "autoSync": False})))
+    lock, _ = update([runtime, isvc])
+    text = dump_lock(lock)
+    record = parse_lock(text).revisions[lock.entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision]
+    assert record.spec["engineConfig"]["volumes"] == [{"name": "cache", "emptyDir": {}}]
+    assert record.specHash == spec_hash({"engineConfig": {"runner": {"name": "ome-container", "image": "x"},
+                                                          "volumes": [{"name": "cache"}]}})
+    changed = fx.sr("r", spec=dict(spec, engineConfig=dict(spec["engineConfig"], runner={"name": "ome-container",
+                                                                                          "image": "y"})))
+    inputs = build(changed, isvc)
+    pinned = resolve_with_lock(inputs.isvcs[0], inputs, Chains(inputs, Report()), parse_lock(text), Report())
+    assert pinned.spec["engineConfig"]["volumes"] == [{"name": "cache", "emptyDir": {}}]
+    assert pinned.spec["engineConfig"]["runner"]["image"] == "x"
+
+
+def test_x27_accelerator_class_is_read_live_and_never_drifts():
+    def h100(value):
+        return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "AcceleratorClass",
+                               "metadata": {"name": "nvidia-h100"},
+                               "spec": {"discovery": {"nodeSelector": {"gpu": value}}}})
+    a = edit(ISVC_P, lambda d: d["spec"].update(acceleratorSelector={"acceleratorClass": "nvidia-h100"}))
+    lock, _ = update([fx.PLAIN, fx.MODEL, h100("h100-a"), a])
+    changed = [fx.PLAIN, fx.MODEL, h100("h100-b"), a]
+    args, messages = render(changed, lock, locked=True)
+    assert not [m for m in messages if "RuntimeDrifted" in m]
+    again, _ = update(changed, lock)
+    assert dump_lock(again) == dump_lock(lock)
