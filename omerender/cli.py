@@ -8,6 +8,7 @@ import click
 from . import __version__
 from .emit import dump_stream
 from .load import index, read_paths
+from .lock import find_lock, lock_from_inputs, read_lock
 from .render import Options, render
 from .shell import run_guarded
 
@@ -33,17 +34,24 @@ def cli():
 @click.option("--keep-inputs", is_flag=True, help="Keep the OME input objects in the output.")
 @click.option("--no-model-node-selector", is_flag=True,
               help="Leave out the model-ready node selector (for clusters without the OME model agent).")
+@click.option("--locked", is_flag=True,
+              help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def render_cmd(paths, keep_inputs, no_model_node_selector, debug):
+def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, debug):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     Writes the rendered objects to stdout as one YAML stream; errors, warnings and
     notices go to stderr. Exit status 1 on any error, with nothing on stdout.
     """
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    paths = paths or (".",)
 
     def run():
-        return render(index(read_paths(paths or (".",))), options)
+        inputs = index(read_paths(paths))
+        lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
+        return render(inputs, options, lock)
 
     result, failures = run_guarded(run, debug)
     if failures:
@@ -71,7 +79,10 @@ def fn_cmd():
 
 def _register_commands() -> None:
     from .explain import explain
-    cli.add_command(explain)
+    from .lockcmd import lock
+    from .tree import tree
+    for command in (explain, lock, tree):
+        cli.add_command(command)
 
 
 _register_commands()

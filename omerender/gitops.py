@@ -264,8 +264,8 @@ def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str]
 
 
 def _result_line(result: dict) -> str:
-    where = f"{result['file']['path']}: " if isinstance(result.get("file"), dict) else ""
-    return f"{result.get('severity', 'error')}: {where}{result.get('message', '')}"
+    # As `omerender fn` prints them: the stream kustomize sends has no file names to show.
+    return f"{result.get('severity', 'error')}: {result.get('message', '')}"
 
 
 def plugin_main(argv: list[str]) -> int:

@@ -1,7 +1,7 @@
 """``omerender fn``: the render as a KRM function (ResourceList in, ResourceList out).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``); a ConfigMap's
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``); a ConfigMap's
 ``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
 """
 from __future__ import annotations
@@ -13,13 +13,14 @@ import yaml
 from .emit import dump
 from .errors import Message, OmeError
 from .load import SafeLoader, Doc, index
+from .lock import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded
 
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = {"keepInputs": "keep_inputs", "noModelNodeSelector": "no_model_node_selector"}
+OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 
 
@@ -35,7 +36,11 @@ def _run(text: str) -> tuple[dict, int]:
     resource_list = _parse(text)
     options = _options(resource_list.get("functionConfig"))
     docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
-    value, failures = run_guarded(lambda: render(index(docs), options))
+    def render_items():
+        inputs = index(docs)
+        return render(inputs, options, lock_from_inputs(inputs))
+
+    value, failures = run_guarded(render_items)
     if failures:
         return _resource_list([], [_result(m) for m in failures]), 1
     items = [_with_path(o) if o.get("metadata", {}).get("annotations", {}).get(PATH_ANNOTATIONS[0]) is None
@@ -79,7 +84,8 @@ def _options(config) -> Options:
         if not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
     return Options(keep_inputs=values.get("keepInputs", False),
-                   model_node_selector=not values.get("noModelNodeSelector", False))
+                   model_node_selector=not values.get("noModelNodeSelector", False),
+                   locked=values.get("locked", False))
 
 
 def _bool_text(key: str, value) -> bool:

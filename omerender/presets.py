@@ -86,6 +86,8 @@ def preset_spec(rt: Obj) -> dict:
     return overlay(sglang_pd_preset(), rt.spec, keep_new_empty=False)
 
 
-def latest_preset_images(pod: dict) -> list[str]:
-    """Names of the pod's containers that run one of the preset's ``latest`` images."""
-    return [c.get("name") for c in pod.get("containers") or [] if c.get("image") in PRESET_IMAGES]
+def preset_image_warnings(pod: dict, path: str) -> list[str]:
+    """Warnings for the pod's containers that still run one of the preset's ``latest`` images
+    (render.md §12.3); ``path`` names the pod, e.g. ``engine`` or ``decoder.leader``."""
+    return [f"{path} container {c.get('name')} runs {c['image']}, the {ENGINE_KEY}: {SGLANG_PD} preset's default; "
+            f"set the image explicitly" for c in pod.get("containers") or [] if c.get("image") in PRESET_IMAGES]

@@ -11,13 +11,14 @@ from .autoscaling import Scaling, choose_autoscaler, disruption_budget, replica_
 from .components import (COMPONENTS, CONFIG_KEYS, MODE_KEY, Component, as_mapping, check_pairing, declared,
                          merge_component, resolve_mode)
 from .errors import Message, OmeError, OmeErrors, Report
-from .inherit import Chains, rt_ref, validate_runtime_chain
+from .inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
+from .lock import Lock, check_locked_entries, is_lock_object, resolve_with_lock
 from .load import Inputs, Obj
 from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .names import trunc63
 from .pods import PodPlan, build_pod
 from .storage import model_storage, overlay_storage
-from . import workloads
+from . import multinode, workloads
 
 ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 IGNORED_RUNTIME_POD_FIELDS = ("volumes", "tolerations", "affinity", "labels", "annotations", "imagePullSecrets",
@@ -29,6 +30,7 @@ ENGINE_PRESETS = ("sglang-pd",)
 class Options:
     keep_inputs: bool = False
     model_node_selector: bool = True
+    locked: bool = False  # a stale lock is an error (CI)
 
 
 @dataclass
@@ -37,16 +39,24 @@ class Result:
     messages: list[Message] = field(default_factory=list)
 
 
-def render(inputs: Inputs, options: Options = Options()) -> Result:
-    """Render every InferenceService; raise :class:`OmeErrors` with every error found."""
+def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None) -> Result:
+    """Render every InferenceService; raise :class:`OmeErrors` with every error found.
+
+    ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
+    """
     report = Report()
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report)
+    if options.locked:
+        try:
+            check_locked_entries(inputs, lock)
+        except OmeError as err:
+            errors.append(err)
     rendered: list[dict] = []
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         try:
-            rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report))
+            rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report, lock))
         except OmeError as err:
             errors.append(err.located(isvc.ref, isvc.file))
         report.messages.extend(m for m in isvc_report.messages if m not in report.messages)
@@ -57,7 +67,7 @@ def render(inputs: Inputs, options: Options = Options()) -> Result:
 
 def passthrough(inputs: Inputs, options: Options) -> list[dict]:
     """Objects that are not rendered, in an order that does not depend on the input's order."""
-    kept = [o for o in inputs.objects if not o.is_ome or options.keep_inputs]
+    kept = [o for o in inputs.objects if (not o.is_ome or options.keep_inputs) and not is_lock_object(o)]
     return [o.data for o in sorted(kept, key=_object_order)]
 
 
@@ -81,6 +91,7 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
 
 def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Report) -> None:
     validate_runtime_chain(runtime, chains)
+    check_runner_names(runtime)
     engine = (runtime.metadata.get("annotations") or {}).get("ome.io/engine")
     if engine and engine not in ENGINE_PRESETS:
         raise OmeError(f'annotation ome.io/engine: unsupported value "{engine}"; the only supported value is sglang-pd',
@@ -168,11 +179,12 @@ class IsvcContext:
         return self.resolution.runtime.name
 
 
-def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report) -> list[dict]:
+def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report,
+                lock: Lock | None = None) -> list[dict]:
     check_isvc(isvc)
-    resolution = select.resolve(isvc, inputs, report, merged_spec=chains.merged_spec)
+    pinned = resolve_with_lock(isvc, inputs, chains, lock, report, options.locked)
+    resolution, runtime_spec = pinned.resolution, pinned.spec
     runtime = resolution.runtime
-    runtime_spec = runtime.spec if resolution.auto_selected else chains.merged_spec(runtime)
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
@@ -211,9 +223,6 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     isvc, report = ctx.isvc, ctx.report
-    if comp.mode == "MultiNode":
-        raise OmeError(f"{comp.name}: multi-node components (leader and worker, LeaderWorkerSet) are not supported by "
-                       f"this version of omerender yet", field=f"spec.{comp.name}")
     comp_name = f"{isvc.name}-{comp.name}"
     namespace = isvc.namespace
     labels = component_labels(isvc, comp.name, comp.merged, ctx.runtime_name, ctx.model)
@@ -223,6 +232,10 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
                                    isvc.metadata.get("annotations") or {}, low)
     scaling = Scaling(low, high, autoscaler)
     budget = disruption_budget(comp.name, comp.isvc, comp.config)
+    if comp.mode == "MultiNode":
+        multinode.warn_ignored_scaling(comp, report)
+        group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
+        return multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
     pod = build_pod(_pod_plan(ctx, comp, annotations), report)
     object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
     replicas = low if autoscaler.get("class") == "None" else None

