@@ -13,6 +13,8 @@ LEGACY_TARGET_KEY = "ome.io/targetUtilizationPercentage"
 LEGACY_METRIC_KEY = "ome.io/metrics"
 REMOVED_FIELDS = ("kedaConfig", "scaleMetric", "scaleTarget")
 DEFAULT_CPU_TARGET = 80
+METRIC_MEMBERS = {"Resource": "resource", "Pods": "pods", "Object": "object", "External": "external",
+                  "ContainerResource": "containerResource"}
 KEDA_COPIED = ("triggers", "pollingInterval", "cooldownPeriod", "fallback", "idleReplicaCount", "advanced")
 
 
@@ -48,31 +50,56 @@ def replica_bounds(component: str, isvc_comp: dict, merged: dict) -> tuple[int, 
     return low, high
 
 
-def check_autoscaler_block(component: str, block: dict, low: int | None = None) -> None:
-    """The webhook's validation of an inline ``autoscaler`` block (api.md §8.9)."""
+def check_autoscaler_block(component: str, block, low: int | None = None, path: str | None = None) -> None:
+    """The webhooks' validation of an ``autoscaler`` block (api.md §8.9); ``path`` is the block's
+    field path (``spec.engine.autoscaler``, or ``spec.engineConfig.autoscaler`` in a runtime)."""
+    path = path or f"spec.{component}.autoscaler"
     if not isinstance(block, dict) or block.get("class") not in CLASSES:
         got = block.get("class") if isinstance(block, dict) else block
         raise OmeError(f"{component}: AutoscalerClassUnknown: autoscaler.class must be one of HPA, KEDA, External, None"
-                       f" (got {got!r})", field=f"spec.{component}.autoscaler.class")
+                       f" (got {got!r})", field=f"{path}.class")
     if block["class"] == "KEDA":
-        triggers = (block.get("keda") or {}).get("triggers")
+        keda = block.get("keda") if isinstance(block.get("keda"), dict) else {}
+        triggers = keda.get("triggers")
         if not isinstance(triggers, list) or not triggers:
             raise OmeError(f"{component}: KedaTriggersRequired: class=keda requires at least 1 trigger",
-                           field=f"spec.{component}.autoscaler.keda.triggers")
-        idle = (block.get("keda") or {}).get("idleReplicaCount")
+                           field=f"{path}.keda.triggers")
+        idle = keda.get("idleReplicaCount")
         if idle is not None and low is not None and not (isinstance(idle, int) and idle < low):
             raise OmeError(f"{component}: KedaIdleBelowMin: keda.idleReplicaCount ({idle}) must be below minReplicas"
-                           f" ({low})", field=f"spec.{component}.autoscaler.keda.idleReplicaCount")
+                           f" ({low})", field=f"{path}.keda.idleReplicaCount")
     if block["class"] == "HPA":
-        for i, metric in enumerate((block.get("hpa") or {}).get("metrics") or []):
-            _check_metric(component, i, metric)
+        hpa = block.get("hpa") if isinstance(block.get("hpa"), dict) else {}
+        for i, metric in enumerate(hpa.get("metrics") or []):
+            _check_metric(component, f"{path}.hpa.metrics[{i}]", metric)
 
 
-def _check_metric(component: str, index: int, metric) -> None:
-    path = f"spec.{component}.autoscaler.hpa.metrics[{index}]"
+def validate_runtime_autoscalers(runtime_spec: dict) -> None:
+    """A runtime's own admission checks of its component configs (api.md §7.1 rows 5 and 8):
+    no ``autoscalerPolicyRef``, and valid ``autoscaler`` blocks (KedaIdleBelowMin against the
+    config's own ``minReplicas`` when it sets one)."""
+    for component, key in (("engine", "engineConfig"), ("decoder", "decoderConfig"), ("router", "routerConfig")):
+        config = runtime_spec.get(key)
+        if not isinstance(config, dict):
+            continue
+        if config.get("autoscalerPolicyRef") is not None:
+            raise OmeError(f"{key}.autoscalerPolicyRef is not allowed in a runtime; set it in the InferenceService",
+                           field=f"spec.{key}.autoscalerPolicyRef")
+        if config.get("autoscaler") is not None:
+            low = config.get("minReplicas") if isinstance(config.get("minReplicas"), int) else None
+            check_autoscaler_block(component, config["autoscaler"], low, f"spec.{key}.autoscaler")
+
+
+def removed_field_warnings(runtime_spec: dict) -> list[str]:
+    """Warnings for the v1.2.2 autoscaling fields left in a runtime's component configs (render.md §9.2)."""
+    return [f"spec.{key}.{name} was removed in OME v1.3 and is ignored"
+            for key in ("engineConfig", "decoderConfig", "routerConfig")
+            for name in REMOVED_FIELDS if isinstance(runtime_spec.get(key), dict) and name in runtime_spec[key]]
+
+
+def _check_metric(component: str, path: str, metric) -> None:
     kind = metric.get("type") if isinstance(metric, dict) else None
-    member = {"Resource": "resource", "Pods": "pods", "Object": "object", "External": "external",
-              "ContainerResource": "containerResource"}.get(kind)
+    member = METRIC_MEMBERS.get(kind)
     if member is None:
         raise OmeError(f"{component}: HPAMetricMalformed: {path}.type must be one of Resource, Pods, Object, External,"
                        f" ContainerResource", field=f"{path}.type")
@@ -83,7 +110,8 @@ def _check_metric(component: str, index: int, metric) -> None:
 
 def choose_autoscaler(component: str, isvc_comp: dict, runtime_config: dict, annotations: dict,
                       isvc_annotations: dict, low: int) -> dict:
-    """The whole block from its first source (render.md §9.2)."""
+    """The whole block from its first source (render.md §9.2): the ISVC component's ``autoscaler``,
+    the runtime config's, the legacy annotations in ``annotations`` (``A``), else HPA at 80 % CPU."""
     if isvc_comp.get("autoscalerPolicyRef") is not None:
         raise OmeError(f"{component}: AutoscalerPolicyFeatureDisabled: autoscalerPolicyRef needs AutoscalerPolicy"
                        f" objects, which omerender does not read; use an inline autoscaler block",
@@ -95,33 +123,39 @@ def choose_autoscaler(component: str, isvc_comp: dict, runtime_config: dict, ann
     if low == 0 and not (isinstance(inline, dict) and inline.get("class") == "KEDA"):
         raise OmeError(f"{component}: InvalidScaleToZero: minReplicas 0 needs an inline autoscaler with class KEDA",
                        field=f"spec.{component}.minReplicas")
-    for block in (inline, runtime_config.get("autoscaler")):
-        if block is not None:
-            check_autoscaler_block(component, block, low)
-            return block
-    return _legacy_autoscaler(annotations)
+    legacy = _legacy_autoscaler(annotations)  # validated even when an earlier source wins, as the webhook does
+    if inline is not None:
+        check_autoscaler_block(component, inline, low)
+        return inline
+    if runtime_config.get("autoscaler") is not None:
+        check_autoscaler_block(component, runtime_config["autoscaler"], low, f"spec.{component}Config.autoscaler")
+        return runtime_config["autoscaler"]
+    if legacy.get("class") == "KEDA":
+        raise OmeError("KEDA autoscaler requires at least one trigger", field=f"annotations.{LEGACY_CLASS_KEY}")
+    return legacy
 
 
 def _legacy_autoscaler(annotations: dict) -> dict:
+    """The block the legacy annotations stand for (HPA at 80 % CPU without them); their values checked."""
     legacy = annotations.get(LEGACY_CLASS_KEY)
     target = annotations.get(LEGACY_TARGET_KEY)
-    if legacy is None and target is None:
-        return {"class": "HPA"}
     if legacy not in (None, "hpa", "keda", "external"):
         raise OmeError(f"[{legacy}] is not a supported autoscaler class type", field=f"annotations.{LEGACY_CLASS_KEY}")
-    if legacy == "keda":
-        raise OmeError("KEDA autoscaler requires at least one trigger", field=f"annotations.{LEGACY_CLASS_KEY}")
-    if legacy == "external":
-        return {"class": "External"}
-    metric = annotations.get(LEGACY_METRIC_KEY, "cpu")
-    if metric not in ("cpu", "memory"):
-        raise OmeError(f"[{metric}] is not a supported metric", field=f"annotations.{LEGACY_METRIC_KEY}")
     value = DEFAULT_CPU_TARGET
     if target is not None:
         if not re.fullmatch(r"[0-9]+", str(target)) or not 1 <= int(target) <= 100:
             raise OmeError("the target utilization percentage should be a [1-100] integer",
                            field=f"annotations.{LEGACY_TARGET_KEY}")
         value = int(target)
+    if legacy == "keda":
+        return {"class": "KEDA"}
+    if legacy == "external":
+        return {"class": "External"}
+    if legacy is None and target is None:
+        return {"class": "HPA"}
+    metric = annotations.get(LEGACY_METRIC_KEY, "cpu")
+    if metric not in ("cpu", "memory"):
+        raise OmeError(f"[{metric}] is not a supported metric", field=f"annotations.{LEGACY_METRIC_KEY}")
     return {"class": "HPA", "hpa": {"metrics": [_utilization_metric(metric, value)]}}
 
 

@@ -8,6 +8,7 @@ import click
 from . import __version__
 from .emit import dump_stream
 from .load import index, read_paths
+from .gitops import write_rendered_dir
 from .lock import find_lock, lock_from_inputs, read_lock
 from .render import Options, render
 from .shell import run_guarded
@@ -38,8 +39,11 @@ def cli():
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
+                   "for Flux) instead of stdout.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, debug):
+def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, debug):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     Writes the rendered objects to stdout as one YAML stream; errors, warnings and
@@ -56,9 +60,14 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, de
     result, failures = run_guarded(run, debug)
     if failures:
         fail(failures)
+    if output_dir:
+        _, failures = run_guarded(lambda: write_rendered_dir(result.objects, output_dir), debug)
+        if failures:
+            fail(failures)
     for message in result.messages:
         click.echo(message.line(), err=True)
-    sys.stdout.write(dump_stream(result.objects))
+    if not output_dir:
+        sys.stdout.write(dump_stream(result.objects))
 
 
 render_cmd.name = "render"
@@ -79,9 +88,10 @@ def fn_cmd():
 
 def _register_commands() -> None:
     from .explain import explain
+    from .gitops import build_cmd, check_cmd
     from .lockcmd import lock
     from .tree import tree
-    for command in (explain, lock, tree):
+    for command in (explain, lock, tree, build_cmd, check_cmd):
         cli.add_command(command)
 
 

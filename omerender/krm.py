@@ -141,7 +141,7 @@ def _resource_list(items: list, results: list) -> dict:
 def main() -> None:
     resource_list, code = run(sys.stdin.read())
     for result in resource_list.get("results", []):
-        if result["severity"] == "error":
-            sys.stderr.write(f"error: {result['message']}\n")
+        if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
+            sys.stderr.write(f"{result['severity']}: {result['message']}\n")
     sys.stdout.write(dump(resource_list))
     sys.exit(code)

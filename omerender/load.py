@@ -7,15 +7,18 @@ returns :class:`Doc` records, and :func:`index`, which sorts them into
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import yaml
+from yaml.constructor import ConstructorError
+from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent)
 
+from . import limits
 from .errors import ObjRef, OmeError, OmeErrors
-
-SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
@@ -103,70 +106,266 @@ class Inputs:
     isvc_keys: set[tuple[str, str]] = field(default_factory=set)
 
 
+# ---------------------------------------------------------------- safe YAML
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR_TAG = "tag:yaml.org,2002:str"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+# Tags that SafeLoader turns into types Kubernetes YAML does not have (bytes, sets, tuples, datetimes).
+_UNSUPPORTED_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
+                     "tag:yaml.org,2002:pairs", _TIMESTAMP_TAG)
+_OPENS = (MappingStartEvent, SequenceStartEvent)
+_CLOSES = (MappingEndEvent, SequenceEndEvent)
+
+
+class YAMLLimitError(yaml.MarkedYAMLError):
+    """Input over one of :mod:`omerender.limits`; a YAMLError so every YAML caller reports it."""
+
+    def __init__(self, problem: str, mark=None):
+        super().__init__(problem=problem, problem_mark=mark)
+
+
+class SafeLoader(_BaseLoader):
+    """The libyaml safe loader, with the limits of :mod:`omerender.limits` checked before anything is built.
+
+    Timestamps stay strings (as Kubernetes reads them); explicit tags for bytes, sets, ordered maps and
+    timestamps, and mapping keys that are not strings, are errors. Aliases are expanded into plain trees, so
+    callers never see shared or cyclic data. ``yaml.load``/``yaml.load_all`` with this loader are safe on any text.
+    """
+
+    yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+                               for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
+
+    def __init__(self, stream):
+        if hasattr(stream, "read"):
+            stream = stream.read(limits.MAX_TOTAL_BYTES + 1)
+        self._text = stream
+        self._aliased: bool | None = None
+        super().__init__(stream)
+
+    def _checked(self) -> bool:
+        if self._aliased is None:
+            self._aliased = check_structure(self._text)
+        return self._aliased
+
+    def check_data(self):
+        self._checked()
+        return super().check_data()
+
+    def get_data(self):
+        return _unshare(super().get_data()) if self._checked() else super().get_data()
+
+    def get_single_data(self):
+        return _unshare(super().get_single_data()) if self._checked() else super().get_single_data()
+
+    def construct_mapping(self, node, deep=False):
+        self.flatten_mapping(node)  # resolves merge keys (<<) first; the base class does it again harmlessly
+        for key_node, _ in node.value:
+            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
+                raise ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; "
+                                       "quote it", key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+    def construct_unsupported(self, node):
+        raise ConstructorError(None, None, f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}; "
+                               "use plain maps, lists, strings, numbers, booleans and null", node.start_mark)
+
+
+for _tag in _UNSUPPORTED_TAGS:
+    SafeLoader.add_constructor(_tag, SafeLoader.construct_unsupported)
+
+
+def _node_text(node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return repr(node.value) if node.value == "" else node.value
+    return "of a map or list"
+
+
+def check_structure(text) -> bool:
+    """Check a YAML stream against the limits from its parse events; return whether it uses aliases.
+
+    Runs before anything is composed: libyaml's composer recurses in C per nesting level and an expanded
+    alias bomb never fits in memory, so both must be caught on the flat event stream.
+    """
+    if len(text) > limits.MAX_TOTAL_BYTES:
+        raise YAMLLimitError(f"input is larger than {limits.MAX_TOTAL_BYTES // limits.MIB} MiB")
+    parser = _BaseLoader(text)
+    try:
+        return _scan(parser.get_event)
+    finally:
+        parser.dispose()
+
+
+def _scan(next_event) -> bool:
+    open_anchors: list[str | None] = []
+    sizes: dict[str, int] = {}  # anchor -> nodes in its expanded value
+    starts: list[int] = []
+    nodes = alias_nodes = documents = 0
+    while (event := next_event()) is not None:
+        kind = event.__class__
+        if kind is ScalarEvent:
+            nodes += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif kind in _OPENS:
+            nodes += 1
+            starts.append(nodes)
+            open_anchors.append(event.anchor)
+            if len(starts) > limits.MAX_DEPTH:
+                raise YAMLLimitError(f"nesting deeper than {limits.MAX_DEPTH} levels", event.start_mark)
+        elif kind in _CLOSES:
+            anchor = open_anchors.pop()
+            start = starts.pop()
+            if anchor:
+                sizes[anchor] = nodes - start + 1
+        elif kind is AliasEvent:
+            if event.anchor in open_anchors:
+                raise YAMLLimitError(f"alias *{event.anchor} refers to a value that contains it "
+                                     "(recursive alias)", event.start_mark)
+            size = sizes.get(event.anchor, 0)  # 0: undefined, the composer reports it
+            nodes += size
+            alias_nodes += size
+            if alias_nodes > limits.MAX_ALIAS_NODES:
+                raise YAMLLimitError(f"aliases expand to more than {limits.MAX_ALIAS_NODES:,} nodes "
+                                     "(a YAML alias bomb?)", event.start_mark)
+        elif kind is DocumentStartEvent:
+            sizes = {}
+            documents += 1
+            if documents > limits.MAX_OBJECTS:
+                raise YAMLLimitError(f"more than {limits.MAX_OBJECTS:,} YAML documents", event.start_mark)
+    return alias_nodes > 0
+
+
+def _unshare(value):
+    """A copy where every alias is its own tree (depth and size are bounded by :func:`check_structure`)."""
+    if isinstance(value, dict):
+        return {key: _unshare(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unshare(item) for item in value]
+    return value
+
+
 # ---------------------------------------------------------------- reading
 
 def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
-    """Parse every path (file, directory or ``-``) into documents, in a stable order."""
+    """Parse every path (file, directory or ``-``) into documents, in a stable order.
+
+    Reads only the given paths: symbolic links that lead out of their directory are refused, and the
+    limits of :mod:`omerender.limits` (file and total size, file count, object count) apply.
+    """
     docs: list[Doc] = []
     errors: list[OmeError] = []
+    total_bytes = 0
     for path in paths:
         for file, text in _sources(path, stdin):
+            total_bytes += len(text)
+            if total_bytes > limits.MAX_TOTAL_BYTES:
+                raise OmeErrors(errors + [OmeError(f"the inputs are larger than {_mib(limits.MAX_TOTAL_BYTES)} "
+                                                   "in total; render fewer files at a time", file=file)])
             try:
                 docs.extend(parse_text(text, file, start=len(docs)))
             except OmeError as err:
                 errors.append(err)
+            if len(docs) > limits.MAX_OBJECTS:
+                raise OmeErrors(errors + [_too_many_objects(file)])
     if errors:
         raise OmeErrors(errors)
     return docs
 
 
+def _too_many_objects(file: str | None) -> OmeError:
+    return OmeError(f"more than {limits.MAX_OBJECTS:,} objects in the inputs; render fewer files at a time",
+                    file=file)
+
+
+def _mib(size: int) -> str:
+    return f"{size // limits.MIB} MiB"
+
+
 def _sources(path: str, stdin) -> Iterable[tuple[str, str]]:
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
-        yield STDIN, stream.read()
+        text = stream.read(limits.MAX_FILE_BYTES + 1)
+        if len(text) > limits.MAX_FILE_BYTES:
+            raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=STDIN)
+        yield STDIN, text
         return
+    if not os.path.lexists(path):
+        raise OmeError(f"no such file or directory: {path}")
+    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
     if os.path.isdir(path):
         for file in _yaml_files(path):
             yield file, _read_file(file)
         return
-    if not os.path.exists(path):
-        raise OmeError(f"no such file or directory: {path}")
     yield path, _read_file(path)
 
 
+def _refuse_escape(path: str, directory: str, shown: str) -> None:
+    """Refuse a symbolic link whose target is outside ``directory`` (both resolved)."""
+    if not os.path.islink(path):
+        return
+    target, root = os.path.realpath(path), os.path.realpath(directory)
+    if os.path.commonpath([target, root]) != root:
+        raise OmeError(f"symbolic link to {target}, outside {directory}; omerender reads only the files it is "
+                       "given", file=shown)
+
+
 def _yaml_files(directory: str) -> list[str]:
+    """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
+    the target of one inside is read under its own name (reading it twice would duplicate its objects)."""
     found = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in dirs + files:
+            _refuse_escape(os.path.join(root, name), directory, os.path.join(root, name))
         for name in files:
-            if name in KUSTOMIZATION_FILES or name.startswith("."):
+            if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
                 continue
             if name.endswith((".yaml", ".yml")):
                 found.append(os.path.join(root, name))
+        if len(found) > limits.MAX_FILES:
+            raise OmeError(f"more than {limits.MAX_FILES:,} YAML files; render fewer files at a time",
+                           file=directory)
     return sorted(found)
 
 
 def _read_file(file: str) -> str:
     try:
-        with open(file, encoding="utf-8") as handle:
-            return handle.read()
-    except UnicodeDecodeError:
-        raise OmeError("not a UTF-8 text file", file=file) from None
+        with open(file, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise OmeError("not a regular file; omerender reads only files, directories and -", file=file)
+            if info.st_size > limits.MAX_FILE_BYTES:
+                raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
+            data = handle.read(limits.MAX_FILE_BYTES + 1)  # the file may grow after fstat
     except OSError as err:
         raise OmeError(f"cannot read file: {err.strerror}", file=file) from None
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OmeError("not a UTF-8 text file", file=file) from None
 
 
 def parse_text(text: str, file: str, start: int = 0) -> list[Doc]:
-    """Parse a multi-document YAML text; ``kind: List`` is flattened."""
+    """Parse a multi-document YAML text; ``kind: List`` is flattened.
+
+    Only plain YAML is read (see :class:`SafeLoader`); input over a limit is an error naming ``file``.
+    """
     try:
         raw = [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
     except yaml.YAMLError as err:
-        raise OmeError(f"malformed YAML: {_yaml_problem(err)}", file=file) from None
+        problem = _yaml_problem(err)
+        prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
+        raise OmeError(f"{prefix}{problem}", file=file) from None
     docs = []
     for data in raw:
         items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
         for item in (items if isinstance(items, list) else [data]):
             docs.append(Doc(item, file, start + len(docs)))
+            if len(docs) > limits.MAX_OBJECTS:
+                raise _too_many_objects(file)
     return docs
 
 
@@ -182,6 +381,8 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
 
 def index(docs: list[Doc]) -> Inputs:
     """Validate every document as a Kubernetes object and sort the OME ones by role."""
+    if len(docs) > limits.MAX_OBJECTS:
+        raise _too_many_objects(None)
     inputs = Inputs()
     errors: list[OmeError] = []
     for doc in docs:

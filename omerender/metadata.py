@@ -7,7 +7,9 @@ DROPPED_ANNOTATIONS = frozenset({
     "ome.io/rollout-promote", "ome.io/rollout-rollback", "internal.ome.io/in-place-image-transition",
     "kubectl.kubernetes.io/last-applied-configuration",
 })
-DROPPED_PREFIXES = ("config.kubernetes.io/", "internal.config.kubernetes.io/", "config.k8s.io/")
+# KRM and kustomize bookkeeping (omerender decision): never propagated to rendered objects.
+DROPPED_PREFIXES = ("config.kubernetes.io/", "internal.config.kubernetes.io/", "config.k8s.io/",
+                    "kustomize.config.k8s.io/")
 POD_ONLY_PREFIXES = ("prometheus.io/", "k8s.grafana.com/", "loki.grafana.com/", "networking.gke.io/",
                      "rdma.ome.io/", "runtime.ome.io/")
 POD_ONLY_KEYS = frozenset({"ome.io/inject-model-init", "ome.io/inject-fine-tuned-adapter",

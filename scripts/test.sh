@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-tools.sh
-python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
 exec python -m pytest -q "$@"

@@ -1,0 +1,186 @@
+"""Contract test of the Argo CD Config Management Plugin (plugins/argocd/plugin.yaml), run the way
+argocd-cmp-server runs it: the repository is copied into a fresh work directory, each command runs as
+exec(command[0], command[1:] + args) in the app's directory with the sidecar's environment plus the
+ARGOCD_APP_* / ARGOCD_ENV_* / PARAM_* entries; discover's find.command must print something to match;
+init runs before generate; generate's stdout must be a YAML stream of Kubernetes objects, and a
+non-zero exit fails the sync with stderr shown to the user."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = yaml.safe_load((ROOT / "plugins" / "argocd" / "plugin.yaml").read_text())
+ISVC = "llama-3-2-3b-instruct"
+COMPONENT = f"{ISVC}-engine"
+MODEL_SELECTOR = f"models.ome.io/clusterbasemodel.{ISVC}"
+RENDERED_KINDS = ["Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "Service"]
+
+
+def repo_copy(tmp_path: Path) -> Path:
+    """What cmp-server unpacks: the repository (here: its fixtures) in a fresh work directory."""
+    work = tmp_path / "cmp-work"
+    shutil.copytree(ROOT / "fixtures", work / "fixtures")
+    plain = work / "apps" / "plain"
+    plain.mkdir(parents=True)
+    for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"):
+        shutil.copy(ROOT / "fixtures" / "quickstart" / name, plain / name)
+    return work
+
+
+def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> dict[str, str]:
+    """The sidecar's environment plus what the repo-server sends for one Application."""
+    assert shutil.which("kustomize"), "kustomize is not on PATH: run scripts/setup-tools.sh"
+    sidecar = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+               "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+    app = {"ARGOCD_APP_NAME": "llama", "ARGOCD_APP_NAMESPACE": "argocd", "ARGOCD_APP_REVISION": "0123abcd",
+           "ARGOCD_APP_REVISION_SHORT": "0123abc", "ARGOCD_APP_SOURCE_PATH": app_path,
+           "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example/deploy.git", "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
+           "KUBE_VERSION": "1.30.0", "KUBE_API_VERSIONS": "v1,apps/v1,autoscaling/v2,policy/v1",
+           "ARGOCD_APP_PARAMETERS": json.dumps(parameters)}
+    user = {f"ARGOCD_ENV_{name}": value for name, value in env.items()}
+    params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters}
+    return {**sidecar, **app, **user, **params}
+
+
+def run_command(command: dict, app_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    argv = list(command["command"]) + list(command.get("args") or [])
+    return subprocess.run(argv, cwd=app_dir, env=env, capture_output=True, text=True, check=False)
+
+
+def cmp(tmp_path: Path, app_path: str, env: dict[str, str] | None = None,
+        parameters: list[dict] | None = None) -> subprocess.CompletedProcess:
+    """init then generate, as GenerateManifest does; returns init's result if it fails."""
+    work = repo_copy(tmp_path)
+    environ = environment(app_path, env or {}, parameters or [])
+    init = run_command(PLUGIN["spec"]["init"], work / app_path, environ)
+    if init.returncode != 0:
+        return init
+    return run_command(PLUGIN["spec"]["generate"], work / app_path, environ)
+
+
+def manifests(stdout: str) -> list[dict]:
+    """Split like Argo CD does (kube.SplitYAMLToString): every document a Kubernetes object."""
+    docs = [d for d in yaml.safe_load_all(stdout) if d is not None]
+    for doc in docs:
+        assert isinstance(doc, dict) and doc.get("apiVersion") and doc.get("kind") and doc["metadata"].get("name")
+    return docs
+
+
+def kinds(objs: list[dict]) -> list[str]:
+    return sorted(o["kind"] for o in objs if o["kind"] != "Namespace")
+
+
+def deployment(objs: list[dict]) -> dict:
+    return next(o for o in objs if o["kind"] == "Deployment")
+
+
+def test_plugin_config_is_a_cmp_v2_sidecar_config():
+    assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
+    assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs"]
+
+
+def test_discover_matches_ome_apps_only(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "other").mkdir()
+    (work / "apps" / "other" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    find = PLUGIN["spec"]["discover"]["find"]
+    for app, matches in (("fixtures/kustomize/overlays/prod", True), ("fixtures/quickstart", True),
+                         ("apps/plain", True), ("apps/other", False)):
+        done = run_command(find, work / app, environment(app, {}, []))
+        assert done.returncode == 0, done.stderr
+        assert (done.stdout != "") is matches, app
+
+
+def test_kustomize_overlay_with_the_transformer_is_built(tmp_path):
+    done = cmp(tmp_path, "fixtures/kustomize/overlays/prod")
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert kinds(objs) == RENDERED_KINDS
+    assert {o["metadata"]["namespace"] for o in objs} == {"llama-prod"}
+    hpa = next(o for o in objs if o["kind"] == "HorizontalPodAutoscaler")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 4)
+    kustomize = subprocess.run([shutil.which("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec",
+                                str(ROOT / "fixtures" / "kustomize" / "overlays" / "prod")], capture_output=True,
+                               text=True, env=environment("", {}, []), check=False)
+    assert objs == manifests(kustomize.stdout)
+
+
+def test_kustomization_without_the_transformer_is_built_then_rendered(tmp_path):
+    done = cmp(tmp_path, "fixtures/quickstart", env={"NO_MODEL_NODE_SELECTOR": "true"})
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert kinds(objs) == RENDERED_KINDS
+    assert MODEL_SELECTOR not in (deployment(objs)["spec"]["template"]["spec"].get("nodeSelector") or {})
+    assert "warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
+           "will be auto-selected for model llama-3-2-3b-instruct" in done.stderr
+
+
+def test_plain_directory_is_rendered_with_defaults(tmp_path):
+    done = cmp(tmp_path, "apps/plain")
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert kinds(objs) == RENDERED_KINDS
+    assert deployment(objs)["spec"]["template"]["spec"]["nodeSelector"] == {MODEL_SELECTOR: "Ready"}
+    assert not any(o["apiVersion"].startswith("ome.io/") for o in objs)
+
+
+def test_env_options_reach_the_render(tmp_path):
+    done = cmp(tmp_path, "apps/plain", env={"NO_MODEL_NODE_SELECTOR": "true", "KEEP_INPUTS": "true"})
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert MODEL_SELECTOR not in (deployment(objs)["spec"]["template"]["spec"].get("nodeSelector") or {})
+    assert {"ServingRuntime", "ClusterBaseModel", "InferenceService"} <= {o["kind"] for o in objs}
+
+
+def test_parameters_win_over_env(tmp_path):
+    done = cmp(tmp_path, "apps/plain", env={"NO_MODEL_NODE_SELECTOR": "true"},
+               parameters=[{"name": "no-model-node-selector", "string": "false"}])
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["nodeSelector"] == {MODEL_SELECTOR: "Ready"}
+
+
+def test_a_bad_option_value_fails_readably(tmp_path):
+    done = cmp(tmp_path, "apps/plain", env={"NO_MODEL_NODE_SELECTOR": "maybe"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: NO_MODEL_NODE_SELECTOR must be true or false, got "maybe"\n'
+
+
+def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_path):
+    done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
+                           "in that config's spec (noModelNodeSelector, keepInputs), not in the Application's plugin "
+                           "env or parameters\n")
+
+
+def test_render_errors_fail_generate_with_the_message(tmp_path):
+    work = repo_copy(tmp_path)
+    isvc = work / "apps" / "plain" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace(f"    name: {ISVC}\n  engine", "    name: no-such-model\n  engine"))
+    environ = environment("apps/plain", {}, [])
+    assert run_command(PLUGIN["spec"]["init"], work / "apps" / "plain", environ).returncode == 0
+    done = run_command(PLUGIN["spec"]["generate"], work / "apps" / "plain", environ)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ('error: ./isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: referenced model '
+                           '"no-such-model" not found in namespace "llama-demo": ensure a BaseModel exists in this '
+                           'namespace or a ClusterBaseModel exists cluster-wide with this name\n')
+
+
+def test_init_names_a_missing_tool(tmp_path):
+    work = repo_copy(tmp_path)
+    environ = environment("apps/plain", {}, [])
+    only_sh = tmp_path / "bin"
+    only_sh.mkdir()
+    (only_sh / "sh").symlink_to(shutil.which("sh"))
+    environ["PATH"] = str(only_sh)
+    done = run_command(PLUGIN["spec"]["init"], work / "apps" / "plain", environ)
+    assert done.returncode == 1
+    assert done.stderr == "error: omerender is not installed in the plugin sidecar\n"
