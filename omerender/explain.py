@@ -15,7 +15,7 @@ NO_RUNTIMES = "No serving runtimes found in the selected namespace or at cluster
 HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hypothetical."
 
 
-@click.command("explain")
+@click.command("explain", epilog="\b\nExamples:\n  omerender explain --isvc llama-3-2-3b-instruct -n llama-demo fixtures/quickstart\n  omerender explain --model llama-3-2-3b-instruct -n llama-demo -o json runtimes/ models/")
 @click.option("--model", "model_name", metavar="NAME", help="BaseModel in the namespace, else ClusterBaseModel.")
 @click.option("--isvc", "isvc_name", metavar="NAME", help="InferenceService in the namespace.")
 @click.option("-n", "--namespace", default="default", show_default=True)

@@ -13,12 +13,12 @@ from .lock import LOCK_FILE, dump_lock, find_lock, read_lock, update_lock
 from .shell import run_guarded
 
 
-@click.group("lock")
+@click.group("lock", epilog="\b\nExample:\n  omerender lock update deploy/ && git add deploy/omerender.lock.yaml")
 def lock():
     """Manage omerender.lock.yaml, the pins of InferenceServices with autoSync: false."""
 
 
-@lock.command("update")
+@lock.command("update", epilog="\b\nExamples:\n  omerender lock update deploy/\n  omerender lock update --advance llama-demo/llama-3-2-3b-instruct deploy/")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--lock", "lock_path", metavar="FILE",
               help=f"The lock file (default: {LOCK_FILE} in the first PATH, or beside it).")

@@ -123,7 +123,7 @@ def _node_json(node: Node) -> dict:
             "children": [_node_json(child) for child in node.children]}
 
 
-@click.command("tree")
+@click.command("tree", epilog="\b\nExamples:\n  omerender tree sglang-base runtimes/ services/\n  omerender tree ServingRuntime/llama-demo/sglang-llama -o json .")
 @click.argument("runtime")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)

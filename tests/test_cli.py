@@ -14,9 +14,10 @@ WORKED = FIXTURES / "worked-example"
 def test_version_and_help():
     assert run_cli("--version").stdout == f"omerender, version {__version__}\n"
     help_text = run_cli("--help").stdout
-    for command in ("render", "fn", "explain"):
+    for command in ("render", "fn", "explain", "tree", "build", "check", "lock"):
         assert command in help_text
-    assert "Example" in run_cli("render", "--help").stdout
+    for command in (["render"], ["fn"], ["explain"], ["tree"], ["build"], ["check"], ["lock"], ["lock", "update"]):
+        assert "Example" in run_cli(*command, "--help").stdout, command
 
 
 def test_quickstart_renders_the_seed_example_with_auto_selection():
