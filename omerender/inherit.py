@@ -13,6 +13,7 @@ from typing import Callable
 from .errors import OmeError, Report
 from .load import Inputs, Obj
 from .merge import overlay
+from .presets import preset_spec
 
 INHERIT_FROM = "ome.io/inherit-from"
 RUNTIME_PROFILE = "ome.io/runtime-profile"
@@ -63,7 +64,7 @@ class Chains:
                  own_spec: Callable[[Obj], dict] | None = None):
         self.inputs = inputs
         self.report = report
-        self.own_spec = own_spec or (lambda rt: rt.spec)
+        self.own_spec = own_spec or preset_spec
         self._chains: dict[int, list[Obj] | ChainError] = {}
         self._merged: dict[int, dict] = {}
 
@@ -143,9 +144,12 @@ def validate_runtime_chain(rt: Obj, chains: Chains) -> None:
         raise rt.error(PROFILE_TEXT, "spec.disabled")
 
 
-def check_runner_names(rt: Obj) -> None:
-    """E-I5: every runner a runtime declares has a ``name`` (schema, §4 "Runner names")."""
-    spec = rt.spec
+def check_runner_names(rt: Obj, spec: dict | None = None) -> None:
+    """E-I5: every runner a runtime declares has a ``name`` (schema, §4 "Runner names").
+
+    ``spec`` is the runtime's own spec as admission stores it (after its ``ome.io/engine`` preset).
+    """
+    spec = rt.spec if spec is None else spec
     for component in ("engineConfig", "decoderConfig", "routerConfig"):
         config = spec.get(component)
         if not isinstance(config, dict):

@@ -12,6 +12,7 @@ from . import accelerators
 from .errors import OmeError, Report
 from .merge import overlay
 from .placeholders import expand_container
+from .presets import preset_image_warnings
 from .storage import ModelStorage, OverlayStorage
 
 # Fields of a merged component that are not pod spec fields.
@@ -85,6 +86,8 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         pod.setdefault(key, copy.deepcopy(value))
     _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
+    for text in preset_image_warnings(pod, plan.path):
+        report.warn(text)
     return pod
 
 

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from . import accelerators, select
-from .autoscaling import Scaling, choose_autoscaler, disruption_budget, replica_bounds
+from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
+                          validate_runtime_autoscalers)
 from .components import (COMPONENTS, CONFIG_KEYS, MODE_KEY, Component, as_mapping, check_pairing, declared,
                          merge_component, resolve_mode)
 from .errors import Message, OmeError, OmeErrors, Report
@@ -17,13 +18,13 @@ from .load import Inputs, Obj
 from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .names import trunc63
 from .pods import PodPlan, build_pod
+from .presets import check_engine_annotation
 from .storage import model_storage, overlay_storage
 from . import multinode, workloads
 
 ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 IGNORED_RUNTIME_POD_FIELDS = ("volumes", "tolerations", "affinity", "labels", "annotations", "imagePullSecrets",
                               "hostIPC", "hostNetwork", "dnsPolicy", "containers")
-ENGINE_PRESETS = ("sglang-pd",)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         report.messages.extend(m for m in isvc_report.messages if m not in report.messages)
     if errors:
         raise OmeErrors(errors)
+    for text in multinode.shared_leader_service_warnings(rendered):
+        report.warn(text)
     return Result(passthrough(inputs, options) + rendered, report.messages)
 
 
@@ -91,17 +94,13 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
 
 def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Report) -> None:
     validate_runtime_chain(runtime, chains)
-    check_runner_names(runtime)
-    engine = (runtime.metadata.get("annotations") or {}).get("ome.io/engine")
-    if engine and engine not in ENGINE_PRESETS:
-        raise OmeError(f'annotation ome.io/engine: unsupported value "{engine}"; the only supported value is sglang-pd',
-                       field="metadata.annotations.ome.io/engine")
+    check_engine_annotation(runtime)
+    check_runner_names(runtime, chains.own_spec(runtime))
     spec = runtime.spec
     _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
-    for component, key in CONFIG_KEYS.items():
-        if isinstance(spec.get(key), dict) and spec[key].get("autoscalerPolicyRef") is not None:
-            raise OmeError(f"{key[:-len('Config')]}Config.autoscalerPolicyRef is not allowed in a runtime; set it in the"
-                           f" InferenceService", field=f"spec.{key}.autoscalerPolicyRef")
+    validate_runtime_autoscalers(spec)
+    for text in removed_field_warnings(spec):
+        report.warn(text, ref=runtime.ref, file=runtime.file)
     if spec.get("disabled") is True:
         return
     merged = chains.merged_spec(runtime)

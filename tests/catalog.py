@@ -37,13 +37,16 @@ def load_runtime(path: Path) -> dict:
 
 
 def _served_model_name(runtime: dict) -> str | None:
-    runner = (runtime["spec"].get("engineConfig") or {}).get("runner") or {}
-    tokens = list(runner.get("command") or []) + list(runner.get("args") or [])
-    for i, token in enumerate(tokens):
-        if token == "--served-model-name" and i + 1 < len(tokens):
-            return tokens[i + 1]
-        if isinstance(token, str) and token.startswith("--served-model-name="):
-            return token.split("=", 1)[1]
+    configs = [runtime["spec"].get(key) or {} for key in ("engineConfig", "decoderConfig")]
+    for runner in [part.get("runner") for config in configs
+                   for part in (config, config.get("leader") or {}, config.get("worker") or {})]:
+        tokens = [t for item in list((runner or {}).get("command") or []) + list((runner or {}).get("args") or [])
+                  for t in (item.split() if isinstance(item, str) else [item])]
+        for i, token in enumerate(tokens):
+            if token == "--served-model-name" and i + 1 < len(tokens):
+                return tokens[i + 1]
+            if isinstance(token, str) and token.startswith("--served-model-name="):
+                return token.split("=", 1)[1]
     return None
 
 

@@ -349,3 +349,21 @@ def test_shared_leader_service_warning_per_namespace():
     assert shared_leader_service_warnings(objects) == [
         "namespace n1 gets 2 LeaderWorkerSets (lws-a-engine, lws-b-engine); the Service of each selects "
         "ray.io/node-type: head, which matches the leader pods of all of them, as in OME"]
+
+
+def test_the_schemas_refuse_fields_the_crds_do_not_have(F):
+    import jsonschema
+
+    lws = ok(list(example_16(F).values())).find("LeaderWorkerSet", LWS)
+    broken = copy.deepcopy(lws)
+    broken["spec"]["leaderWorkerTemplate"]["sizes"] = 2
+    with pytest.raises(jsonschema.ValidationError):
+        validate_all([broken])
+    broken = copy.deepcopy(lws)
+    broken["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["imageName"] = "x"
+    with pytest.raises(Exception, match="imageName"):
+        validate_all([broken])
+    scaled = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "s"},
+              "spec": {"scaleTargetRef": {"name": "d"}, "triggers": [{"type": "cpu", "metadata": {"value": 5}}]}}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_all([scaled])

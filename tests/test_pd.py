@@ -271,3 +271,17 @@ def test_runtime_filled_by_the_preset_renders_prefill_decode_and_router(F):
         "router container router runs lmsysorg/sglang-router:latest, the ome.io/engine: sglang-pd preset's default; "
         "set the image explicitly"]
     assert preset_image_warnings({"containers": [{"name": "c", "image": "lmsysorg/sglang:v1"}]}, "engine") == []
+
+
+def test_annotated_runtime_gets_the_preset_through_the_cli(F):
+    """§12.3 wired into render: a runtime annotated ``ome.io/engine: sglang-pd`` renders the same objects as the
+    runtime with the preset filled in by hand, and the latest images draw warnings."""
+    rt = preset_runtime({"engineConfig": {"runner": {"resources": {"limits": {"nvidia.com/gpu": "2"}}}}})
+    annotated = {**rt.data, "metadata": {**rt.data["metadata"], "name": "srt-pd"}}
+    filled = {**rt.data, "metadata": {"name": "srt-pd"}, "spec": preset_spec(rt)}
+    by_hand = render_objects([F["model"], filled, isvc(filled, "llama-3-2-3b-instruct")])
+    wired = render_objects([F["model"], annotated, isvc(annotated, "llama-3-2-3b-instruct")])
+    assert wired.code == 0, wired.stderr
+    assert wired.stdout == by_hand.stdout
+    latest = [line for line in wired.lines if "preset's default; set the image explicitly" in line]
+    assert [line.split(": ", 3)[3].split(" container")[0] for line in latest] == ["engine", "decoder", "router"]
