@@ -257,7 +257,17 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
     errors: list[OmeError] = []
     total_bytes = 0
     for path in paths:
-        for file, text in _sources(path, stdin):
+        try:
+            files = _files(path)
+        except OmeError as err:  # the path itself: missing, a link leading out, too many files
+            errors.append(err)
+            continue
+        for file in files:
+            try:
+                text = _read_stdin(stdin if stdin is not None else sys.stdin) if path == "-" else _read_file(file)
+            except OmeError as err:
+                errors.append(err)
+                continue
             total_bytes += len(text)
             if total_bytes > limits.MAX_TOTAL_BYTES:
                 raise OmeErrors(errors + [OmeError(f"the inputs are larger than {_mib(limits.MAX_TOTAL_BYTES)} "
@@ -282,22 +292,21 @@ def _mib(size: int) -> str:
     return f"{size // limits.MIB} MiB"
 
 
-def _sources(path: str, stdin) -> Iterable[tuple[str, str]]:
+def _files(path: str) -> list[str]:
+    """The files ``path`` names: itself, or the YAML files of a directory."""
     if path == "-":
-        stream = stdin if stdin is not None else sys.stdin
-        text = stream.read(limits.MAX_FILE_BYTES + 1)
-        if len(text) > limits.MAX_FILE_BYTES:
-            raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=STDIN)
-        yield STDIN, text
-        return
+        return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
     _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
-    if os.path.isdir(path):
-        for file in _yaml_files(path):
-            yield file, _read_file(file)
-        return
-    yield path, _read_file(path)
+    return _yaml_files(path) if os.path.isdir(path) else [path]
+
+
+def _read_stdin(stream) -> str:
+    text = stream.read(limits.MAX_FILE_BYTES + 1)
+    if len(text) > limits.MAX_FILE_BYTES:
+        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=STDIN)
+    return text
 
 
 def _refuse_escape(path: str, directory: str, shown: str) -> None:
@@ -331,13 +340,10 @@ def _yaml_files(directory: str) -> list[str]:
 
 def _read_file(file: str) -> str:
     try:
+        _check_regular(os.stat(file), file)  # before open: opening a FIFO would block
         with open(file, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise OmeError("not a regular file; omerender reads only files, directories and -", file=file)
-            if info.st_size > limits.MAX_FILE_BYTES:
-                raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
-            data = handle.read(limits.MAX_FILE_BYTES + 1)  # the file may grow after fstat
+            _check_regular(os.fstat(handle.fileno()), file)
+            data = handle.read(limits.MAX_FILE_BYTES + 1)  # the file may have grown since
     except OSError as err:
         raise OmeError(f"cannot read file: {err.strerror}", file=file) from None
     if len(data) > limits.MAX_FILE_BYTES:
@@ -346,6 +352,13 @@ def _read_file(file: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise OmeError("not a UTF-8 text file", file=file) from None
+
+
+def _check_regular(info: os.stat_result, file: str) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise OmeError("not a regular file; omerender reads only files, directories and -", file=file)
+    if info.st_size > limits.MAX_FILE_BYTES:
+        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
 
 
 def parse_text(text: str, file: str, start: int = 0) -> list[Doc]:

@@ -59,7 +59,8 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         try:
             rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report, lock))
         except OmeError as err:
-            errors.append(err.located(isvc.ref, isvc.file))
+            if not any(e.text == err.text for e in errors):  # already reported on the runtime
+                errors.append(err.located(isvc.ref, isvc.file))
         report.messages.extend(m for m in isvc_report.messages if m not in report.messages)
     if errors:
         raise OmeErrors(errors)
