@@ -168,6 +168,7 @@ class Runtime:
     namespace: str | None  # set for a ServingRuntime
     pool: bool  # has an accelerator pool
     selectable: bool  # may be named by an InferenceService (profiles may not)
+    chained: bool = False  # part of an inheritance chain
 
     @property
     def name(self) -> str:
@@ -225,8 +226,8 @@ def _chain(pair: Pair, index: int) -> list[Runtime]:
     grandchild = _runtime_doc("ServingRuntime", f"{base}-grandchild{index}",
                               {"engineConfig": {"annotations": {"fleet.example.com/owner": namespace}}},
                               namespace, annotations={INHERIT_FROM: child["metadata"]["name"]})
-    return [Runtime(profile, pair, None, False, False), Runtime(child, pair, None, True, True),
-            Runtime(grandchild, pair, namespace, True, True)]
+    return [Runtime(profile, pair, None, False, False, True), Runtime(child, pair, None, True, True, True),
+            Runtime(grandchild, pair, namespace, True, True, True)]
 
 
 def fleet_runtimes(pairs: list[Pair], m: int, inherit: bool = True) -> list[Runtime]:
@@ -282,7 +283,7 @@ def fleet_isvcs(runtimes: list[Runtime], pairs: list[Pair], n: int, auto_every: 
             # no router: the runtime auto-selection picks may be a family member without one (api.md §9.5)
             isvc = _isvc(index, NAMESPACES[index % len(NAMESPACES)], pair.model["metadata"]["name"], None)
         else:
-            runtime = named[index % len(named)]
+            runtime = named[index * len(named) // n]  # spread over all runtimes, variants included
             namespace = runtime.namespace or NAMESPACES[index % len(NAMESPACES)]
             isvc = _isvc(index, namespace, runtime.pair.model["metadata"]["name"], runtime)
         isvcs.append(isvc)
@@ -320,8 +321,7 @@ def write_fleet(directory: Path, n: int, m: int, inherit: bool = True, fn_path: 
         "resources": [f"inputs/{name}" for name in files], "transformers": ["omerender-fn.yaml"]}]))
     return {"isvcs": n, "runtimes": len(runtimes), "models": len(models),
             "auto-selected": sum(1 for i in isvcs if "runtime" not in i["spec"]),
-            "in chains": sum(1 for r in runtimes if INHERIT_FROM in (r.doc["metadata"].get("annotations") or {})
-                             or r.name.rsplit("-", 1)[-1].startswith("profile")),
+            "in chains": sum(1 for r in runtimes if r.chained),
             "with class": sum(1 for i in isvcs if "acceleratorSelector" in i["spec"])}
 
 

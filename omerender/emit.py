@@ -1,20 +1,90 @@
-"""YAML out: one stream, keys sorted as kubectl prints them, no anchors."""
+"""YAML out: one stream, keys sorted as kubectl prints them, no anchors.
+
+The output is what ``yaml.dump(obj, sort_keys=True, default_flow_style=False)`` prints; the dumper
+only takes shortcuts for the plain types parsed YAML holds (dict with string keys, list, str, int,
+bool, None), builds their nodes directly, and remembers how each scalar text resolves. Dumping
+dominated a large render's profile (benchmarks/README.md).
+"""
 from __future__ import annotations
 
 import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null"))
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
-class _NoAliasDumper(_Dumper):
+def _key(item):
+    return item[0]
+
+
+# How a scalar text resolves does not depend on the document, so one table serves every dump.
+_RESOLVED: dict = {}
+_RESOLVED_MAX = 1 << 18
+
+
+class _PlainDumper(_Dumper):
     def ignore_aliases(self, data):  # rendered objects share label maps; print each in full
         return True
 
+    def represent_data(self, data):
+        kind = type(data)
+        if kind is str:
+            return ScalarNode(_STR, data)
+        if kind is dict and all(type(k) is str for k in data):
+            items = sorted(data.items(), key=_key)  # keys are unique, so the same order as sorted(items)
+            return MappingNode(_MAP, [(ScalarNode(_STR, k), self.represent_data(v)) for k, v in items],
+                               flow_style=False)
+        if kind is list:
+            return SequenceNode(_SEQ, [self.represent_data(item) for item in data], flow_style=False)
+        if kind is bool:
+            return ScalarNode(_BOOL, "true" if data else "false")
+        if kind is int:
+            return ScalarNode(_INT, str(data))
+        if data is None:
+            return ScalarNode(_NULL, "null")
+        return super().represent_data(data)
+
+    def resolve(self, kind, value, implicit):
+        if kind is not ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            if len(_RESOLVED) >= _RESOLVED_MAX:
+                _RESOLVED.clear()
+            tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+        return tag
+
+
+_OPTIONS = dict(Dumper=_PlainDumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
+
 
 def dump(obj) -> str:
-    return yaml.dump(obj, Dumper=_NoAliasDumper, sort_keys=True, default_flow_style=False,
-                     allow_unicode=True, width=1 << 16)
+    return yaml.dump(obj, **_OPTIONS)
 
 
 def dump_stream(objects: list) -> str:
-    return "".join("---\n" + dump(o) for o in objects) if objects else ""
+    return "".join("---\n" + dump(o) for o in objects)
+
+
+def dump_resource_list(resource_list: dict) -> str:
+    """``dump(resource_list)``, item by item: the same text without building one node graph for
+    the whole list, which for a large fleet holds gigabytes."""
+    items = resource_list.get("items")
+    if not isinstance(items, list) or not all(isinstance(i, dict) and i for i in items):
+        return dump(resource_list)
+    head = dump({k: v for k, v in resource_list.items() if k != "items"} | {"items": []})
+    marker = "items: []\n"
+    if head.count(marker) != 1:
+        return dump(resource_list)
+    before, after = head.split(marker)
+    return before + "items:\n" + "".join(_as_item(dump(item)) for item in items) + after if items else head
+
+
+def _as_item(text: str) -> str:
+    """A dumped mapping as a block sequence entry: ``- `` on its first line, two spaces on the others
+    (PyYAML writes the blank lines of a folded scalar with no indentation)."""
+    lines = text.splitlines(keepends=True)
+    return "- " + lines[0] + "".join("  " + line if line != "\n" else line for line in lines[1:])

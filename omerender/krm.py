@@ -12,7 +12,7 @@ import yaml
 
 from .emit import dump
 from .errors import Message, OmeError
-from .load import SafeLoader, Doc, index
+from .load import Doc, SafeLoader, index, yaml_problem
 from .lock import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded
@@ -52,7 +52,7 @@ def _parse(text: str) -> dict:
     try:
         data = yaml.load(text, Loader=SafeLoader) if text.strip() else None
     except yaml.YAMLError as err:
-        raise OmeError(f"malformed ResourceList on stdin: {err}") from None
+        raise OmeError(f"malformed ResourceList on stdin: {yaml_problem(err)}") from None
     if not isinstance(data, dict) or (data.get("apiVersion"), data.get("kind")) != RESOURCE_LIST:
         raise OmeError("stdin is not a ResourceList (apiVersion: config.kubernetes.io/v1, kind: ResourceList)")
     if "items" not in data:
@@ -68,7 +68,10 @@ def _options(config) -> Options:
     if not isinstance(config, dict):
         raise OmeError("functionConfig must be an object", field="functionConfig")
     if config.get("kind") == "ConfigMap":
-        values = {k: _bool_text(k, v) for k, v in (config.get("data") or {}).items()}
+        data = config.get("data") or {}
+        if not isinstance(data, dict):
+            raise OmeError("functionConfig data must be a map", field="functionConfig.data")
+        values = {k: _bool_text(k, v) for k, v in data.items()}
     elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
         values = config.get("spec") or {}
         if not isinstance(values, dict):
@@ -97,9 +100,10 @@ def _bool_text(key: str, value) -> bool:
 
 
 def _item_path(item, position: int) -> str:
-    annotations = ((item or {}).get("metadata") or {}).get("annotations") or {} if isinstance(item, dict) else {}
+    meta = item.get("metadata") if isinstance(item, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
     for key in PATH_ANNOTATIONS:
-        if isinstance(annotations.get(key), str):
+        if isinstance(annotations, dict) and isinstance(annotations.get(key), str):
             return annotations[key]
     return f"ResourceList items[{position}]"
 

@@ -18,7 +18,8 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent)
 
 from . import limits
-from .errors import ObjRef, OmeError, OmeErrors
+from .errors import ObjRef, OmeError, OmeErrors, type_name
+from .shapes import STRING_MAP, check, check_spec
 
 OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
@@ -369,7 +370,7 @@ def parse_text(text: str, file: str, start: int = 0) -> list[Doc]:
     try:
         raw = [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
     except yaml.YAMLError as err:
-        problem = _yaml_problem(err)
+        problem = yaml_problem(err)
         prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
         raise OmeError(f"{prefix}{problem}", file=file) from None
     docs = []
@@ -382,7 +383,7 @@ def parse_text(text: str, file: str, start: int = 0) -> list[Doc]:
     return docs
 
 
-def _yaml_problem(err: yaml.YAMLError) -> str:
+def yaml_problem(err: yaml.YAMLError) -> str:
     mark = getattr(err, "problem_mark", None)
     problem = getattr(err, "problem", None) or str(err)
     if mark is not None:
@@ -412,7 +413,7 @@ def index(docs: list[Doc]) -> Inputs:
 def _as_object(doc: Doc) -> Obj:
     data = doc.data
     if not isinstance(data, dict):
-        raise OmeError(f"expected a Kubernetes object (a mapping), got {_type_name(data)}", file=doc.file)
+        raise OmeError(f"expected a Kubernetes object (a mapping), got {type_name(data)}", file=doc.file)
     for key in ("apiVersion", "kind"):
         if not isinstance(data.get(key), str) or not data.get(key):
             raise OmeError(f"{key}: Required value: every object needs apiVersion and kind", file=doc.file,
@@ -434,35 +435,19 @@ def _as_object(doc: Doc) -> Obj:
             _check_string_map(obj, meta.get(key), f"metadata.{key}")
         spec = data.get("spec")
         if spec is not None and not isinstance(spec, dict):
-            raise obj.error(f"spec: Invalid value: \"{_type_name(spec)}\": must be of type object", "spec")
+            raise obj.error(f"spec: Invalid value: \"{type_name(spec)}\": must be of type object", "spec")
+        try:
+            check_spec(obj.kind, spec or {})
+        except OmeError as err:
+            raise err.located(obj.ref, obj.file) from None
     return obj
 
 
 def _check_string_map(obj: Obj, value, path: str) -> None:
-    if value is None:
-        return
-    if not isinstance(value, dict):
-        raise obj.error(f'{path}: Invalid value: "{_type_name(value)}": must be of type object', path)
-    for key, val in value.items():
-        if not isinstance(val, str):
-            raise obj.error(f'{path}.{key}: Invalid value: "{_type_name(val)}": must be of type string',
-                            f"{path}.{key}")
-
-
-def _type_name(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    try:
+        check(value, STRING_MAP, path)
+    except OmeError as err:
+        raise err.located(obj.ref, obj.file) from None
 
 
 def _file(inputs: Inputs, obj: Obj) -> None:

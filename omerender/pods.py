@@ -13,6 +13,7 @@ from .errors import OmeError, Report
 from .merge import overlay
 from .placeholders import expand_container
 from .presets import preset_image_warnings
+from .shapes import check_pod
 from .storage import ModelStorage, OverlayStorage
 
 # Fields of a merged component that are not pod spec fields.
@@ -86,6 +87,10 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         pod.setdefault(key, copy.deepcopy(value))
     _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
+    try:
+        check_pod(pod, "spec.template.spec")
+    except OmeError as err:
+        raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
     for text in preset_image_warnings(pod, plan.path):
         report.warn(text)
     return pod

@@ -226,3 +226,24 @@ def test_decoder_without_engine_and_missing_decoder_config():
     del objs["isvc"]["spec"]["engine"]
     assert render_objects(list(objs.values())).lines == [
         "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: decoder cannot be specified without engine"]
+
+
+def test_unknown_and_mistyped_pod_fields_name_the_field():
+    objs = worked_example()
+    objs["isvc"]["spec"]["engine"]["runner"]["imagePullPolicyy"] = "Always"
+    assert render_objects(list(objs.values())).lines == [
+        'error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.engine.runner.imagePullPolicyy: '
+        'unknown field "imagePullPolicyy"']
+    objs = worked_example()
+    objs["runtime"]["spec"]["engineConfig"]["tolerations"][0]["tolerationSeconds"] = "60"
+    assert render_objects(list(objs.values())).lines == [
+        'error: <stdin>: ClusterServingRuntime srt-llama-3-2-3b-instruct: '
+        'spec.engineConfig.tolerations[0].tolerationSeconds: Invalid value: "string": must be of type integer']
+
+
+def test_a_rendered_pod_missing_a_required_field_is_an_error():
+    objs = worked_example()
+    del objs["runtime"]["spec"]["engineConfig"]["runner"]["readinessProbe"]["httpGet"]["port"]
+    assert render_objects(list(objs.values())).lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: engine pod template: "
+        "spec.template.spec.containers[0].readinessProbe.httpGet.port: Required value"]

@@ -1,0 +1,212 @@
+"""The types of the input fields omerender reads or copies into pods, checked before anything is
+rendered, so that a wrong type or an unknown pod field is an error naming the field — where the API
+server would refuse the object OME creates — and never a crash or an invalid output.
+
+Pod and container fields are checked against ``k8s_types.json``, the core/v1 types generated from
+the Kubernetes OpenAPI schema (``scripts/gen_k8s_types.py``). OME's own fields are described here in
+a small shape language: a Python type, a dict of field shapes (an object), a one-element list (a
+list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .errors import OmeError, type_name
+
+REQUIRED = "!required"  # in an object shape: the fields that must be set
+
+
+@dataclass(frozen=True)
+class MapOf:
+    values: object
+
+
+@dataclass(frozen=True)
+class K8s:
+    """A Kubernetes type, e.g. ``K8s("Container")``; ``strict``: unknown fields are errors."""
+
+    name: str
+    strict: bool = True
+
+
+@lru_cache(maxsize=1)
+def k8s_types() -> dict:
+    text = resources.files("omerender").joinpath("k8s_types.json").read_text(encoding="utf-8")
+    return {name.rsplit(".", 1)[-1]: value for name, value in json.loads(text)["types"].items()}
+
+
+STRING_MAP = MapOf(str)
+CONTAINER = K8s("Container")
+# Lists that merge by a key (merge.LIST_KEYS) need that key on every item, on either side of a merge.
+MERGE_KEYS = {"env": "name", "volumes": "name", "containers": "name", "initContainers": "name",
+              "imagePullSecrets": "name", "ports": "containerPort", "volumeMounts": "mountPath"}
+# OME's fields of a component besides the pod's (api.md §3.4); replicas, budgets and the autoscaler
+# have checks of their own with OME's texts (autoscaling.py).
+EXTENSION = {
+    "runner": CONTAINER, "labels": STRING_MAP, "annotations": STRING_MAP,
+    "deploymentStrategy": K8s("DeploymentStrategy"), "servicePortAppProtocols": STRING_MAP, "config": STRING_MAP,
+    "acceleratorOverride": {"acceleratorClass": str, "policy": str, "constraints": dict},
+    "minReplicas": object, "maxReplicas": object, "minAvailable": object, "maxUnavailable": object,
+    "autoscaler": object, "autoscalerPolicyRef": object, "timeoutSeconds": object, "lifecycle": object,
+    "containerConcurrency": object, "canaryTrafficPercent": object, "kedaConfig": object, "scaleMetric": object,
+    "scaleTarget": object, "topologyKey": object, "topologySpread": object, "topologySpreadKey": object,
+    "scalingPolicy": object,
+}
+
+
+@dataclass(frozen=True)
+class Component:
+    """A component (or leader/worker): the pod's fields plus ``extension``; nothing else."""
+
+    extension: dict
+
+
+PART = Component({"runner": CONTAINER})
+COMPONENT = Component({**EXTENSION, "leader": PART, "worker": Component({"runner": CONTAINER, "size": int})})
+ISVC_SPEC = {
+    "model": {"name": str, "kind": str, "apiGroup": str, "fineTunedWeights": [str],
+              "overlays": [{"name": str, "kind": str}]},
+    "runtime": {"name": str, "kind": str, "apiGroup": str, "autoSync": bool, "revision": str},
+    "engine": COMPONENT, "decoder": COMPONENT, "router": COMPONENT,
+    "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": dict},
+    "deploymentMode": str, "scalingPolicy": {"mode": str},
+}
+RUNTIME_SPEC = {
+    "supportedModelFormats": [dict], "modelSizeRange": dict, "disabled": bool,
+    "acceleratorRequirements": {"acceleratorClasses": [str]},
+    "engineConfig": COMPONENT, "decoderConfig": COMPONENT, "routerConfig": COMPONENT,
+    "nodeSelector": STRING_MAP, "schedulerName": str, "scalingPolicy": {"mode": str},
+}
+MODEL_SPEC = {
+    "storage": {"storageUri": str, "path": str, "key": str}, "modelFormat": dict, "modelFramework": dict,
+    "vendor": str, "disabled": bool, "distribution": str,
+}
+SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "ClusterServingRuntime": RUNTIME_SPEC,
+               "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC}
+
+
+def check_spec(kind: str, spec: dict) -> None:
+    """Raise an :class:`OmeError` naming the first field of an input ``spec`` that is wrong."""
+    shape = SPEC_SHAPES.get(kind)
+    if shape is not None:
+        check(spec, shape, "spec")
+
+
+def check_pod(pod: dict, path: str) -> None:
+    """A rendered pod spec, required fields included (what the API server would refuse)."""
+    _check_k8s(pod, "PodSpec", path, required=True)
+
+
+def check(value, shape, path: str) -> None:
+    if value is None or shape is object:
+        return  # null means unset everywhere omerender reads
+    if isinstance(shape, Component):
+        _check_component(value, shape, path)
+    elif isinstance(shape, K8s):
+        _check_k8s(value, shape.name, path, required=False)
+    elif isinstance(shape, dict):
+        _expect(value, dict, path)
+        for key in shape.get(REQUIRED, ()):
+            if value.get(key) is None:
+                _required(f"{path}.{key}")
+        for key, field_shape in shape.items():
+            if key in value and key != REQUIRED:
+                check(value[key], field_shape, f"{path}.{key}")
+    elif isinstance(shape, list):
+        _expect(value, list, path)
+        for i, item in enumerate(value):
+            if item is None:
+                _fail(item, "an item", f"{path}[{i}]")
+            check(item, shape[0], f"{path}[{i}]")
+    elif isinstance(shape, MapOf):
+        _expect(value, dict, path)
+        for key, item in value.items():
+            check(item, shape.values, f"{path}.{key}")
+    else:
+        _expect(value, shape, path)
+
+
+def _check_component(value, shape: Component, path: str) -> None:
+    _expect(value, dict, path)
+    pod_fields = k8s_types()["PodSpec"]["fields"]
+    for key, item in value.items():
+        if key in shape.extension:
+            check(item, shape.extension[key], f"{path}.{key}")
+        elif key in pod_fields:
+            _check_ref(item, pod_fields[key], f"{path}.{key}", key, required=False)
+        else:
+            _unknown(f"{path}.{key}")
+
+
+def _check_k8s(value, name: str, path: str, required: bool) -> None:
+    if value is None:
+        return
+    _expect(value, dict, path)
+    definition = k8s_types()[name]
+    if required:
+        for key in definition["required"]:
+            if value.get(key) is None:
+                _required(f"{path}.{key}")
+    for key, item in value.items():
+        if key not in definition["fields"]:
+            _unknown(f"{path}.{key}")
+        _check_ref(item, definition["fields"][key], f"{path}.{key}", key, required)
+
+
+def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
+    if value is None:
+        return
+    if isinstance(ref, dict) and "list" in ref:
+        _expect(value, list, path)
+        merge_key = MERGE_KEYS.get(key)
+        for i, item in enumerate(value):
+            if item is None:
+                _fail(item, "an item", f"{path}[{i}]")
+            if merge_key and isinstance(item, dict) and item.get(merge_key) is None:
+                _required(f"{path}[{i}].{merge_key}")
+            _check_ref(item, ref["list"], f"{path}[{i}]", "", required)
+    elif isinstance(ref, dict):
+        _expect(value, dict, path)
+        for k, item in value.items():
+            _check_ref(item, ref["map"], f"{path}.{k}", "", required)
+    elif ref.startswith("#"):
+        _check_k8s(value, ref.rsplit(".", 1)[-1], path, required)
+    else:
+        _check_scalar(value, ref, path)
+
+
+_SCALARS = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "object": (dict,),
+            "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
+
+
+def _check_scalar(value, ref: str, path: str) -> None:
+    allowed = _SCALARS[ref]
+    if isinstance(value, bool) and bool not in allowed:
+        _fail(value, ref.replace("-", " "), path)
+    if not isinstance(value, allowed):
+        _fail(value, ref.replace("-", " "), path)
+
+
+_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array"}
+
+
+def _expect(value, python_type, path: str) -> None:
+    if isinstance(value, bool) and python_type is not bool or not isinstance(value, python_type):
+        _fail(value, _NAMES[python_type], path)
+
+
+def _fail(value, expected: str, path: str) -> None:
+    if value is None and expected == "an item":
+        raise OmeError(f'{path}: Invalid value: "null": a list item cannot be null', field=path)
+    raise OmeError(f'{path}: Invalid value: "{type_name(value)}": must be of type {expected}', field=path)
+
+
+def _required(path: str) -> None:
+    raise OmeError(f"{path}: Required value", field=path)
+
+
+def _unknown(path: str) -> None:
+    raise OmeError(f'{path}: unknown field "{path.rsplit(".", 1)[-1]}"', field=path)
