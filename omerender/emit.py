@@ -88,3 +88,9 @@ def _as_item(text: str) -> str:
     (PyYAML writes the blank lines of a folded scalar with no indentation)."""
     lines = text.splitlines(keepends=True)
     return "- " + lines[0] + "".join("  " + line if line != "\n" else line for line in lines[1:])
+
+
+def write_stream(objects: list, out) -> None:
+    """``out.write(dump_stream(objects))`` one object at a time, never holding the whole text."""
+    for obj in objects:
+        out.write("---\n" + dump(obj))

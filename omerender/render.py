@@ -86,14 +86,17 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
     errors = []
     runtimes = list(inputs.cluster_runtimes.values()) + list(inputs.runtimes.values())
     for runtime in sorted(runtimes, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        runtime_report = Report(ref=runtime.ref, file=runtime.file)
         try:
-            _validate_runtime(runtime, inputs, chains, report)
+            _validate_runtime(runtime, inputs, chains, runtime_report)
         except OmeError as err:
             errors.append(err.located(runtime.ref, runtime.file))
+        report.messages.extend(m for m in runtime_report.messages if m not in report.messages)
     return errors
 
 
 def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Report) -> None:
+    """The runtime webhook's checks (api.md §7.1); ``report`` is located at the runtime."""
     validate_runtime_chain(runtime, chains)
     check_engine_annotation(runtime)
     check_runner_names(runtime, chains.own_spec(runtime))
@@ -101,14 +104,24 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
-        report.warn(text, ref=runtime.ref, file=runtime.file)
+        report.warn(text)
     if spec.get("disabled") is True:
         return
     merged = chains.merged_spec(runtime)
-    accelerators.validate_runtime_classes(runtime, merged, inputs, report)
+    accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
     select.validate_runtime(runtime)
     if "workers" in spec:
-        report.warn("spec.workers was removed in OME v1.3 and is ignored", ref=runtime.ref, file=runtime.file)
+        report.warn("spec.workers was removed in OME v1.3 and is ignored")
+
+
+def _pool_source(runtime: Obj, chains: Chains) -> str | None:
+    """The ref of the parent whose acceleratorClasses the runtime inherits, if it sets none itself."""
+    def pool(rt: Obj) -> list:
+        return accelerators.runtime_pool(chains.own_spec(rt))
+
+    if pool(runtime):
+        return None
+    return next((rt_ref(parent) for parent in chains.chain(runtime)[1:] if pool(parent)), None)
 
 
 def _check_scaling_policy(policy, path: str) -> None:
