@@ -407,8 +407,9 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
 
     * W-A8 for each of ``spec.engineConfig``/``spec.decoderConfig`` of the object as written that sets
       ``acceleratorOverride``.
-    * I-A4 for each ``supportedModelFormats[i].acceleratorConfig`` key of ``runtime_spec`` (the spec that
-      renders: merged or as written) that is not in ``runtime_spec``'s pool, in written order.
+    * I-A4, as a warning (issue 4: OME ignores a misspelt key silently), for each
+      ``supportedModelFormats[i].acceleratorConfig`` key of ``runtime_spec`` (the spec that renders: merged
+      or as written) that is not in ``runtime_spec``'s pool, in written order.
     * W-A4 for each missing class of ``runtime_spec``'s pool when the caller says the pool was inherited
       (``pool_inherited_from`` = the ref of the runtime it came from, printed as given).
     * E-A2 (raised) when the object as written is not ``disabled: true`` and its own pool names classes
@@ -422,7 +423,7 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
     for index, entry in enumerate(_list(runtime_spec.get("supportedModelFormats"))):
         for key in _mapping(_mapping(entry).get("acceleratorConfig")):
             if key not in pool:
-                report.info(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
+                report.warn(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
                             "acceleratorRequirements.acceleratorClasses")
     if pool_inherited_from is not None:
         for name in pool:

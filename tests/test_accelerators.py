@@ -941,7 +941,7 @@ def test_a40_misspelt_key_is_i_a4_and_not_applied():
     rt = Obj(data, "rt.yaml", 0)
     report = Report()
     validate_runtime_classes(rt, rt.spec, inputs_with(obj(H100), obj(L40S)), report)
-    assert messages(report) == [("info", 'supportedModelFormats[0].acceleratorConfig key "nvidia-l40" names no class '
+    assert messages(report) == [("warning", 'supportedModelFormats[0].acceleratorConfig key "nvidia-l40" names no class '
                                          'in acceleratorRequirements.acceleratorClasses')]
     choice, _ = choose(isvc_obj(), runtime_spec=rt.spec)
     assert choice.cls.name == "nvidia-l40s"
