@@ -6,7 +6,7 @@ import sys
 import click
 
 from . import __version__
-from .emit import dump_stream
+from .emit import write_stream
 from .load import index, read_paths
 from .gitops import write_rendered_dir
 from .lock import find_lock, lock_from_inputs, read_lock
@@ -67,7 +67,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     for message in result.messages:
         click.echo(message.line(), err=True)
     if not output_dir:
-        sys.stdout.write(dump_stream(result.objects))
+        write_stream(result.objects, sys.stdout)
 
 
 render_cmd.name = "render"

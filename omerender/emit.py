@@ -72,15 +72,30 @@ def dump_stream(objects: list) -> str:
 def dump_resource_list(resource_list: dict) -> str:
     """``dump(resource_list)``, item by item: the same text without building one node graph for
     the whole list, which for a large fleet holds gigabytes."""
+    return "".join(_resource_list_pieces(resource_list))
+
+
+def write_resource_list(resource_list: dict, out) -> None:
+    """``out.write(dump_resource_list(resource_list))`` one item at a time."""
+    for piece in _resource_list_pieces(resource_list):
+        out.write(piece)
+
+
+def _resource_list_pieces(resource_list: dict):
     items = resource_list.get("items")
-    if not isinstance(items, list) or not all(isinstance(i, dict) and i for i in items):
-        return dump(resource_list)
+    if not items or not isinstance(items, list) or not all(isinstance(i, dict) and i for i in items):
+        yield dump(resource_list)
+        return
     head = dump({k: v for k, v in resource_list.items() if k != "items"} | {"items": []})
     marker = "items: []\n"
     if head.count(marker) != 1:
-        return dump(resource_list)
+        yield dump(resource_list)
+        return
     before, after = head.split(marker)
-    return before + "items:\n" + "".join(_as_item(dump(item)) for item in items) + after if items else head
+    yield before + "items:\n"
+    for item in items:
+        yield _as_item(dump(item))
+    yield after
 
 
 def _as_item(text: str) -> str:

@@ -83,6 +83,7 @@ class Report:
     messages: list[Message] = dc_field(default_factory=list)
     ref: ObjRef | None = None
     file: str | None = None
+    _seen: set = dc_field(default_factory=set, repr=False, compare=False)
 
     def warn(self, text: str, ref: ObjRef | None = None, field: str | None = None,
              file: str | None = None) -> None:
@@ -93,9 +94,17 @@ class Report:
         self._add("info", text, ref, field, file)
 
     def _add(self, severity, text, ref, field, file) -> None:
-        msg = Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field)
-        if msg not in self.messages:
-            self.messages.append(msg)
+        self.add(Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field))
+
+    def add(self, message: Message) -> None:
+        """Add a message once; the same message twice is reported once."""
+        if message not in self._seen:
+            self._seen.add(message)
+            self.messages.append(message)
+
+    def extend(self, messages) -> None:
+        for message in messages:
+            self.add(message)
 
     def error(self, text: str, ref: ObjRef | None = None, field: str | None = None) -> OmeError:
         """Build (not raise) an error located at this report's object."""

@@ -10,7 +10,7 @@ import sys
 
 import yaml
 
-from .emit import dump
+from .emit import write_resource_list
 from .errors import Message, OmeError
 from .load import Doc, SafeLoader, index, yaml_problem
 from .lock import lock_from_inputs
@@ -43,8 +43,8 @@ def _run(text: str) -> tuple[dict, int]:
     value, failures = run_guarded(render_items)
     if failures:
         return _resource_list([], [_result(m) for m in failures]), 1
-    items = [_with_path(o) if o.get("metadata", {}).get("annotations", {}).get(PATH_ANNOTATIONS[0]) is None
-             and _is_rendered(o, docs) else o for o in value.objects]
+    input_ids = {id(d.data) for d in docs}
+    items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
     return _resource_list(items, [_result(m) for m in value.messages]), 0
 
 
@@ -108,10 +108,6 @@ def _item_path(item, position: int) -> str:
     return f"ResourceList items[{position}]"
 
 
-def _is_rendered(obj: dict, docs: list[Doc]) -> bool:
-    return not any(obj is d.data for d in docs)
-
-
 def _with_path(obj: dict) -> dict:
     meta = obj["metadata"]
     path = f"omerender/{meta.get('namespace') or '_cluster'}/{obj['kind'].lower()}_{meta['name']}.yaml"
@@ -147,5 +143,5 @@ def main() -> None:
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
             sys.stderr.write(f"{result['severity']}: {result['message']}\n")
-    sys.stdout.write(dump(resource_list))
+    write_resource_list(resource_list, sys.stdout)
     sys.exit(code)

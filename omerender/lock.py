@@ -311,7 +311,10 @@ def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disa
         selection, chain = "Auto", (rt_ref(runtime),)
     else:
         selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
-    digest = spec_hash(spec)
+    key = (id(runtime), resolution.auto_selected)  # the same runtime gives the same spec, so one hash
+    digest = chains.spec_hashes.get(key)
+    if digest is None:
+        digest = chains.spec_hashes[key] = spec_hash(spec)
     return Live(selection, resolution, rt_ref(runtime), chain, spec, digest,
                 revision_name(isvc, runtime, digest), disabled)
 
@@ -374,9 +377,10 @@ def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | No
     if resolution is None:
         record = lock.revisions[given or entry.pinnedRevision]
         resolution = Resolution(None, _stand_in(record), False, None)
-    elif spec_hash(spec) != live.hash and resolution.model is not None:
+    digest = live.hash if spec is live.spec else spec_hash(spec)
+    if digest != live.hash and resolution.model is not None:
         resolution = _entry_from_snapshot(isvc, inputs, resolution, spec)
-    return Pinned(resolution, spec, revision_name(isvc, resolution.runtime, spec_hash(spec)))
+    return Pinned(resolution, spec, revision_name(isvc, resolution.runtime, digest))
 
 
 def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:
@@ -534,7 +538,7 @@ def update_lock(inputs: Inputs, chains: Chains, old_lock: Lock | None, advance, 
             entries[key] = _update_entry(isvc, inputs, chains, old.entries.get(key), records, move, scoped)
         except OmeError as err:
             errors.append(err.located(isvc.ref, isvc.file))
-        report.messages.extend(m for m in scoped.messages if m not in report.messages)
+        report.extend(scoped.messages)
     if errors:
         raise OmeErrors(errors)
     return Lock(entries, _collect(records.by_name, entries, inputs))

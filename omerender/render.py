@@ -61,7 +61,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         except OmeError as err:
             if not any(e.text == err.text for e in errors):  # already reported on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
-        report.messages.extend(m for m in isvc_report.messages if m not in report.messages)
+        report.extend(isvc_report.messages)
     if errors:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings(rendered):
@@ -91,7 +91,7 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
             _validate_runtime(runtime, inputs, chains, runtime_report)
         except OmeError as err:
             errors.append(err.located(runtime.ref, runtime.file))
-        report.messages.extend(m for m in runtime_report.messages if m not in report.messages)
+        report.extend(runtime_report.messages)
     return errors
 
 

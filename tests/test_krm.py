@@ -132,3 +132,15 @@ def test_omerender_fn_console_script_is_the_same():
                             capture_output=True, text=True, check=False)
     assert script.returncode == 0
     assert yaml.safe_load(script.stdout) == fn(text)[1]
+
+
+def test_streamed_resource_list_is_the_same_text_as_one_dump():
+    from omerender.emit import dump, dump_resource_list
+    items = list(worked_example().values()) + [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"},
+         "data": {"script": "line one\n\n  indented\nlast\n", "folded": "a " * 50, "quoted": "'x': y",
+                  "empty": "", "number": "10", "bool": "true"}}]
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+          "results": [{"message": "m", "severity": "info"}]}
+    assert dump_resource_list(rl) == dump(rl)
+    assert yaml.safe_load(dump_resource_list(rl)) == rl
