@@ -139,6 +139,10 @@ def check_isvc(isvc: Obj) -> None:
     if not ISVC_NAME.fullmatch(isvc.name):
         raise OmeError(f'invalid InferenceService name "{isvc.name}", must match "[a-z]([-a-z0-9]*[a-z0-9])?"',
                        field="metadata.name")
+    if spec.get("predictor") is not None and "engine" not in spec:
+        raise OmeError("spec.predictor (the InferenceService layout before OME v1.3) is not supported by omerender: "
+                       "move the model to spec.model, the runtime to spec.runtime and the container to "
+                       "spec.engine.runner", field="spec.predictor")
     if not spec.get("model") and not spec.get("runtime"):
         raise OmeError("at least one of spec.model or spec.runtime must be set", field="spec")
     for key in ("model", "runtime"):
@@ -209,6 +213,8 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
                        "controller", field="spec.model.fineTunedWeights")
     if spec.get("kedaConfig") is not None:
         report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored")
+    if spec.get("predictor") is not None:
+        report.warn("spec.predictor is ignored because spec.engine is set")
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]

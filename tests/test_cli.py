@@ -247,3 +247,19 @@ def test_a_rendered_pod_missing_a_required_field_is_an_error():
     assert render_objects(list(objs.values())).lines == [
         "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: engine pod template: "
         "spec.template.spec.containers[0].readinessProbe.httpGet.port: Required value"]
+
+
+def test_legacy_predictor():
+    objs = worked_example()
+    isvc = objs["isvc"]
+    isvc["spec"] = {"predictor": {"model": {"baseModel": "llama-3-2-3b-instruct", "runtime": "srt-llama-3-2-3b-instruct"}}}
+    assert render_objects(list(objs.values())).lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.predictor (the InferenceService layout "
+        "before OME v1.3) is not supported by omerender: move the model to spec.model, the runtime to spec.runtime and "
+        "the container to spec.engine.runner"]
+    objs = worked_example()
+    objs["isvc"]["spec"]["predictor"] = {"model": {"baseModel": "x"}}
+    run = render_objects(list(objs.values()))
+    assert run.code == 0
+    assert run.lines == ["warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.predictor is "
+                         "ignored because spec.engine is set"]
