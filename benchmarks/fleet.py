@@ -18,7 +18,6 @@ Everything is derived from the index of each object, so a fleet is the same on e
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path

@@ -22,7 +22,7 @@ import yaml
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
-from .load import OME_API_VERSION, Inputs, Obj
+from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, yaml_problem
 from .select import Resolution, find_runtime, resolve
 
 LOCK_FILE = "omerender.lock.yaml"
@@ -167,9 +167,9 @@ REVISION_KEYS = [f.name for f in dataclasses.fields(Revision)]
 def parse_lock(text: str, file: str = LOCK_FILE) -> Lock:
     """Read a lock file's text, verifying the header (E-P6) and every snapshot's hash (E-P5)."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=SafeLoader)  # the inputs' loader: same limits, dates kept as text
     except yaml.YAMLError as err:
-        raise OmeError(f"{LOCK_FILE}: malformed YAML: {err}", file=file) from None
+        raise OmeError(f"{LOCK_FILE}: malformed YAML: {yaml_problem(err)}", file=file) from None
     return lock_from_data(data or {}, file)
 
 

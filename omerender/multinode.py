@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from .components import Component
 from .errors import OmeError, Report
-from .metadata import queue_labels, without_pod_only
+from .metadata import queue_labels
 from .names import lws_name, trunc63
 from .pods import PodPlan, build_pod
 from . import workloads

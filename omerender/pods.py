@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from dataclasses import dataclass, field
 
 from . import accelerators

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from . import accelerators, select
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
-from .components import (COMPONENTS, CONFIG_KEYS, MODE_KEY, Component, as_mapping, check_pairing, declared,
-                         merge_component, resolve_mode)
+from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
 from .errors import Message, OmeError, OmeErrors, Report
 from .inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
 from .lock import Lock, check_locked_entries, is_lock_object, resolve_with_lock
@@ -54,12 +53,13 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         except OmeError as err:
             errors.append(err)
     rendered: list[dict] = []
+    runtime_errors = {e.text for e in errors}
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         try:
             rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report, lock))
         except OmeError as err:
-            if not any(e.text == err.text for e in errors):  # already reported on the runtime
+            if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
     if errors:
