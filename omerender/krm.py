@@ -50,7 +50,7 @@ def _run(text: str) -> tuple[dict, int]:
 
 def _parse(text: str) -> dict:
     try:
-        data = yaml.load(text, Loader=SafeLoader) if text.strip() else None
+        data = load_resource_list(text) if text.strip() else None
     except yaml.YAMLError as err:
         raise OmeError(f"malformed ResourceList on stdin: {yaml_problem(err)}") from None
     if not isinstance(data, dict) or (data.get("apiVersion"), data.get("kind")) != RESOURCE_LIST:
@@ -60,6 +60,45 @@ def _parse(text: str) -> dict:
     if not isinstance(data["items"], list):
         raise OmeError("ResourceList items must be a list", field="items")
     return data
+
+
+def load_resource_list(text: str):
+    """The ResourceList as data: item by item where the text has kustomize's layout, else whole.
+
+    kustomize and kpt write ``items:`` as a block sequence at column 0; loading one item at a time
+    holds one item's YAML node graph instead of the whole fleet's (benchmarks/NOTES.md).
+    """
+    try:
+        by_item = _load_by_item(text)
+    except yaml.YAMLError:
+        by_item = None  # an alias across items, say: the whole load reports what is wrong
+    return by_item if by_item is not None else yaml.load(text, Loader=SafeLoader)
+
+
+def _load_by_item(text: str) -> dict | None:
+    lines = text.splitlines(keepends=True)
+    if "items:\n" not in lines:
+        return None
+    start = lines.index("items:\n")
+    chunks: list[list[str]] = []
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if line.startswith("- ") and line.strip() != "-":
+            chunks.append(["  " + line[2:]])
+        elif line.startswith("  ") or line == "\n":
+            if not chunks:
+                return None
+            chunks[-1].append(line)
+        else:
+            end = i
+            break
+    head = yaml.load("".join(lines[:start] + ["items: []\n"] + lines[end:]), Loader=SafeLoader)
+    if not isinstance(head, dict) or head.get("items") != []:
+        return None
+    head["items"] = [yaml.load("".join(line[2:] if line != "\n" else line for line in chunk), Loader=SafeLoader)
+                     for chunk in chunks]
+    return head
 
 
 def _options(config) -> Options:

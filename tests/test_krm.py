@@ -144,3 +144,18 @@ def test_streamed_resource_list_is_the_same_text_as_one_dump():
           "results": [{"message": "m", "severity": "info"}]}
     assert dump_resource_list(rl) == dump(rl)
     assert yaml.safe_load(dump_resource_list(rl)) == rl
+
+
+def test_resource_list_is_read_item_by_item_with_the_same_result():
+    from omerender.emit import dump
+    from omerender.krm import _load_by_item, load_resource_list
+    items = list(worked_example().values()) + [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"},
+         "data": {"script": "a\n\n  b\nc\n", "list-like": "- x\n- y"}}]
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+          "functionConfig": {"apiVersion": "omerender.io/v1alpha1", "kind": "OMERender", "metadata": {"name": "r"}}}
+    text = dump(rl)
+    assert _load_by_item(text) == rl == yaml.safe_load(text)
+    assert _load_by_item("apiVersion: x\nitems: [a]\n") is None  # not kustomize's layout: read whole
+    aliased = "apiVersion: x\nitems:\n- &a {k: 1}\n- *a\n"
+    assert load_resource_list(aliased) == {"apiVersion": "x", "items": [{"k": 1}, {"k": 1}]}
