@@ -11,7 +11,7 @@ from .load import index, read_paths
 from .gitops import write_rendered_dir
 from .lock import find_lock, lock_from_inputs, read_lock
 from .render import Options, render
-from .shell import run_guarded
+from .shell import fail, run_guarded
 
 RENDER_EXAMPLE = """
 \b
@@ -71,12 +71,6 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
 
 
 render_cmd.name = "render"
-
-
-def fail(messages) -> None:
-    for message in messages:
-        click.echo(message.line(), err=True)
-    sys.exit(1)
 
 
 @cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from .errors import OmeError, OmeErrors
+from .errors import OmeError
+from .shell import fail, run_guarded
 from .load import Inputs, index, read_paths
 from .select import Evaluation, FORMAT_REQUIRED, Request, evaluate, model_for_explain, request_of
 
@@ -23,13 +23,11 @@ HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hyp
 @click.argument("paths", nargs=-1)
 def explain(model_name, isvc_name, namespace, output, paths):
     """Show which runtimes are compatible with a model, and why."""
-    try:
-        inputs = index(read_paths(paths or (".",)))
-        result, notes = explain_inputs(inputs, namespace, model_name, isvc_name)
-    except OmeError as err:
-        _fail([err])
-    except OmeErrors as errs:
-        _fail(errs.errors)
+    value, failures = run_guarded(lambda: explain_inputs(index(read_paths(paths or (".",))), namespace,
+                                                         model_name, isvc_name))
+    if failures:
+        fail(failures)
+    result, notes = value
     for note in notes:
         click.echo(note, err=True)
     if output == "json":
@@ -101,8 +99,3 @@ def _cells(v) -> tuple[str, ...]:
         return "-" if value is None else str(value)
     return (v.runtime.name, v.scope, "Yes" if v.compatible else "No", dash(v.priority), dash(v.weight), dash(v.reason))
 
-
-def _fail(errors: list[OmeError]) -> None:
-    for err in errors:
-        click.echo(err.message().line(), err=True)
-    sys.exit(1)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -10,7 +9,7 @@ from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, validate_runtime_chain
 from .load import Inputs, index, read_paths
 from .lock import LOCK_FILE, dump_lock, find_lock, read_lock, update_lock
-from .shell import run_guarded
+from .shell import fail, run_guarded
 
 
 @click.group("lock", epilog="\b\nExample:\n  omerender lock update deploy/ && git add deploy/omerender.lock.yaml")
@@ -52,9 +51,7 @@ def update(paths, lock_path, advance, advance_all, debug):
     for message in report.messages:
         click.echo(message.line(), err=True)
     if failures:
-        for message in failures:
-            click.echo(message.line(), err=True)
-        sys.exit(1)
+        fail(failures)
 
 
 def _read_text(path: str) -> str | None:

@@ -143,16 +143,8 @@ def gpu_count(runner: dict) -> int:
     for part in ("limits", "requests"):
         value = (resources.get(part) or {}).get(GPU)
         if value is not None:
-            return math.ceil(parse_quantity(value))
+            return math.ceil(accelerators.parse_quantity(value, f"resources.{part}.{GPU}"))
     return 0
-
-
-def parse_quantity(value) -> float:
-    """A GPU count: plain numbers only (``"1"``, ``2``, ``"0.5"``)."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise OmeError(f"resources {GPU}: Invalid value: {value!r}: must be a whole number", field=GPU) from None
 
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:

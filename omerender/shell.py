@@ -1,8 +1,11 @@
 """What the CLI and the KRM function share: running a render and turning failures into messages."""
 from __future__ import annotations
 
+import sys
 import traceback
-from typing import Callable
+from typing import Callable, Iterable
+
+import click
 
 from .errors import Message, OmeError, OmeErrors
 
@@ -16,6 +19,13 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
     detail = "".join(traceback.format_exception(exc)) if debug else f"{type(exc).__name__}: {exc}"
     return [Message("error", f"internal error, please report it: {detail}"
                     + ("" if debug else " (run with --debug for a traceback)"))]
+
+
+def fail(messages: Iterable[Message]) -> None:
+    """Print each message as its stderr line and exit with status 1 (nothing goes to stdout)."""
+    for message in messages:
+        click.echo(message.line(), err=True)
+    sys.exit(1)
 
 
 def run_guarded(action: Callable, debug: bool = False):

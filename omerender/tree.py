@@ -18,7 +18,7 @@ from .inherit import Chains, rt_ref
 from .load import Inputs, Obj, index, read_paths
 from .lock import auto_sync, runtime_ref_of
 from .select import find_runtime
-from .shell import run_guarded
+from .shell import fail, run_guarded
 
 
 @dataclass
@@ -144,7 +144,5 @@ def tree(runtime, paths, output, debug):
 
     text, failures = run_guarded(run, debug)
     if failures:
-        for message in failures:
-            click.echo(message.line(), err=True)
-        sys.exit(1)
+        fail(failures)
     sys.stdout.write(text)
