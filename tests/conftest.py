@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,8 @@ FIXTURES = ROOT / "fixtures"
 K8S_VERSION = "1.30"
 # Kinds whose schemas are not in the Kubernetes API (checked elsewhere against their CRDs).
 NON_CORE = {"LeaderWorkerSet", "ScaledObject"}
+# scripts/setup-tools.sh installs kustomize here; tests find it without a system install.
+os.environ["PATH"] = f"{ROOT / '.tools' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
 @dataclass
