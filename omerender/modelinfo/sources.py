@@ -1,0 +1,123 @@
+"""Where a model's files are read: a local directory (this module) or the Hugging Face Hub (:mod:`.hub`).
+
+A source answers four questions about paths relative to the model's root (``a/b.json``): does it exist, how
+large is it, what are bytes [start, start+length), and which files does a directory hold. Everything above
+(config lookup, safetensors headers) is written against these, so both sources obey the same limits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import stat
+
+from ..errors import OmeError
+
+MIB = 1024 * 1024
+MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a few KB (indexes ~1 MB)
+MAX_READ_BYTES = 256 * MIB  # everything read from one source, headers included
+CONFIG_DIRS = ("", "safetensors", "pytorch_model", "model")  # where OME's agent looks for config.json
+
+
+def check_relpath(rel: str, shown: str) -> str:
+    """A relative path from a model's own files (an index's shard name): no absolute path, no ``..``."""
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts):
+        raise OmeError(f"{shown}: {rel!r} is not a plain relative file name; refusing to read it")
+    return rel
+
+
+class Source:
+    """The shared reading rules; subclasses provide exists/size/list_dir/_read."""
+
+    label = ""
+
+    def __init__(self):
+        self.bytes_read = 0
+
+    def read(self, rel: str, start: int, length: int) -> bytes:
+        if self.bytes_read + length > MAX_READ_BYTES:
+            raise OmeError(f"{self.label}: more than {MAX_READ_BYTES // MIB} MiB of configs and safetensors headers; "
+                           "refusing to read further")
+        data = self._read(rel, start, length)
+        self.bytes_read += len(data)
+        return data
+
+    def read_json_at(self, rel: str) -> dict | None:
+        """The JSON object in ``rel``, or None when there is no such file."""
+        if not self.exists(rel):
+            return None
+        size = self.size(rel)
+        if size > MAX_JSON_BYTES:
+            raise OmeError(f"{self.label}/{rel}: {size:,} bytes, larger than the {MAX_JSON_BYTES // MIB} MiB a "
+                           "config file may have")
+        try:
+            data = json.loads(self.read(rel, 0, size).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise OmeError(f"{self.label}/{rel}: not valid JSON: {err}") from None
+        if not isinstance(data, dict):
+            raise OmeError(f"{self.label}/{rel}: expected a JSON object")
+        return data
+
+    def find_config(self) -> str | None:
+        """``model_index.json`` at the root, else the first ``config.json`` where OME's agent looks for it."""
+        if self.exists("model_index.json"):
+            return "model_index.json"
+        return next((posixpath.join(d, "config.json") for d in CONFIG_DIRS
+                     if self.exists(posixpath.join(d, "config.json"))), None)
+
+
+class LocalSource(Source):
+    """A model directory on disk. Symbolic links are followed only while they stay inside it."""
+
+    def __init__(self, root: str):
+        super().__init__()
+        if not os.path.isdir(root):
+            raise OmeError(f"{root}: not a directory (SOURCE is a model directory or hf://ORG/NAME[@REVISION])")
+        self.root, self.real_root, self.label = root, os.path.realpath(root), root.rstrip("/") or "/"
+
+    def _path(self, rel: str) -> str:
+        full = os.path.join(self.root, *rel.split("/")) if rel else self.root
+        real = os.path.realpath(full)
+        if os.path.commonpath([real, self.real_root]) != self.real_root:
+            raise OmeError(f"{self.label}/{rel}: symbolic link to {real}, outside {self.label}; omerender reads "
+                           "only the files it is given")
+        return full
+
+    def exists(self, rel: str) -> bool:
+        path = self._path(rel)
+        return os.path.lexists(path) and not os.path.isdir(path)
+
+    def is_dir(self, rel: str) -> bool:
+        return os.path.isdir(self._path(rel))
+
+    def size(self, rel: str) -> int:
+        return self._stat(rel).st_size
+
+    def _stat(self, rel: str) -> os.stat_result:
+        try:
+            info = os.stat(self._path(rel))
+        except OSError as err:
+            raise OmeError(f"{self.label}/{rel}: cannot read: {err.strerror}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise OmeError(f"{self.label}/{rel}: not a regular file")
+        return info
+
+    def list_dir(self, rel: str) -> list[str]:
+        path = self._path(rel)
+        try:
+            with os.scandir(path) as entries:
+                return sorted(e.name for e in entries if not e.is_dir(follow_symlinks=False))
+        except OSError:
+            return []
+
+    def _read(self, rel: str, start: int, length: int) -> bytes:
+        path = self._path(rel)
+        try:
+            with open(path, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise OmeError(f"{self.label}/{rel}: not a regular file")
+                handle.seek(start)
+                return handle.read(length)
+        except OSError as err:
+            raise OmeError(f"{self.label}/{rel}: cannot read: {err.strerror}") from None
