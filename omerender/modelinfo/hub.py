@@ -115,7 +115,9 @@ def _fetch(hub, url: str, headers: dict, start: int, length: int) -> bytes:
     """GET one byte range; a server that ignores Range is read only as far as needed, then dropped."""
     session = hub.utils.get_session()
     with session.stream("GET", url, headers=headers, follow_redirects=True, timeout=TIMEOUT) as response:
-        hub.utils.hf_raise_for_status(response)
+        if response.status_code >= 400:
+            response.read()  # error bodies are short; huggingface_hub reads them for its message
+            hub.utils.hf_raise_for_status(response)
         skip = start if response.status_code == 200 else 0
         chunks, got = [], 0
         for chunk in response.iter_bytes():
