@@ -321,3 +321,24 @@ def test_no_config_and_no_source(tmp_path):
 def test_help_shows_an_example():
     run = run_cli("model-info", "--help")
     assert run.code == 0 and "omerender model-info --update models/llama-3.2-3b.yaml" in run.stdout
+
+
+def test_diffusers_pipeline(tmp_path):
+    directory = tmp_path / "pipe"
+    for part in ("text_encoder", "transformer", "vae"):
+        (directory / part).mkdir(parents=True)
+        (directory / part / "config.json").write_text("{}")
+    (directory / "text_encoder" / "config.json").write_text('{"max_position_embeddings": 77}')
+    write_safetensors(directory / "text_encoder" / "model.safetensors", {"w": ("BF16", [1000, 1000])})
+    write_safetensors(directory / "transformer" / "model.safetensors", {"w": ("BF16", [2000, 1000])})
+    write_safetensors(directory / "vae" / "model.safetensors", {"w": ("F32", [500, 1000])})
+    (directory / "model_index.json").write_text(json.dumps({
+        "_class_name": "StableDiffusion3Pipeline", "_diffusers_version": "0.30.0",
+        "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"], "text_encoder": ["transformers", "CLIPTextModel"],
+        "transformer": ["diffusers", "SD3Transformer2DModel"], "vae": ["diffusers", "AutoencoderKL"]}))
+    spec, lines = info(str(directory))
+    assert spec == {"modelType": "diffusers", "modelArchitecture": "StableDiffusion3Pipeline",
+                    "modelFormat": {"name": "diffusers", "version": "0.30.0"},
+                    "modelFramework": {"name": "diffusers", "version": "0.30.0"},
+                    "modelParameterSize": "3.5M", "maxTokens": 77, "modelCapabilities": ["TEXT_TO_IMAGE"]}
+    assert lines == []
