@@ -9,14 +9,13 @@ import sys
 import tempfile
 
 import click
-import yaml
 
 from .emit import dump
+from . import limits
 from .errors import Message, OmeError, OmeErrors, Report
 from .load import _files, _read_file
-from .modelinfo import compute, open_source
-from .modelinfo.sources import LocalSource
-from .modelinfo.update import insert, missing_fields, models_in
+from .modelinfo import Budget, compute, open_source
+from .modelinfo.update import insert, load_objects, missing_fields, models_in
 from .shell import fail, run_guarded
 
 EXAMPLE = """
@@ -69,12 +68,18 @@ def _describe(source: str, report: Report) -> dict:
 
 def _update(path: str, source: str | None, report: Report) -> None:
     cache: dict[str, dict] = {}
+    budget, total = Budget(), 0
     writes, errors = [], []
     for file in _files(path):
         try:
-            new = _update_text(file, _read_file(file), path, source, report, cache)
-        except (OmeError, OmeErrors) as err:
-            errors.extend(err.errors if isinstance(err, OmeErrors) else [err])
+            text = _read_file(file)
+            total += len(text)
+            if total > limits.MAX_TOTAL_BYTES:
+                raise OmeErrors(errors + [OmeError(f"the files are larger than {limits.MAX_TOTAL_BYTES // limits.MIB} "
+                                                   "MiB in total; update fewer at a time", file=file)])
+            new = _update_text(file, text, path, source, report, cache, budget)
+        except OmeError as err:
+            errors.append(err)
             continue
         if new is not None:
             writes.append((file, new))
@@ -84,7 +89,8 @@ def _update(path: str, source: str | None, report: Report) -> None:
         write_atomic(file, text)
 
 
-def _update_text(file: str, text: str, root: str, source: str | None, report: Report, cache: dict) -> str | None:
+def _update_text(file: str, text: str, root: str, source: str | None, report: Report, cache: dict,
+                 budget: Budget) -> str | None:
     if os.path.islink(file):
         raise OmeError("a symbolic link; --update rewrites only regular files", file=file)
     edits, targets = [], models_in(text, file)
@@ -96,7 +102,7 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
         located = Report(ref=target.ref, file=file)
         try:
             if where not in cache:
-                cache[where] = _compute(where, located)
+                cache[where] = compute(open_source(where, budget), located)
         except OmeError as err:
             raise err.located(target.ref, file)
         report.extend(located.messages)
@@ -114,10 +120,6 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
     new = insert(text, [(t.spec_node, f) for t, f in edits], file, lambda node: refs.get(id(node)))
     _verify(text, new, edits, file)
     return new
-
-
-def _compute(where: str, report: Report) -> dict:
-    return compute(open_source(where) if where.startswith("hf://") else LocalSource(where), report)
 
 
 def _storage_source(target, file: str, root: str) -> str:
@@ -143,14 +145,14 @@ def _local_path(uri: str, target, file: str, root: str) -> str:
 
 def _verify(old: str, new: str, edits, file: str) -> None:
     """The edit added exactly the fields: anything else is a bug, and nothing is written."""
-    expected = list(yaml.safe_load_all(old))
+    expected = load_objects(old, file)
     by_name = {(t.ref.kind, t.ref.name, t.ref.namespace): f for t, f in edits}
     for obj in expected:
         if isinstance(obj, dict) and isinstance(obj.get("spec"), dict):
             meta = obj.get("metadata") or {}
             ns = (meta.get("namespace") or "default") if obj.get("kind") == "BaseModel" else None
             obj["spec"].update(copy.deepcopy(by_name.get((obj.get("kind"), str(meta.get("name", "")), ns), {})))
-    if list(yaml.safe_load_all(new)) != expected:
+    if load_objects(new, file) != expected:
         raise RuntimeError(f"{file}: the edited file does not read back as the original plus the new fields")
 
 

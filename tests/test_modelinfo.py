@@ -1,7 +1,6 @@
 """omerender model-info (issue 14): OME's model-agent metadata from a model's files, through the real CLI."""
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shutil

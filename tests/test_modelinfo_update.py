@@ -213,3 +213,27 @@ def test_file_mode_is_kept(tmp_path):
     assert update(str(repo)).code == 0
     assert (repo / "models.yaml").stat().st_mode & 0o777 == 0o640
     assert [p.name for p in repo.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+def test_alias_bomb_is_refused_before_any_edit(tmp_path):
+    target = tmp_path / "bomb.yaml"
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    text = "\n".join(lines) + "\n---\n" + USER_FILE.split("---\n")[1]
+    target.write_text(text)
+    run = update(str(target), str(user_repo(tmp_path) / "models" / "llama"))
+    assert run.code == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert run.lines[0].startswith(f"error: {target}: ")
+    assert target.read_text() == text
+
+
+def test_odd_shapes_are_not_crashes(tmp_path):
+    target = tmp_path / "odd.yaml"
+    text = ("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: odd\n  annotations: [x]\n"
+            "spec:\n  storage: [not, a, map]\n")
+    target.write_text(text)
+    run = update(str(target))
+    assert run.code == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert run.lines == [f"error: {target}: ClusterBaseModel odd: cannot read the model from spec.storage.storageUri "
+                         "None: pass SOURCE (a directory with the model's config.json and safetensors)"]
+    assert target.read_text() == text

@@ -5,14 +5,14 @@ parameter count from headers, ``metadata`` the spec fields, ``update`` the in-pl
 ``sources``/``hub`` where files are read from.
 """
 from .metadata import FIELDS, compute
-from .sources import LocalSource
+from .sources import Budget, LocalSource
 
-__all__ = ["FIELDS", "LocalSource", "compute", "open_source"]
+__all__ = ["FIELDS", "Budget", "LocalSource", "compute", "open_source"]
 
 
-def open_source(source: str):
+def open_source(source: str, budget: Budget | None = None):
     """A local directory, or ``hf://ORG/NAME[@REVISION]``."""
     if source.startswith("hf://"):
         from .hub import HubSource
-        return HubSource(source)
-    return LocalSource(source)
+        return HubSource(source, budget)
+    return LocalSource(source, budget)

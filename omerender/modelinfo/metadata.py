@@ -25,7 +25,6 @@ def compute(source: Source, report: Report) -> dict:
                        "safetensors/, pytorch_model/, model/)")
     data = source.read_json_at(config_path)
     directory = posixpath.dirname(config_path)
-    source.read_json_beside = lambda name: source.read_json_at(posixpath.join(directory, name))
     if config_path == "model_index.json" and not data.get("model_type"):
         model = load_diffusion(data, source)
         count, why = _diffusion_count(source, model.extra["pipeline"])

@@ -27,21 +27,35 @@ def check_relpath(rel: str, shown: str) -> str:
     return rel
 
 
+class Budget:
+    """Bytes read in one run, over every source: the limit holds for the whole input, not per model."""
+
+    def __init__(self, limit: int = MAX_READ_BYTES):
+        self.limit, self.used = limit, 0
+
+    def spend(self, label: str, length: int) -> None:
+        if self.used + length > self.limit:
+            raise OmeError(f"{label}: more than {self.limit // MIB} MiB of configs and safetensors headers in all; "
+                           "refusing to read further")
+        self.used += length
+
+
 class Source:
-    """The shared reading rules; subclasses provide exists/size/list_dir/_read."""
+    """The shared reading rules; subclasses provide exists/size/is_dir/list_dir/_read."""
 
     label = ""
 
-    def __init__(self):
-        self.bytes_read = 0
+    def __init__(self, budget: Budget | None = None):
+        self.budget = budget or Budget()
+        self.config_dir = ""
 
     def read(self, rel: str, start: int, length: int) -> bytes:
-        if self.bytes_read + length > MAX_READ_BYTES:
-            raise OmeError(f"{self.label}: more than {MAX_READ_BYTES // MIB} MiB of configs and safetensors headers; "
-                           "refusing to read further")
-        data = self._read(rel, start, length)
-        self.bytes_read += len(data)
-        return data
+        self.budget.spend(self.label, length)
+        return self._read(rel, start, length)
+
+    def read_json_beside(self, name: str) -> dict | None:
+        """A file next to the config file found by :meth:`find_config` (config_sentence_transformers.json)."""
+        return self.read_json_at(posixpath.join(self.config_dir, name))
 
     def read_json_at(self, rel: str) -> dict | None:
         """The JSON object in ``rel``, or None when there is no such file."""
@@ -63,15 +77,15 @@ class Source:
         """``model_index.json`` at the root, else the first ``config.json`` where OME's agent looks for it."""
         if self.exists("model_index.json"):
             return "model_index.json"
-        return next((posixpath.join(d, "config.json") for d in CONFIG_DIRS
-                     if self.exists(posixpath.join(d, "config.json"))), None)
+        self.config_dir = next((d for d in CONFIG_DIRS if self.exists(posixpath.join(d, "config.json"))), None)
+        return None if self.config_dir is None else posixpath.join(self.config_dir, "config.json")
 
 
 class LocalSource(Source):
     """A model directory on disk. Symbolic links are followed only while they stay inside it."""
 
-    def __init__(self, root: str):
-        super().__init__()
+    def __init__(self, root: str, budget: Budget | None = None):
+        super().__init__(budget)
         if not os.path.isdir(root):
             raise OmeError(f"{root}: not a directory (SOURCE is a model directory or hf://ORG/NAME[@REVISION])")
         self.root, self.real_root, self.label = root, os.path.realpath(root), root.rstrip("/") or "/"

@@ -14,6 +14,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ..errors import ObjRef, OmeError
+from ..load import SafeLoader, yaml_problem
 from .metadata import FIELDS
 
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
@@ -28,27 +29,41 @@ class Target:
 
     @property
     def skipped(self) -> bool:
-        annotations = (self.obj.get("metadata") or {}).get("annotations") or {}
+        annotations = _dict(_dict(self.obj.get("metadata")).get("annotations"))
         return str(annotations.get(SKIP_ANNOTATION, "")).lower() == "true"
 
     @property
     def storage_uri(self):
-        return ((self.obj.get("spec") or {}).get("storage") or {}).get("storageUri")
+        return _dict(_dict(self.obj.get("spec")).get("storage")).get("storageUri")
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def load_objects(text: str, file: str) -> list:
+    """Every document of ``text`` (None for an empty one), through omerender's guarded loader."""
+    try:
+        return list(yaml.load_all(text, Loader=SafeLoader))
+    except yaml.YAMLError as err:
+        raise OmeError(f"malformed YAML: {yaml_problem(err)}", file=file) from None
 
 
 def models_in(text: str, file: str) -> list[Target]:
     """The BaseModels and ClusterBaseModels of a file, with their spec nodes."""
+    objs = load_objects(text, file)  # first: it enforces the depth and alias limits
     try:
         nodes = list(YAML(typ="rt").compose_all(io.StringIO(text)))
-        objs = list(yaml.safe_load_all(text))
-    except (YAMLError, yaml.YAMLError) as err:
-        raise OmeError(f"not valid YAML: {str(err).splitlines()[0]}", file=file) from None
+    except YAMLError as err:
+        raise OmeError(f"malformed YAML: {str(err).splitlines()[0]}", file=file) from None
+    if len(nodes) != len(objs):
+        raise OmeError("the documents of this file cannot be located for editing; add the fields by hand", file=file)
     targets = []
     for node, obj in zip(nodes, objs):
         if not isinstance(obj, dict) or obj.get("kind") not in MODEL_KINDS or not str(
                 obj.get("apiVersion", "")).startswith("ome.io/"):
             continue
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        meta = _dict(obj.get("metadata"))
         namespace = (meta.get("namespace") or "default") if obj["kind"] == "BaseModel" else None
         targets.append(Target(ObjRef(obj["kind"], str(meta.get("name", "")), namespace), obj, _value(node, "spec")))
     return targets
