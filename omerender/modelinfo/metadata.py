@@ -35,7 +35,12 @@ def compute(source: Source, report: Report) -> dict:
         model = loader_for(config.str("model_type"))(config, source)
         model.transformers_version = model.transformers_version or config.str("transformers_version")
         count, why = count_dir(source, directory)
-    return _fields(model, _size(model, count, why, source, report))
+    fields = _fields(model, _size(model, count, why, source, report))
+    if model.model_type == "mistral" and "forcausallm" in model.architecture.lower():
+        report.warn(f"modelCapabilities EMBEDDING is what OME's model agent records for every model_type mistral "
+                    f"model (its Mistral loader reports all of them as embedding models), {model.architecture} "
+                    "included; set spec.modelCapabilities by hand if this is a chat model")
+    return fields
 
 
 def _size(model, count, why, source: Source, report: Report) -> str | None:
