@@ -134,8 +134,9 @@ def test_corpus_config_gives_omes_values(tmp_path, name):
     assert ("is OME's" in lines[0]) if size else ("left out" in lines[0])
     # OME marks Mistral chat models as embedding models: kept, and said.
     if arch == "MistralForCausalLM":
-        assert lines[1:] == [f"warning: {directory}: modelCapabilities EMBEDDING is what OME's model agent records for every model_type "
-                             "mistral model (its Mistral loader reports all of them as embedding models), "
+        assert lines[1:] == [f"warning: {directory}: modelCapabilities EMBEDDING is what OME's model agent "
+                             "records for every model_type mistral model (its Mistral loader reports all of them as "
+                             "embedding models), "
                              "MistralForCausalLM included; set spec.modelCapabilities by hand if this is a chat model"]
     else:
         assert len(lines) == 1
@@ -341,7 +342,8 @@ def test_diffusers_pipeline(tmp_path):
     write_safetensors(directory / "vae" / "model.safetensors", {"w": ("F32", [500, 1000])})
     (directory / "model_index.json").write_text(json.dumps({
         "_class_name": "StableDiffusion3Pipeline", "_diffusers_version": "0.30.0",
-        "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"], "text_encoder": ["transformers", "CLIPTextModel"],
+        "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"],
+        "text_encoder": ["transformers", "CLIPTextModel"],
         "transformer": ["diffusers", "SD3Transformer2DModel"], "vae": ["diffusers", "AutoencoderKL"]}))
     spec, lines = info(str(directory))
     assert spec == {"modelType": "diffusers", "modelArchitecture": "StableDiffusion3Pipeline",

@@ -11,7 +11,7 @@ INT64_MAX = (1 << 63) - 1
 
 
 class Config:
-    """One JSON object of a config file; ``where`` names it in messages (``config.json``, ``config.json: text_config``)."""
+    """One JSON object of a config file; ``where`` names it in messages (``config.json: text_config``)."""
 
     def __init__(self, data, where: str):
         self.data = data if isinstance(data, dict) else {}

@@ -5,7 +5,7 @@ _UNITS = ((1_000_000_000_000, "T"), (1_000_000_000, "B"), (1_000_000, "M"), (1_0
 
 
 def format_param_count(count: int) -> str:
-    """``8030261248`` → ``8.03B``; ``70000000000`` → ``70B``; ``1500000`` → ``1.5M`` (OME's rules, float for float)."""
+    """``8030261248`` → ``8.03B``, ``70000000000`` → ``70B``, ``1500000`` → ``1.5M``: OME's rules, float for float."""
     for unit, suffix in _UNITS:
         if count >= unit:
             value = float(count) / float(unit)

@@ -1,4 +1,4 @@
-"""Llama 1–3 (``llama``), Llama 3.2 Vision (``mllama``) and Llama 4 (``llama4``): OME's llama.go, mllama.go, llama4.go."""
+"""Llama 1–3 (``llama``), Llama 3.2 Vision (``mllama``), Llama 4 (``llama4``): OME's llama.go, mllama.go, llama4.go."""
 from __future__ import annotations
 
 from ..jsonconf import Config

@@ -19,7 +19,8 @@ def _sized(c: Config, table: dict, estimate, **kw) -> Model:
     if context is None:
         context = c.int("seq_length") or c.int("max_position_embeddings")
     return Model(c.str("model_type"), c.architecture(), context, quant_method=c.quant_method(),
-                 estimate=table.get(shape) or estimate(), basis=shape_basis(c, "hidden_size", "num_hidden_layers"), **kw)
+                 estimate=table.get(shape) or estimate(), basis=shape_basis(c, "hidden_size", "num_hidden_layers"),
+                 **kw)
 
 
 def load_qwen(c: Config, source) -> Model:
