@@ -84,8 +84,9 @@ def _register_commands() -> None:
     from .explain import explain
     from .gitops import build_cmd, check_cmd
     from .lockcmd import lock
+    from .modelinfocmd import model_info
     from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd):
+    for command in (explain, lock, tree, build_cmd, check_cmd, model_info):
         cli.add_command(command)
 
 

@@ -1,0 +1,100 @@
+"""The BaseModel spec fields OME's model agent derives from a model's files (extractModelMetadataFromHF)."""
+from __future__ import annotations
+
+import posixpath
+
+from ..errors import OmeError, Report
+from .capabilities import capabilities
+from .families import loader_for
+from .families.diffusion import component_dirs, load_diffusion
+from .jsonconf import Config
+from .params import format_param_count
+from .safetensors import count_dir
+from .sources import Source
+
+# The fields written, in the order --update appends them.
+FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "maxTokens",
+          "modelCapabilities", "quantization")
+
+
+def compute(source: Source, report: Report) -> dict:
+    """The spec fields for the model in ``source``; warnings (estimates) go to ``report``."""
+    config_path = source.find_config()
+    if config_path is None:
+        raise OmeError(f"{source.label}: no config.json or model_index.json (looked in the root and in "
+                       "safetensors/, pytorch_model/, model/)")
+    data = source.read_json_at(config_path)
+    directory = posixpath.dirname(config_path)
+    if config_path == "model_index.json" and not data.get("model_type"):
+        model = load_diffusion(data, source)
+        count, why = _diffusion_count(source, model.extra["pipeline"])
+    else:
+        config = Config(data, config_path)
+        if not config.str("model_type"):
+            raise OmeError(f"{source.label}/{config_path}: model_type is missing or empty")
+        model = loader_for(config.str("model_type"))(config, source)
+        model.transformers_version = model.transformers_version or config.str("transformers_version")
+        count, why = count_dir(source, directory)
+    fields = _fields(model, _size(model, count, why, source, report))
+    if model.model_type == "mistral" and "forcausallm" in model.architecture.lower():
+        report.warn(f"modelCapabilities EMBEDDING is what OME's model agent records for every model_type mistral "
+                    f"model (its Mistral loader reports all of them as embedding models), {model.architecture} "
+                    "included; set spec.modelCapabilities by hand if this is a chat model")
+    return fields
+
+
+def _size(model, count, why, source: Source, report: Report) -> str | None:
+    if count is not None:
+        return format_param_count(count)
+    if model.estimate > 0:
+        size = format_param_count(model.estimate)
+        report.warn(f"modelParameterSize {size} is {model.basis} ({why}); the exact count needs the model's "
+                    "*.safetensors files in SOURCE")
+        return size
+    report.warn(f"modelParameterSize left out: {why}, and OME has no estimate for model_type {model.model_type}; "
+                "point SOURCE at the model's *.safetensors files or set it by hand")
+    return None
+
+
+def _diffusion_count(source: Source, pipeline: dict) -> tuple[int | None, str]:
+    required, optional = component_dirs(pipeline, source.is_dir)
+    total = 0
+    for directory in required + optional:
+        if not source.exists(posixpath.join(directory, "config.json")):
+            if directory in required:
+                return None, f"no {directory}/config.json"
+            continue
+        count, why = count_dir(source, directory)
+        if count is None:
+            if directory in required:
+                return None, why
+            continue
+        total += count
+    return total, ""
+
+
+def _fields(model, size: str | None) -> dict:
+    if model.diffusion:
+        version = model.diffusers_version
+        fmt = {"name": "diffusers", "version": version}
+        framework = {"name": "diffusers", "version": version}
+    else:
+        fmt = {"name": "safetensors", "version": "1.0.0"}
+        framework = {"name": "transformers"}
+        if model.transformers_version:
+            framework["version"] = model.transformers_version
+    fields = {"modelType": model.model_type, "modelArchitecture": model.architecture, "modelFormat": fmt,
+              "modelFramework": framework, "modelParameterSize": size, "maxTokens": model.context_length,
+              "modelCapabilities": capabilities(model.architecture, model.model_type, model.vision, model.embedding,
+                                                model.diffusion),
+              "quantization": _quantization(model.quant_method)}
+    return {key: value for key, value in fields.items() if value not in (None, "", 0)}
+
+
+def _quantization(method: str) -> str | None:
+    method = method.lower()
+    if "int4" in method:
+        return "int4"
+    if "fp8" in method:
+        return "fp8"
+    return None

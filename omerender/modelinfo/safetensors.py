@@ -1,0 +1,95 @@
+"""Exact parameter counts from safetensors headers, never touching tensor data.
+
+A safetensors file is an 8-byte little-endian header length, a JSON header (tensor name → dtype, shape,
+data_offsets) and the tensor data. Only the first two are read. Counting follows OME's FindAndParseSafetensors:
+the shards a ``model.safetensors.index.json`` names, else every ``*.safetensors`` in the directory; scalars and
+``__metadata__`` count nothing.
+"""
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+
+from ..errors import OmeError
+from .sources import MIB, Source, check_relpath
+
+INDEX = "model.safetensors.index.json"
+MAX_HEADER_BYTES = 100 * MIB  # OME allows 10 MB; the largest real headers are a few MB
+MAX_SHARDS = 10_000
+
+
+def count_dir(source: Source, directory: str) -> tuple[int | None, str]:
+    """(parameter count, "") from the headers in ``directory``, or (None, why not)."""
+    shards = _shards(source, directory)
+    if not shards:
+        return None, f"no *.safetensors files in {source.label}/{directory}".rstrip("/")
+    missing = [s for s in shards if not source.exists(posixpath.join(directory, s))]
+    if missing:
+        return None, f"{INDEX} names {missing[0]}, which is not in {source.label}"
+    return sum(tensor_parameters(source, posixpath.join(directory, s)) for s in shards), ""
+
+
+def _shards(source: Source, directory: str) -> list[str]:
+    index_path = posixpath.join(directory, INDEX)
+    index = source.read_json_at(index_path)
+    if index is None:
+        shards = [n for n in source.list_dir(directory) if n.endswith(".safetensors")]
+    else:
+        weight_map = index.get("weight_map")
+        if not isinstance(weight_map, dict) or not weight_map or not all(
+                isinstance(v, str) for v in weight_map.values()):
+            raise OmeError(f"{source.label}/{index_path}: weight_map must map tensor names to shard file names")
+        shards = sorted({check_relpath(v, f"{source.label}/{index_path}") for v in weight_map.values()})
+    if len(shards) > MAX_SHARDS:
+        raise OmeError(f"{source.label}/{directory}: more than {MAX_SHARDS:,} safetensors shards")
+    return shards
+
+
+def read_header(source: Source, rel: str) -> tuple[dict, int]:
+    """The parsed JSON header of one file and the size of its data section, validated against the file size."""
+    shown, size = f"{source.label}/{rel}", source.size(rel)
+    if size < 8:
+        raise OmeError(f"{shown}: not a safetensors file ({size} bytes, shorter than the 8-byte header length)")
+    length = int.from_bytes(source.read(rel, 0, 8), "little")
+    if length > MAX_HEADER_BYTES:
+        raise OmeError(f"{shown}: safetensors header length {length:,} exceeds the {MAX_HEADER_BYTES // MIB} MiB "
+                       "limit; the file is corrupt or not safetensors")
+    if 8 + length > size:
+        raise OmeError(f"{shown}: safetensors header length {length:,} is larger than the file ({size:,} bytes); "
+                       "the file is truncated or not safetensors")
+    try:
+        header = json.loads(source.read(rel, 8, length).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise OmeError(f"{shown}: the safetensors header is not JSON; the file is corrupt or not safetensors") from None
+    if not isinstance(header, dict):
+        raise OmeError(f"{shown}: the safetensors header is not a JSON object")
+    return header, size - 8 - length
+
+
+def tensor_parameters(source: Source, rel: str) -> int:
+    header, data_size = read_header(source, rel)
+    total = 0
+    for name, tensor in header.items():
+        if name == "__metadata__":
+            continue
+        shape = _check_tensor(tensor, data_size, f"{source.label}/{rel}: tensor {name!r}")
+        if shape:
+            total += math.prod(shape)
+    return total
+
+
+def _check_tensor(tensor, data_size: int, shown: str) -> list[int]:
+    if not isinstance(tensor, dict):
+        raise OmeError(f"{shown}: expected an object with dtype, shape and data_offsets")
+    shape, offsets = tensor.get("shape"), tensor.get("data_offsets")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
+                                              for d in shape):
+        raise OmeError(f"{shown}: shape must be a list of non-negative integers")
+    if not isinstance(tensor.get("dtype"), str):
+        raise OmeError(f"{shown}: dtype must be a string")
+    if (not isinstance(offsets, list) or len(offsets) != 2
+            or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+            or not 0 <= offsets[0] <= offsets[1] <= data_size):
+        raise OmeError(f"{shown}: data_offsets must be [begin, end] within the file's {data_size:,} data bytes")
+    return shape

@@ -1,0 +1,137 @@
+"""Where a model's files are read: a local directory (this module) or the Hugging Face Hub (:mod:`.hub`).
+
+A source answers four questions about paths relative to the model's root (``a/b.json``): does it exist, how
+large is it, what are bytes [start, start+length), and which files does a directory hold. Everything above
+(config lookup, safetensors headers) is written against these, so both sources obey the same limits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import stat
+
+from ..errors import OmeError
+
+MIB = 1024 * 1024
+MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a few KB (indexes ~1 MB)
+MAX_READ_BYTES = 256 * MIB  # everything read from one source, headers included
+CONFIG_DIRS = ("", "safetensors", "pytorch_model", "model")  # where OME's agent looks for config.json
+
+
+def check_relpath(rel: str, shown: str) -> str:
+    """A relative path from a model's own files (an index's shard name): no absolute path, no ``..``."""
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts):
+        raise OmeError(f"{shown}: {rel!r} is not a plain relative file name; refusing to read it")
+    return rel
+
+
+class Budget:
+    """Bytes read in one run, over every source: the limit holds for the whole input, not per model."""
+
+    def __init__(self, limit: int = MAX_READ_BYTES):
+        self.limit, self.used = limit, 0
+
+    def spend(self, label: str, length: int) -> None:
+        if self.used + length > self.limit:
+            raise OmeError(f"{label}: more than {self.limit // MIB} MiB of configs and safetensors headers in all; "
+                           "refusing to read further")
+        self.used += length
+
+
+class Source:
+    """The shared reading rules; subclasses provide exists/size/is_dir/list_dir/_read."""
+
+    label = ""
+
+    def __init__(self, budget: Budget | None = None):
+        self.budget = budget or Budget()
+        self.config_dir = ""
+
+    def read(self, rel: str, start: int, length: int) -> bytes:
+        self.budget.spend(self.label, length)
+        return self._read(rel, start, length)
+
+    def read_json_beside(self, name: str) -> dict | None:
+        """A file next to the config file found by :meth:`find_config` (config_sentence_transformers.json)."""
+        return self.read_json_at(posixpath.join(self.config_dir, name))
+
+    def read_json_at(self, rel: str) -> dict | None:
+        """The JSON object in ``rel``, or None when there is no such file."""
+        if not self.exists(rel):
+            return None
+        size = self.size(rel)
+        if size > MAX_JSON_BYTES:
+            raise OmeError(f"{self.label}/{rel}: {size:,} bytes, larger than the {MAX_JSON_BYTES // MIB} MiB a "
+                           "config file may have")
+        try:
+            data = json.loads(self.read(rel, 0, size).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise OmeError(f"{self.label}/{rel}: not valid JSON: {err}") from None
+        if not isinstance(data, dict):
+            raise OmeError(f"{self.label}/{rel}: expected a JSON object")
+        return data
+
+    def find_config(self) -> str | None:
+        """``model_index.json`` at the root, else the first ``config.json`` where OME's agent looks for it."""
+        if self.exists("model_index.json"):
+            return "model_index.json"
+        self.config_dir = next((d for d in CONFIG_DIRS if self.exists(posixpath.join(d, "config.json"))), None)
+        return None if self.config_dir is None else posixpath.join(self.config_dir, "config.json")
+
+
+class LocalSource(Source):
+    """A model directory on disk. Symbolic links are followed only while they stay inside it."""
+
+    def __init__(self, root: str, budget: Budget | None = None):
+        super().__init__(budget)
+        if not os.path.isdir(root):
+            raise OmeError(f"{root}: not a directory (SOURCE is a model directory or hf://ORG/NAME[@REVISION])")
+        self.root, self.real_root, self.label = root, os.path.realpath(root), root.rstrip("/") or "/"
+
+    def _path(self, rel: str) -> str:
+        full = os.path.join(self.root, *rel.split("/")) if rel else self.root
+        real = os.path.realpath(full)
+        if os.path.commonpath([real, self.real_root]) != self.real_root:
+            raise OmeError(f"{self.label}/{rel}: symbolic link to {real}, outside {self.label}; omerender reads "
+                           "only the files it is given")
+        return full
+
+    def exists(self, rel: str) -> bool:
+        path = self._path(rel)
+        return os.path.lexists(path) and not os.path.isdir(path)
+
+    def is_dir(self, rel: str) -> bool:
+        return os.path.isdir(self._path(rel))
+
+    def size(self, rel: str) -> int:
+        return self._stat(rel).st_size
+
+    def _stat(self, rel: str) -> os.stat_result:
+        try:
+            info = os.stat(self._path(rel))
+        except OSError as err:
+            raise OmeError(f"{self.label}/{rel}: cannot read: {err.strerror}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise OmeError(f"{self.label}/{rel}: not a regular file")
+        return info
+
+    def list_dir(self, rel: str) -> list[str]:
+        path = self._path(rel)
+        try:
+            with os.scandir(path) as entries:
+                return sorted(e.name for e in entries if not e.is_dir(follow_symlinks=False))
+        except OSError:
+            return []
+
+    def _read(self, rel: str, start: int, length: int) -> bytes:
+        path = self._path(rel)
+        try:
+            with open(path, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise OmeError(f"{self.label}/{rel}: not a regular file")
+                handle.seek(start)
+                return handle.read(length)
+        except OSError as err:
+            raise OmeError(f"{self.label}/{rel}: cannot read: {err.strerror}") from None

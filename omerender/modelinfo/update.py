@@ -1,0 +1,120 @@
+"""Adding fields to BaseModels in a YAML file, leaving every other byte as it was.
+
+ruamel.yaml composes the file (YAML 1.2, with positions); the new fields are inserted as text after the last
+line of each model's ``spec`` block, at its indentation. Nothing else is re-serialised, so comments, key
+order, quoting and the other documents stay byte for byte; the result is parsed again and checked.
+"""
+from __future__ import annotations
+
+import io
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from ..errors import ObjRef, OmeError
+from ..load import SafeLoader, yaml_problem
+from .metadata import FIELDS
+
+MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
+SKIP_ANNOTATION = "ome.oracle.com/skip-config-parsing"
+
+
+class Target:
+    """One model in a file: its reference, spec node and current values."""
+
+    def __init__(self, ref: ObjRef, obj: dict, spec_node: MappingNode | None):
+        self.ref, self.obj, self.spec_node = ref, obj, spec_node
+
+    @property
+    def skipped(self) -> bool:
+        annotations = _dict(_dict(self.obj.get("metadata")).get("annotations"))
+        return str(annotations.get(SKIP_ANNOTATION, "")).lower() == "true"
+
+    @property
+    def storage_uri(self):
+        return _dict(_dict(self.obj.get("spec")).get("storage")).get("storageUri")
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def load_objects(text: str, file: str) -> list:
+    """Every document of ``text`` (None for an empty one), through omerender's guarded loader."""
+    try:
+        return list(yaml.load_all(text, Loader=SafeLoader))
+    except yaml.YAMLError as err:
+        raise OmeError(f"malformed YAML: {yaml_problem(err)}", file=file) from None
+
+
+def models_in(text: str, file: str) -> list[Target]:
+    """The BaseModels and ClusterBaseModels of a file, with their spec nodes."""
+    objs = load_objects(text, file)  # first: it enforces the depth and alias limits
+    try:
+        nodes = list(YAML(typ="rt").compose_all(io.StringIO(text)))
+    except YAMLError as err:
+        raise OmeError(f"malformed YAML: {str(err).splitlines()[0]}", file=file) from None
+    if len(nodes) != len(objs):
+        raise OmeError("the documents of this file cannot be located for editing; add the fields by hand", file=file)
+    targets = []
+    for node, obj in zip(nodes, objs):
+        if not isinstance(obj, dict) or obj.get("kind") not in MODEL_KINDS or not str(
+                obj.get("apiVersion", "")).startswith("ome.io/"):
+            continue
+        meta = _dict(obj.get("metadata"))
+        namespace = (meta.get("namespace") or "default") if obj["kind"] == "BaseModel" else None
+        targets.append(Target(ObjRef(obj["kind"], str(meta.get("name", "")), namespace), obj, _value(node, "spec")))
+    return targets
+
+
+def _value(node, key: str):
+    if not isinstance(node, MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == key), None)
+
+
+def missing_fields(spec: dict, fields: dict) -> dict:
+    """The fields the agent would set: those not already set (updateModelSpec never overwrites)."""
+    spec = spec if isinstance(spec, dict) else {}
+    out = {}
+    for key in FIELDS:
+        if key not in fields:
+            continue
+        current = spec.get(key)
+        unset = not (current or {}).get("name") if key == "modelFormat" and isinstance(current, dict) else (
+            current is None or current == [] if key == "modelCapabilities" else current is None)
+        if unset:
+            out[key] = fields[key]
+    return out
+
+
+def insert(text: str, edits: list[tuple[MappingNode, dict]], file: str, ref_of) -> str:
+    """``text`` with each mapping's new fields appended after its last line (bottom-up, so positions hold)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    for node, fields in sorted(edits, key=lambda e: e[0].start_mark.line, reverse=True):
+        if not isinstance(node, MappingNode) or node.flow_style or not node.value:
+            raise OmeError("spec must be a non-empty block mapping for --update to add fields; add them by hand",
+                           ref=ref_of(node), file=file, field="spec")
+        indent = node.value[0][0].start_mark.column
+        after = _last_line(node)
+        if after < len(lines) and not lines[after].endswith(("\n", "\r")):
+            lines[after] += newline
+        block = yaml.safe_dump(fields, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
+        lines[after + 1:after + 1] = [" " * indent + line + newline for line in block.splitlines()]
+    return "".join(lines)
+
+
+def _last_line(node) -> int:
+    """The last line holding content of ``node`` (0-based)."""
+    if isinstance(node, ScalarNode):
+        end = node.end_mark
+        if node.style in ("|", ">"):
+            return end.line - 1 if end.column == 0 else end.line
+        return end.line
+    children = [c for pair in node.value for c in pair] if isinstance(node, MappingNode) else list(node.value)
+    if isinstance(node, (MappingNode, SequenceNode)) and node.flow_style:
+        return node.end_mark.line
+    return max((_last_line(c) for c in children), default=node.start_mark.line)

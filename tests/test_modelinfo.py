@@ -1,0 +1,353 @@
+"""omerender model-info (issue 14): OME's model-agent metadata from a model's files, through the real CLI."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CATALOG, run_cli
+
+CORPUS = CATALOG / "modelconfig"
+TT, ITT, EMB = ["TEXT_TO_TEXT"], ["IMAGE_TEXT_TO_TEXT"], ["EMBEDDING"]
+
+# file: (modelArchitecture, maxTokens, modelParameterSize, modelCapabilities, quantization), as OME's agent derives
+# them from config.json alone (no safetensors: its per-architecture estimates). The sizes OME's Go tests pin
+# (pkg/hfutil/modelconfig/*_test.go) are these: llama3 70B, llama3_1_405b 405B, llama3_2_1b/3b 1B/3B, mllama 11B/90B,
+# llama4 402B and 17B, mistral 7B, mixtral 46.7B, deepseek_v3 685B, kimi_k2 1.5T, phi3 3.8B, phi3_v 14B, phi3small 7B,
+# phimoe 16B, qwen2 7B, gpt_oss 20B/120B; the rest fall in the ranges those tests give.
+EXPECTED = {
+    "baichuan2_7b.json": ("BaichuanForCausalLM", 4096, "7B", TT, None),
+    "bge_large.json": ("BertModel", 512, "340M", EMB, None),
+    "chatglm3_6b.json": ("ChatGLMModel", 8192, "6B", TT, None),
+    "clip_vision_model.json": ("CLIPVisionModelWithProjection", None, "629.15M", TT, None),
+    "command_r_35b.json": ("CohereForCausalLM", 131072, "35B", TT, None),
+    "dbrx_132b.json": ("DbrxForCausalLM", 32768, "132B", TT, None),
+    "deepseek_v3.json": ("DeepseekV3ForCausalLM", 163840, "685B", TT, None),
+    "deepseek_vl2_tiny.json": ("DeepseekVLV2ForCausalLM", 4096, "1B", ITT, None),
+    "e5_mistral_7b.json": ("MistralModel", 32768, "7B", EMB, None),
+    "exaone_7.8b.json": ("ExaoneForCausalLM", 32768, "7.8B", TT, None),
+    "gemma3.json": ("Gemma3ForConditionalGeneration", 8192, "32B", ITT, None),
+    "gemma3_text.json": ("Gemma3ForCausalLM", 32768, "1.12B", TT, None),
+    "gemma_2_2b.json": ("Gemma2ForCausalLM", 8192, "2.6B", TT, None),
+    "gemma_2_2b_it.json": ("Gemma2ForCausalLM", 8192, "2.6B", TT, None),
+    "gemma_2_9b.json": ("Gemma2ForCausalLM", 8192, "9B", TT, None),
+    "gemma_7b.json": ("GemmaForCausalLM", 8192, "7B", TT, None),
+    "glm4_9b.json": ("ChatGLMModel", 8192, "9B", TT, None),
+    "gpt_oss_120b.json": ("GptOssForCausalLM", 131072, "120B", TT, None),
+    "gpt_oss_20b.json": ("GptOssForCausalLM", 131072, "20B", TT, None),
+    "gte_qwen2_7b.json": ("Qwen2ForCausalLM", 131072, "7B", TT, None),
+    "internlm2_7b.json": ("InternLM2ForCausalLM", 32768, "7B", TT, None),
+    "internlm2_reward.json": ("InternLM2ForRewardModel", 32768, "7B", TT, None),
+    "janus_1.3b.json": ("JanusMultiModalityCausalLM", 16384, "1.3B", ITT, None),
+    "kimi_k2_instruct.json": ("DeepseekV3ForCausalLM", 131072, "1.5T", TT, "fp8"),
+    "llama3.json": ("LlamaForCausalLM", 8192, "70B", TT, None),
+    "llama3_1.json": ("LlamaForCausalLM", 131072, "70B", TT, None),
+    "llama3_1_405b.json": ("LlamaForCausalLM", 131072, "405B", TT, "fp8"),
+    "llama3_2_11b_vision.json": ("MllamaForConditionalGeneration", 131072, "11B", ITT, None),
+    "llama3_2_1b.json": ("LlamaForCausalLM", 131072, "1B", TT, None),
+    "llama3_2_3b.json": ("LlamaForCausalLM", 131072, "3B", TT, None),
+    "llama3_2_90b_vision.json": ("MllamaForConditionalGeneration", 131072, "90B", ITT, None),
+    "llama4.json": ("Llama4ForConditionalGeneration", 1048576, "402B", ITT, None),
+    "llama4_scout_17b_16e.json": ("Llama4ForConditionalGeneration", 10485760, "17B", ITT, None),
+    "llava_1.5_7b_hf.json": ("LlavaForConditionalGeneration", 4096, "7.5B", ITT, None),
+    "llava_v1.5_7b.json": ("LlavaLlamaForCausalLM", None, None, ITT, None),
+    "minicpm3_4b.json": ("MiniCPM3ForCausalLM", 32768, "4B", TT, None),
+    "mistral.json": ("MistralForCausalLM", 32768, "7B", EMB, None),
+    "mistral_7b_instruct.json": ("MistralForCausalLM", 32768, "7B", EMB, None),
+    "mixtral.json": ("MixtralForCausalLM", 32768, "46.7B", TT, None),
+    "phi3.json": ("Phi3ForCausalLM", 131072, "3.8B", TT, None),
+    "phi3_v.json": ("Phi3VForCausalLM", 131072, "14B", ITT, None),
+    "phi3small.json": ("Phi3SmallForCausalLM", 8192, "7B", TT, None),
+    "phimoe.json": ("PhiMoEForCausalLM", 131072, "16B", TT, None),
+    "qwen2.5_0.5b.json": ("Qwen2ForCausalLM", 32768, "539.47M", TT, None),
+    "qwen2.5_1.5b.json": ("Qwen2ForCausalLM", 131072, "1.44B", TT, None),
+    "qwen2.5_14b.json": ("Qwen2ForCausalLM", 131072, "12.13B", TT, None),
+    "qwen2.5_32b.json": ("Qwen2ForCausalLM", 131072, "24.71B", TT, None),
+    "qwen2.5_3b.json": ("Qwen2ForCausalLM", 32768, "2.70B", TT, None),
+    "qwen2.5_72b.json": ("Qwen2ForCausalLM", 131072, "57.36B", TT, None),
+    "qwen2.5_7b.json": ("Qwen2ForCausalLM", 131072, "7B", TT, None),
+    "qwen2.5_vl_7b.json": ("Qwen2_5_VLForConditionalGeneration", 128000, "7B", ITT, None),
+    "qwen2_7b.json": ("Qwen2ForCausalLM", 131072, "7B", TT, None),
+    "qwen2_vl_2b.json": ("Qwen2VLForConditionalGeneration", 32768, "2B", ITT, None),
+    "qwen2_vl_7b.json": ("Qwen2VLForConditionalGeneration", 32768, "7B", ITT, None),
+    "qwen3_30b.json": ("Qwen3MoeForCausalLM", 40960, "30B", TT, None),
+    "qwen3_4b.json": ("Qwen3ForCausalLM", 40960, "4B", TT, None),
+    "qwen3_5_27b.json": ("Qwen3_5ForConditionalGeneration", 262144, "12.62B", ITT, None),
+    "qwen3_5_35b_a3b.json": ("Qwen3_5MoeForConditionalGeneration", 262144, "21.47B", ITT, None),
+    "qwen3_8b_fp8.json": ("Qwen3ForCausalLM", 40960, "8B", TT, "fp8"),
+    "qwen3_embedding_8b.json": ("Qwen3ForCausalLM", 40960, "8B", EMB, None),
+    "qwen3_vl_235b.json": ("Qwen3VLMoeForConditionalGeneration", 262144, "235.12B", ITT, None),
+    "qwen3_vl_2b_instruct.json": ("Qwen3VLForConditionalGeneration", 262144, "1.99B", ITT, None),
+    "qwen3_vl_30b_a3b_instruct.json": ("Qwen3VLMoeForConditionalGeneration", 262144, "30.85B", ITT, None),
+    "qwen_7b.json": ("QWenLMHeadModel", 8192, "7B", TT, None),
+    "skywork_reward_llama.json": ("LlamaForSequenceClassification", 131072, "5B", TT, None),
+    "smollm_1.7b.json": ("LlamaForCausalLM", 2048, "1B", TT, None),
+    "stablelm_3b.json": ("StableLmForCausalLM", 4096, "3B", TT, None),
+    "xverse_7b.json": ("XverseForCausalLM", 8192, "7B", TT, None),
+}
+
+
+def model_dir(tmp_path: Path, name: str) -> Path:
+    """A model directory holding one corpus file as its config.json (the layout OME's agent reads)."""
+    directory = tmp_path / name.removesuffix(".json")
+    directory.mkdir()
+    shutil.copy(CORPUS / name, directory / "config.json")
+    if name == "qwen3_embedding_8b.json":
+        shutil.copy(CORPUS / "config_sentence_transformers.json", directory)
+    return directory
+
+
+def info(*args: str) -> tuple[dict, list[str]]:
+    run = run_cli("model-info", *args, "-o", "json")
+    assert run.code == 0, run.stderr
+    return json.loads(run.stdout)["spec"], run.lines
+
+
+def test_corpus_is_covered():
+    assert sorted(EXPECTED) == sorted(p.name for p in CORPUS.glob("*.json") if "sentence" not in p.name)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_corpus_config_gives_omes_values(tmp_path, name):
+    arch, tokens, size, caps, quant = EXPECTED[name]
+    directory = model_dir(tmp_path, name)
+    spec, lines = info(str(directory))
+    config = json.loads((CORPUS / name).read_text())
+    assert spec["modelArchitecture"] == arch
+    assert spec.get("maxTokens") == tokens
+    assert spec.get("modelParameterSize") == size
+    assert spec["modelCapabilities"] == caps
+    assert spec.get("quantization") == quant
+    assert spec["modelType"] == config["model_type"]
+    assert spec["modelFormat"] == {"name": "safetensors", "version": "1.0.0"}
+    framework = {"name": "transformers", **({"version": config["transformers_version"]}
+                                           if config.get("transformers_version") else {})}
+    assert spec["modelFramework"] == framework
+    # Without safetensors the size is an estimate, and says so.
+    assert lines[0].startswith("warning: ")
+    assert ("is OME's" in lines[0]) if size else ("left out" in lines[0])
+    # OME marks Mistral chat models as embedding models: kept, and said.
+    if arch == "MistralForCausalLM":
+        assert lines[1:] == [f"warning: {directory}: modelCapabilities EMBEDDING is what OME's model agent "
+                             "records for every model_type mistral model (its Mistral loader reports all of them as "
+                             "embedding models), "
+                             "MistralForCausalLM included; set spec.modelCapabilities by hand if this is a chat model"]
+    else:
+        assert len(lines) == 1
+
+
+def test_two_shard_model_counts_exactly_from_headers():
+    spec, lines = info(str(CORPUS / "tiny-random-PhiModel"))
+    assert spec["modelParameterSize"] == "92.56K"  # 2 × 46,282 parameters
+    assert spec["modelArchitecture"] == "PhiModel" and spec["maxTokens"] == 512
+    assert lines == []
+
+
+def test_yaml_output_is_a_spec_fragment():
+    run = run_cli("model-info", str(CORPUS / "tiny-random-PhiModel"))
+    assert run.code == 0
+    assert run.stdout.startswith("spec:\n")
+    assert yaml.safe_load(run.stdout)["spec"]["modelParameterSize"] == "92.56K"
+    assert "version: 1.0.0\n" in run.stdout
+
+
+# --- safetensors built in tests ------------------------------------------------------------------------------
+
+DTYPE_BYTES = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
+
+
+def write_safetensors(path: Path, tensors: dict[str, tuple[str, list[int]]], header_len: int | None = None,
+                      header: bytes | None = None) -> None:
+    """A real safetensors layout; the data section is a sparse hole of the right size (never read)."""
+    entries, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name, (dtype, shape) in tensors.items():
+        size = DTYPE_BYTES[dtype]
+        for dim in shape:
+            size *= dim
+        entries[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = header if header is not None else json.dumps(entries).encode()
+    with open(path, "wb") as out:
+        out.write(struct.pack("<Q", len(raw) if header_len is None else header_len))
+        out.write(raw)
+        out.truncate(8 + len(raw) + offset)
+
+
+def llama_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "model"
+    directory.mkdir()
+    shutil.copy(CORPUS / "llama3_2_1b.json", directory / "config.json")
+    return directory
+
+
+def test_built_headers_give_exact_counts(tmp_path):
+    directory = llama_dir(tmp_path)
+    # 128256 × 2048 embeddings + 16 layers of 4 × 2048² + an F32 scalar (not counted, as in OME) = 531,103,744.
+    tensors = {"embed": ("BF16", [128256, 2048]), "scale": ("F32", [])}
+    tensors.update({f"layer.{i}": ("F8_E4M3", [4, 2048, 2048]) for i in range(16)})
+    write_safetensors(directory / "model.safetensors", tensors)
+    spec, lines = info(str(directory))
+    assert spec["modelParameterSize"] == "531.10M"
+    assert lines == []
+
+
+def test_index_names_the_shards(tmp_path):
+    directory = llama_dir(tmp_path)
+    write_safetensors(directory / "a.safetensors", {"x": ("BF16", [1000, 1000])})
+    write_safetensors(directory / "b.safetensors", {"y": ("BF16", [500, 1000])})
+    write_safetensors(directory / "stray.safetensors", {"z": ("BF16", [7, 7])})  # not in the index: not counted
+    (directory / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {"x": "a.safetensors",
+                                                                                       "y": "b.safetensors"}}))
+    spec, _ = info(str(directory))
+    assert spec["modelParameterSize"] == "1.5M"
+
+
+def _rchar() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar")
+
+
+def test_thirty_shards_read_only_headers(tmp_path):
+    directory = llama_dir(tmp_path)
+    weight_map = {}
+    for shard in range(30):
+        name = f"model-{shard + 1:05d}-of-00030.safetensors"
+        tensors = {f"s{shard}.t{i}": ("BF16", [4096, 4096]) for i in range(8)}  # 256 MiB of (sparse) data each
+        write_safetensors(directory / name, tensors)
+        weight_map.update({t: name for t in tensors})
+    (directory / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    info(str(CORPUS / "tiny-random-PhiModel"))  # warm up imports
+    before, start = _rchar(), time.monotonic()
+    spec, _ = info(str(directory))
+    elapsed, read = time.monotonic() - start, _rchar() - before
+    assert spec["modelParameterSize"] == "4.03B"  # 30 × 8 × 4096²
+    assert elapsed < 1.0
+    assert read < 1024 * 1024, f"read {read} bytes: more than configs and headers"
+
+
+# --- hostile inputs ------------------------------------------------------------------------------------------
+
+def fails(*args: str) -> list[str]:
+    run = run_cli("model-info", *args)
+    assert run.code == 1 and run.stdout == ""
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    return run.lines
+
+
+def test_header_length_larger_than_file(tmp_path):
+    directory = llama_dir(tmp_path)
+    write_safetensors(directory / "model.safetensors", {"x": ("BF16", [2, 2])}, header_len=1 << 20)
+    [line] = fails(str(directory))
+    assert line.startswith(f"error: {directory}/model.safetensors: safetensors header length 1,048,576 is larger "
+                           "than the file")
+
+
+def test_header_that_is_not_json(tmp_path):
+    directory = llama_dir(tmp_path)
+    write_safetensors(directory / "model.safetensors", {}, header=b"{not json" + b" " * 40)
+    assert fails(str(directory)) == [f"error: {directory}/model.safetensors: the safetensors header is not JSON; "
+                                     "the file is corrupt or not safetensors"]
+
+
+def test_tensor_offsets_outside_the_file(tmp_path):
+    directory = llama_dir(tmp_path)
+    header = json.dumps({"x": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 1 << 40]}}).encode()
+    write_safetensors(directory / "model.safetensors", {}, header=header)
+    [line] = fails(str(directory))
+    assert "data_offsets must be [begin, end] within the file's 0 data bytes" in line
+
+
+def test_symlinked_config_out_of_the_directory_is_refused(tmp_path):
+    outside = tmp_path / "secret.json"
+    outside.write_text((CORPUS / "llama3_2_1b.json").read_text())
+    directory = tmp_path / "model"
+    directory.mkdir()
+    (directory / "config.json").symlink_to(outside)
+    [line] = fails(str(directory))
+    assert line.startswith(f"error: {directory}/config.json: symbolic link to {outside}, outside {directory}")
+
+
+def test_index_naming_a_shard_outside_is_refused(tmp_path):
+    directory = llama_dir(tmp_path)
+    (directory / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {"x": "../../etc/passwd"}}))
+    [line] = fails(str(directory))
+    assert "'../../etc/passwd' is not a plain relative file name; refusing to read it" in line
+
+
+def test_huge_config_is_refused(tmp_path):
+    directory = tmp_path / "model"
+    directory.mkdir()
+    with open(directory / "config.json", "wb") as out:
+        out.write(b'{"model_type": "llama", "pad": "')
+        out.truncate(64 * 1024 * 1024)
+    [line] = fails(str(directory))
+    assert line == (f"error: {directory}/config.json: 67,108,864 bytes, larger than the 8 MiB a config file may "
+                    "have")
+
+
+def test_fifo_config_is_refused_without_blocking(tmp_path):
+    directory = tmp_path / "model"
+    directory.mkdir()
+    os.mkfifo(directory / "config.json")
+    [line] = fails(str(directory))
+    assert line == f"error: {directory}/config.json: not a regular file"
+
+
+def test_wrong_field_type_names_the_field(tmp_path):
+    directory = tmp_path / "model"
+    directory.mkdir()
+    config = json.loads((CORPUS / "llama3_2_1b.json").read_text())
+    config["hidden_size"] = "2048"
+    (directory / "config.json").write_text(json.dumps(config))
+    assert fails(str(directory)) == ["error: config.json: hidden_size must be an integer, got '2048'"]
+
+
+def test_invalid_config_is_an_error_as_in_ome(tmp_path):
+    directory = tmp_path / "model"
+    directory.mkdir()
+    config = json.loads((CORPUS / "mixtral.json").read_text())
+    config["num_local_experts"] = 0
+    (directory / "config.json").write_text(json.dumps(config))
+    assert fails(str(directory)) == ["error: config.json: invalid Mixtral configuration: num_local_experts must "
+                                     "be positive, got 0"]
+
+
+def test_no_config_and_no_source(tmp_path):
+    assert fails(str(tmp_path)) == [f"error: {tmp_path}: no config.json or model_index.json (looked in the root "
+                                    "and in safetensors/, pytorch_model/, model/)"]
+    assert fails() == ["error: missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)"]
+
+
+def test_help_shows_an_example():
+    run = run_cli("model-info", "--help")
+    assert run.code == 0 and "omerender model-info --update models/llama-3.2-3b.yaml" in run.stdout
+
+
+def test_diffusers_pipeline(tmp_path):
+    directory = tmp_path / "pipe"
+    for part in ("text_encoder", "transformer", "vae"):
+        (directory / part).mkdir(parents=True)
+        (directory / part / "config.json").write_text("{}")
+    (directory / "text_encoder" / "config.json").write_text('{"max_position_embeddings": 77}')
+    write_safetensors(directory / "text_encoder" / "model.safetensors", {"w": ("BF16", [1000, 1000])})
+    write_safetensors(directory / "transformer" / "model.safetensors", {"w": ("BF16", [2000, 1000])})
+    write_safetensors(directory / "vae" / "model.safetensors", {"w": ("F32", [500, 1000])})
+    (directory / "model_index.json").write_text(json.dumps({
+        "_class_name": "StableDiffusion3Pipeline", "_diffusers_version": "0.30.0",
+        "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"],
+        "text_encoder": ["transformers", "CLIPTextModel"],
+        "transformer": ["diffusers", "SD3Transformer2DModel"], "vae": ["diffusers", "AutoencoderKL"]}))
+    spec, lines = info(str(directory))
+    assert spec == {"modelType": "diffusers", "modelArchitecture": "StableDiffusion3Pipeline",
+                    "modelFormat": {"name": "diffusers", "version": "0.30.0"},
+                    "modelFramework": {"name": "diffusers", "version": "0.30.0"},
+                    "modelParameterSize": "3.5M", "maxTokens": 77, "modelCapabilities": ["TEXT_TO_IMAGE"]}
+    assert lines == []

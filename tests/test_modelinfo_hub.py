@@ -1,0 +1,172 @@
+"""omerender model-info hf://... against a local Hub on 127.0.0.1 (HF_ENDPOINT): configs and headers only."""
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import CATALOG, run_cli
+
+TINY = CATALOG / "modelconfig" / "tiny-random-PhiModel"
+TOKEN = "hf_local_test_token"
+
+
+class Hub:
+    """Repositories: org/tiny (public), org/private (needs the token), org/gated (gated); others do not exist."""
+
+    def __init__(self):
+        self.files = {p.name: p.read_bytes() for p in TINY.iterdir()}
+        self.sent: dict[str, list[tuple[int, int]]] = {}
+        self.auth: list[str | None] = []
+
+
+def handler_for(hub: Hub):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _error(self, status: int, code: str):
+            self.send_response(status)
+            self.send_header("X-Error-Code", code)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def _repo_allowed(self, repo: str) -> bool:
+            hub.auth.append(self.headers.get("Authorization"))
+            if repo == "org/gated":
+                self._error(403, "GatedRepo")
+                return False
+            if repo == "org/private" and self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                self._error(401, "RepoNotFound")
+                return False
+            if repo not in ("org/tiny", "org/private"):
+                self._error(404, "RepoNotFound")
+                return False
+            return True
+
+        def do_GET(self):
+            tree = re.match(r"^/api/models/([^/]+/[^/]+)/tree/([^/?]+)", self.path)
+            resolve = re.match(r"^/([^/]+/[^/]+)/resolve/([^/]+)/([^?]+)", self.path)
+            match = tree or resolve
+            if not match or not self._repo_allowed(match.group(1)):
+                return None if match else self._error(404, "EntryNotFound")
+            if match.group(2) != "main":
+                return self._error(404, "RevisionNotFound")
+            if tree:
+                body = json.dumps([{"type": "file", "path": name, "size": len(data), "oid": "0" * 40}
+                                   for name, data in sorted(hub.files.items())]).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return None
+            return self._file(resolve.group(3))
+
+        def _file(self, name: str):
+            data = hub.files.get(name)
+            if data is None:
+                return self._error(404, "EntryNotFound")
+            start, end = 0, len(data) - 1
+            wanted = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+            if wanted:
+                start, end = int(wanted.group(1)), min(int(wanted.group(2)), len(data) - 1)
+            self.send_response(206 if wanted else 200)
+            self.send_header("Content-Length", str(end - start + 1))
+            if wanted:
+                self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+            self.end_headers()
+            self.wfile.write(data[start:end + 1])
+            hub.sent.setdefault(name, []).append((start, end + 1))
+            return None
+    return Handler
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    state = Hub()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(state))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def header_end(data: bytes) -> int:
+    return 8 + struct.unpack("<Q", data[:8])[0]
+
+
+def test_hub_model_counts_from_headers_without_weight_bytes(hub):
+    run = run_cli("model-info", "hf://org/tiny", "-o", "json")
+    assert run.code == 0, run.stderr
+    spec = json.loads(run.stdout)["spec"]
+    assert spec["modelParameterSize"] == "92.56K"
+    assert spec["modelArchitecture"] == "PhiModel" and spec["maxTokens"] == 512
+    shards = [name for name in hub.files if name.endswith(".safetensors")]
+    assert sorted(hub.sent) == sorted(shards + ["config.json"])
+    for name in shards:
+        assert max(end for _, end in hub.sent[name]) <= header_end(hub.files[name]), "weight bytes were sent"
+
+
+def test_revision_and_token(hub, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    run = run_cli("model-info", "hf://org/private@main")
+    assert run.code == 0, run.stderr
+    assert hub.auth and all(a == f"Bearer {TOKEN}" for a in hub.auth)
+
+
+@pytest.mark.parametrize("uri,text", [
+    ("hf://org/gated", "hf://org/gated: the repository is gated: accept its terms on the Hub, then set HF_TOKEN to a "
+                       "token of that account"),
+    ("hf://org/private", "hf://org/private: repository not found (check the name, or set HF_TOKEN if it is "
+                         "private)"),
+    ("hf://org/missing", "hf://org/missing: repository not found (check the name, or set HF_TOKEN if it is "
+                         "private)"),
+    ("hf://org/tiny@v9", "hf://org/tiny@v9: revision v9 not found; check the @REVISION"),
+    ("hf://../etc", "hf://../etc: not a Hugging Face model URI; expected hf://ORG/NAME or hf://ORG/NAME@REVISION"),
+])
+def test_hub_errors_say_what_to_do(hub, uri, text):
+    run = run_cli("model-info", uri)
+    assert (run.code, run.stdout, run.lines) == (1, "", [f"error: {text}"])
+
+
+def test_network_failure(monkeypatch):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed once the block ends: nothing listens there
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    run = run_cli("model-info", "hf://org/tiny")
+    assert run.code == 1 and run.stdout == "" and "Traceback" not in run.stderr
+    [line] = run.lines
+    assert line.startswith(f"error: hf://org/tiny: cannot reach http://127.0.0.1:{port} (")
+    assert line.endswith("check the network, or HF_ENDPOINT")
+
+
+def test_without_the_extra_hf_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # as if the package were not installed
+    run = run_cli("model-info", "hf://org/tiny")
+    assert run.lines == ["error: reading hf:// sources needs the huggingface_hub package: pip install "
+                         "'omerender[hf]' (or pass a local model directory as SOURCE)"]
+    assert run.code == 1
+
+
+def test_update_reads_the_storage_uri_from_the_hub(hub, tmp_path):
+    model = tmp_path / "tiny.yaml"
+    original = ("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: tiny\nspec:\n"
+                "  storage:\n    storageUri: hf://org/tiny\n")
+    model.write_text(original)
+    run = run_cli("model-info", "--update", str(model))
+    assert run.code == 0, run.stderr
+    text = model.read_text()
+    assert text.startswith(original) and "  modelParameterSize: 92.56K\n" in text

@@ -1,0 +1,239 @@
+"""omerender model-info --update (issue 14): fill BaseModel files in place, as OME's agent fills the objects."""
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CATALOG, run_cli
+
+CORPUS = CATALOG / "modelconfig"
+# Catalog model file, the corpus config of that model, its auto-selectable catalog runtime (None: none is).
+PAIRS = [
+    ("meta/Llama-3.2-3B-Instruct.yaml", "llama3_2_3b.json", "vllm/llama-3-2-3b-instruct-rt.yaml"),
+    ("mistralai/Mixtral-8x7B-v0.1.yaml", "mixtral.json", "srt/mistralai/mixtral-8x7b-v0-1-rt.yaml"),
+    ("Qwen/Qwen2.5-7B.yaml", "qwen2.5_7b.json", None),
+]
+
+
+def model_source(tmp_path: Path, config: str) -> Path:
+    directory = tmp_path / "src" / config.removesuffix(".json")
+    directory.mkdir(parents=True)
+    shutil.copy(CORPUS / config, directory / "config.json")
+    return directory
+
+
+def update(*args: str):
+    return run_cli("model-info", "--update", *args)
+
+
+def added_lines(before: str, after: str) -> list[str]:
+    diff = list(difflib.ndiff(before.splitlines(keepends=True), after.splitlines(keepends=True)))
+    assert not [d for d in diff if d.startswith("- ")], "a line of the user's file changed"
+    return [d[2:] for d in diff if d.startswith("+ ")]
+
+
+@pytest.mark.parametrize("model_file,config,runtime", PAIRS)
+def test_catalog_model_is_filled_with_added_lines_only(tmp_path, model_file, config, runtime):
+    target = tmp_path / Path(model_file).name
+    shutil.copy(CATALOG / "models" / model_file, target)
+    before = target.read_text()
+    run = update(str(target), str(model_source(tmp_path, config)))
+    assert run.code == 0, run.stderr
+    after = target.read_text()
+    added = added_lines(before, after)
+    spec = yaml.safe_load(after)["spec"]
+    # The catalog files set modelCapabilities already: never overwritten, so not added.
+    assert spec["modelCapabilities"] == ["TEXT_TO_TEXT"]
+    assert [line.split(":")[0].strip() for line in added if line.startswith("  ") and not line.startswith("    ")] \
+        == ["modelType", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "maxTokens"]
+    assert spec["modelFormat"] == {"name": "safetensors", "version": "1.0.0"}
+    name = yaml.safe_load(before)["metadata"]["name"]
+    assert run.lines[-1] == (f"info: {target}: ClusterBaseModel {name}: added modelType, modelArchitecture, "
+                             f"modelFormat, modelFramework, modelParameterSize, maxTokens from "
+                             f"{tmp_path / 'src' / config.removesuffix('.json')}")
+    again = update(str(target), str(model_source(tmp_path / "again", config)))
+    assert again.code == 0 and target.read_text() == after
+    assert again.lines[-1].endswith("nothing to add: every field OME's agent sets is already set")
+
+
+@pytest.mark.parametrize("model_file,config,runtime", [p for p in PAIRS if p[2]])
+def test_updated_models_auto_select_their_catalog_runtime(tmp_path, model_file, config, runtime):
+    work = tmp_path / "repo"
+    work.mkdir()
+    shutil.copy(CATALOG / "models" / model_file, work / "model.yaml")
+    shutil.copy(CATALOG / "runtimes" / runtime, work / "runtime.yaml")
+    name = yaml.safe_load((work / "model.yaml").read_text())["metadata"]["name"]
+    runtime_name = yaml.safe_load((work / "runtime.yaml").read_text())["metadata"]["name"]
+    (work / "isvc.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+        "metadata": {"name": "demo", "namespace": "default"},
+        "spec": {"model": {"name": name}, "engine": {"minReplicas": 1, "maxReplicas": 1}}}))
+    before = run_cli("explain", "--isvc", "demo", "-n", "default", str(work))
+    assert before.code == 1  # the catalog file alone cannot be auto-selected: no modelFormat
+    assert update(str(work / "model.yaml"), str(model_source(tmp_path, config))).code == 0
+    after = run_cli("explain", "--isvc", "demo", "-n", "default", str(work))
+    assert after.code == 0, after.stderr
+    assert f"Selected: {runtime_name} (Cluster)" in after.stderr
+    assert after.stdout.splitlines()[1].split()[:3] == [runtime_name, "Cluster", "Yes"]
+    rendered = run_cli("render", str(work))
+    assert rendered.code == 0, rendered.stderr
+    assert f"Runtime {runtime_name} will be auto-selected for model {name}" in rendered.stderr
+
+
+USER_FILE = """\
+# Models for the demo cluster.
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime   # not a model: left alone
+metadata: {name: other}
+spec: {disabled: true}
+---
+apiVersion: ome.io/v1beta1
+kind: BaseModel
+metadata:
+  name: 'llama'          # quoted on purpose
+  namespace: team-a
+spec:
+  modelArchitecture: "MyOwnArch"   # set: never overwritten
+  storage:
+    storageUri: local://./models/llama
+    path: /raid/llama
+  # a trailing comment in spec
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: skipped
+  annotations:
+    ome.oracle.com/skip-config-parsing: "TRUE"
+spec:
+  storage: {storageUri: "local://./models/llama"}
+"""
+
+
+def user_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "models" / "llama").mkdir(parents=True)
+    shutil.copy(CORPUS / "llama3_2_1b.json", repo / "models" / "llama" / "config.json")
+    (repo / "models.yaml").write_text(USER_FILE)
+    return repo
+
+
+def test_storage_uri_comments_quotes_and_other_documents_are_kept(tmp_path):
+    repo = user_repo(tmp_path)
+    run = update(str(repo))
+    assert run.code == 0, run.stderr
+    after = (repo / "models.yaml").read_text()
+    added = added_lines(USER_FILE, after)
+    assert added == ["  modelType: llama\n", "  modelFormat:\n", "    name: safetensors\n", "    version: 1.0.0\n",
+                     "  modelFramework:\n", "    name: transformers\n", "    version: 4.45.0.dev0\n",
+                     "  modelParameterSize: 1B\n", "  maxTokens: 131072\n", "  modelCapabilities:\n",
+                     "  - TEXT_TO_TEXT\n"]
+    docs = list(yaml.safe_load_all(after))
+    assert docs[1]["spec"]["modelArchitecture"] == "MyOwnArch"
+    assert "modelType" not in docs[2]["spec"]
+    assert f"info: {repo}/models.yaml: ClusterBaseModel skipped: skipped: annotated " \
+           'ome.oracle.com/skip-config-parsing: "true"' in run.lines
+    assert update(str(repo)).code == 0 and (repo / "models.yaml").read_text() == after
+
+
+def test_crlf_file_keeps_its_line_endings(tmp_path):
+    repo = user_repo(tmp_path)
+    (repo / "models.yaml").write_bytes(USER_FILE.replace("\n", "\r\n").encode())
+    assert update(str(repo / "models.yaml")).code == 0
+    data = (repo / "models.yaml").read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") and b"  maxTokens: 131072\r\n" in data
+
+
+def test_an_error_writes_nothing(tmp_path):
+    repo = user_repo(tmp_path)
+    (repo / "bad.yaml").write_text(USER_FILE.replace("local://./models/llama", "local://./models/missing"))
+    run = update(str(repo))
+    assert run.code == 1 and run.stdout == ""
+    assert (repo / "models.yaml").read_text() == USER_FILE
+    assert f"error: {repo}/bad.yaml: BaseModel team-a/llama: {repo}/models/missing: not a directory" in run.stderr
+
+
+def test_local_uri_leaving_the_given_path_is_refused(tmp_path):
+    repo = user_repo(tmp_path)
+    (repo / "models.yaml").write_text(USER_FILE.replace("local://./models/llama", "local://../../etc"))
+    run = update(str(repo))
+    assert run.code == 1 and "Traceback" not in run.stderr
+    assert run.lines[0] == (f"error: {repo}/models.yaml: BaseModel team-a/llama: storageUri local://../../etc leads "
+                            f"outside {repo}; pass SOURCE to read a model elsewhere")
+
+
+def test_unreadable_storage_uri_asks_for_source(tmp_path):
+    target = tmp_path / "m.yaml"
+    target.write_text(USER_FILE.replace("local://./models/llama", "oci://registry/llama:1"))
+    run = update(str(target))
+    assert run.code == 1
+    assert run.lines[0] == (f"error: {target}: BaseModel team-a/llama: cannot read the model from "
+                            "spec.storage.storageUri 'oci://registry/llama:1': pass SOURCE (a directory with the "
+                            "model's config.json and safetensors)")
+
+
+def test_symlinked_file_is_not_rewritten(tmp_path):
+    repo = user_repo(tmp_path)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(repo / "models.yaml")
+    run = update(str(link), str(repo / "models" / "llama"))
+    assert run.code == 1
+    assert run.lines == [f"error: {link}: a symbolic link; --update rewrites only regular files"]
+    assert (repo / "models.yaml").read_text() == USER_FILE
+
+
+def test_symlink_leaving_the_directory_is_refused(tmp_path):
+    repo = user_repo(tmp_path)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(USER_FILE)
+    (repo / "escape.yaml").symlink_to(outside)
+    run = update(str(repo), str(repo / "models" / "llama"))
+    assert run.code == 1 and "outside" in run.lines[0]
+    assert outside.read_text() == USER_FILE
+
+
+def test_flow_style_spec_is_an_error_with_the_fix(tmp_path):
+    target = tmp_path / "m.yaml"
+    target.write_text("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\n"
+                      "spec: {storage: {storageUri: 'hf://a/b'}}\n")
+    run = update(str(target), str(user_repo(tmp_path) / "models" / "llama"))
+    assert run.code == 1
+    assert run.lines[-1] == (f"error: {target}: ClusterBaseModel m: spec must be a non-empty block mapping for "
+                             "--update to add fields; add them by hand")
+
+
+def test_file_mode_is_kept(tmp_path):
+    repo = user_repo(tmp_path)
+    os.chmod(repo / "models.yaml", 0o640)
+    assert update(str(repo)).code == 0
+    assert (repo / "models.yaml").stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+def test_alias_bomb_is_refused_before_any_edit(tmp_path):
+    target = tmp_path / "bomb.yaml"
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    text = "\n".join(lines) + "\n---\n" + USER_FILE.split("---\n")[1]
+    target.write_text(text)
+    run = update(str(target), str(user_repo(tmp_path) / "models" / "llama"))
+    assert run.code == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert run.lines[0].startswith(f"error: {target}: ")
+    assert target.read_text() == text
+
+
+def test_odd_shapes_are_not_crashes(tmp_path):
+    target = tmp_path / "odd.yaml"
+    text = ("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: odd\n  annotations: [x]\n"
+            "spec:\n  storage: [not, a, map]\n")
+    target.write_text(text)
+    run = update(str(target))
+    assert run.code == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert run.lines == [f"error: {target}: ClusterBaseModel odd: cannot read the model from spec.storage.storageUri "
+                         "None: pass SOURCE (a directory with the model's config.json and safetensors)"]
+    assert target.read_text() == text
