@@ -1,0 +1,134 @@
+"""Replace a directory as a whole: build a fresh one beside it, fsync it, swap it in.
+
+On Linux the swap is one ``renameat2(RENAME_EXCHANGE)``: at every instant the path names either the old
+directory or the new one. Elsewhere (or on a file system without it) the old directory is first renamed
+aside, then the new one into place; a crash between the two leaves the old one aside, and the next run
+(under the lock) puts it back before anything else. A lock file beside the directory keeps two writers apart.
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import os
+import shutil
+import stat
+import sys
+import tempfile
+
+LOCK_SUFFIX = ".omerender-lock"
+NEW_INFIX = ".omerender-new-"
+OLD_INFIX = ".omerender-old-"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def sibling(target: str, suffix: str) -> str:
+    """``.<name><suffix>`` beside ``target``."""
+    parent, name = os.path.split(target)
+    return os.path.join(parent, f".{name}{suffix}")
+
+
+def lock(target: str) -> int:
+    """Take an exclusive lock on the lock file beside ``target`` (created if missing; never a link); return
+    its descriptor: closing it releases the lock."""
+    path = sibling(target, LOCK_SUFFIX)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def recover(target: str) -> None:
+    """Under the lock: undo a swap a crash interrupted, then remove what earlier runs left beside ``target``."""
+    parent, name = os.path.split(target)
+    leftovers = sorted(e for e in os.listdir(parent or ".")
+                       if e.startswith((f".{name}{NEW_INFIX}", f".{name}{OLD_INFIX}")))
+    for entry in leftovers:
+        path = os.path.join(parent, entry)
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            continue
+        if entry.startswith(f".{name}{OLD_INFIX}") and not os.path.lexists(target):
+            os.rename(path, target)  # the old render, moved aside by a swap that never finished
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def fresh(target: str) -> str:
+    """A new empty directory beside ``target`` for the next version of it."""
+    parent, name = os.path.split(target)
+    return tempfile.mkdtemp(prefix=f".{name}{NEW_INFIX}", dir=parent or ".")
+
+
+def write_file(path: str, data: bytes, mode: int = 0o666) -> None:
+    """Create ``path`` (never an existing file or link), write ``data`` and fsync it."""
+    fd = os.open(path, _WRITE_FLAGS, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def copy_file(source: str, path: str) -> None:
+    """Copy the regular file ``source`` (never a link or a FIFO) to the new file ``path``, mode included."""
+    fd = os.open(source, _READ_FLAGS)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", source)
+        out = os.open(path, _WRITE_FLAGS, stat.S_IMODE(info.st_mode))
+        with os.fdopen(out, "wb") as sink:
+            shutil.copyfileobj(handle, sink)
+            sink.flush()
+            os.fchmod(out, stat.S_IMODE(info.st_mode))
+            os.fsync(out)
+
+
+def fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def swap_in(new: str, target: str) -> None:
+    """Put the directory ``new`` at ``target`` in one step, then remove the old directory."""
+    parent = os.path.dirname(target) or "."
+    if not os.path.lexists(target):
+        os.rename(new, target)
+    elif _exchange(new, target):
+        shutil.rmtree(new, ignore_errors=True)  # ``new`` now names the old directory
+    else:
+        aside = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}{OLD_INFIX}", dir=parent)
+        os.rename(target, aside)
+        os.rename(new, target)
+        shutil.rmtree(aside, ignore_errors=True)
+    fsync_dir(parent)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Atomically exchange two paths (Linux renameat2); False where the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), b)
