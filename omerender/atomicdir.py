@@ -26,6 +26,18 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEX
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
+def _libc_function(name: str):
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), name, None)
+    except OSError:
+        return None
+
+
+_SYNCFS = _libc_function("syncfs")
+
+
 def sibling(target: str, suffix: str) -> str:
     """``.<name><suffix>`` beside ``target``."""
     parent, name = os.path.split(target)
@@ -69,15 +81,35 @@ def fresh(target: str) -> str:
 
 
 def write_file(path: str, data: bytes, mode: int = 0o666) -> None:
-    """Create ``path`` (never an existing file or link), write ``data`` and fsync it."""
+    """Create ``path`` (never an existing file or link) and write ``data``; :func:`flush` makes it durable."""
     fd = os.open(path, _WRITE_FLAGS, mode)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if not _SYNCFS:
+            os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def flush(new: str) -> None:
+    """Make everything written under ``new`` durable before it is swapped in.
+
+    Linux: one syncfs() of the file system (an fsync per file costs milliseconds each: 8 s for 2,000 files).
+    Elsewhere each file was fsynced as it was written; the folders are fsynced here.
+    """
+    if _SYNCFS:
+        fd = os.open(new, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            if _SYNCFS(fd) != 0:
+                code = ctypes.get_errno()
+                raise OSError(code, os.strerror(code), new)
+        finally:
+            os.close(fd)
+        return
+    for folder, _, _ in os.walk(new):
+        fsync_dir(folder)
 
 
 def copy_file(source: str, path: str) -> None:
@@ -92,7 +124,8 @@ def copy_file(source: str, path: str) -> None:
             shutil.copyfileobj(handle, sink)
             sink.flush()
             os.fchmod(out, stat.S_IMODE(info.st_mode))
-            os.fsync(out)
+            if not _SYNCFS:
+                os.fsync(out)
 
 
 def fsync_dir(path: str) -> None:
@@ -120,9 +153,7 @@ def swap_in(new: str, target: str) -> None:
 
 def _exchange(a: str, b: str) -> bool:
     """Atomically exchange two paths (Linux renameat2); False where the system cannot."""
-    if not sys.platform.startswith("linux"):
-        return False
-    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    renameat2 = _libc_function("renameat2")
     if renameat2 is None:
         return False
     renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)

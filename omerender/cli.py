@@ -40,7 +40,7 @@ def cli():
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+@click.option("-o", "--output-dir", metavar="DIR",
               help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
                    "for Flux) instead of stdout.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")

@@ -147,23 +147,25 @@ def rendered_files(objects: list[dict], origin: Origin | None = None) -> dict[st
     """Every file ``render -o`` writes (relative path -> text): kustomization.yaml and the record included."""
     files: dict[str, str] = {}
     owners: dict[str, dict] = {}
-    errors: list[OmeError] = []
+    errors: dict[tuple, OmeError] = {}  # one message per input object and problem, however many outputs share it
     for obj in objects:
         try:
             relative = "/".join(path_parts(obj))
         except OmeError as err:
-            errors.append(_locate(err, obj, origin))
+            located = _locate(err, obj, origin)
+            errors.setdefault((located.file, located.ref, located.text), located)
             continue
         if relative in files:
-            errors.append(_locate(OmeError(
+            located = _locate(OmeError(
                 f"{_safe_ref(owners[relative])} ({owners[relative].get('apiVersion')}) and this object "
                 f"({obj.get('apiVersion')}) would both be written to {relative}: one kind, namespace and name "
-                "can be rendered once"), obj, origin))
+                "can be rendered once"), obj, origin)
+            errors.setdefault((located.file, located.ref, located.text), located)
             continue
         owners[relative] = obj
         files[relative] = dump(obj)
     if errors:
-        raise OmeErrors(errors)
+        raise OmeErrors(list(errors.values()))
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                      "resources": sorted(files)}
     files[KUSTOMIZATION] = f"{GENERATED_MARK}\n{dump(kustomization)}"
@@ -173,6 +175,8 @@ def rendered_files(objects: list[dict], origin: Origin | None = None) -> dict[st
 
 def _locate(err: OmeError, obj: dict, origin: Origin | None) -> OmeError:
     file, ref, prefix = origin(obj) if origin else (None, None, "")
+    if err.field == "metadata.namespace":
+        prefix = ""  # a rendered object's namespace is its InferenceService's own field
     return OmeError(prefix + err.text, ref or _safe_ref(obj), file, err.field)
 
 
@@ -306,7 +310,6 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
             _fill(new, target, old, kept, files, step)
             with step.doing(target, "cannot replace it"):
                 os.chmod(new, stat.S_IMODE(os.lstat(target).st_mode) if old else 0o777 & ~_umask())
-                atomicdir.fsync_dir(new)
                 atomicdir.swap_in(new, target)
         finally:
             if os.path.isdir(new) and not os.path.islink(new):
@@ -322,6 +325,8 @@ def _target(out_dir: str) -> str:
     if target in (".", ".."):
         target = os.path.abspath(target)
     parent = os.path.dirname(target)
+    if parent and os.path.lexists(parent) and not os.path.isdir(parent):
+        raise OmeError(f"is not a directory, so {target} cannot be created in it", file=parent)
     if parent and not os.path.isdir(parent):
         try:
             os.makedirs(parent, exist_ok=True)
@@ -370,9 +375,8 @@ def _fill(new: str, target: str, old: Tree | None, kept: list[str], files: dict[
     for relative, text in files.items():
         with step.doing(os.path.join(target, relative), "cannot write"):
             atomicdir.write_file(os.path.join(new, relative), text.encode("utf-8"))
-    for folder in _folders(old, holding):
-        with step.doing(os.path.join(target, folder), "cannot write"):
-            atomicdir.fsync_dir(os.path.join(new, folder))
+    with step.doing(target, "cannot write"):
+        atomicdir.flush(new)
 
 
 def _folders(old: Tree | None, holding: set[str]) -> list[str]:
