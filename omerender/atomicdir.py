@@ -112,8 +112,24 @@ def flush(new: str) -> None:
         fsync_dir(folder)
 
 
-def copy_file(source: str, path: str) -> None:
-    """Copy the regular file ``source`` (never a link or a FIFO) to the new file ``path``, mode included."""
+def carry(source: str, path: str) -> None:
+    """Put the regular file ``source`` (never a link or a FIFO) at the new path ``path``, mode included.
+
+    A hard link where the system allows one (no copy, no extra space); a copy otherwise.
+    """
+    try:
+        os.link(source, path, follow_symlinks=False)
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        _copy(source, path)
+        return
+    if not stat.S_ISREG(os.lstat(path).st_mode):  # replaced since it was checked
+        os.unlink(path)
+        raise OSError(errno.EINVAL, "not a regular file", source)
+
+
+def _copy(source: str, path: str) -> None:
     fd = os.open(source, _READ_FLAGS)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)

@@ -58,7 +58,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         inputs = index(read_paths(paths, notes=notes))
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
         result = render(inputs, options, lock)
-        if output_dir:
+        if output_dir is not None:
             write_rendered_dir(result.objects, output_dir, origins(inputs))
         return result
 
@@ -69,7 +69,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         fail(failures)
     for message in result.messages:
         click.echo(message.line(), err=True)
-    if not output_dir:
+    if output_dir is None:
         write_stream(result.objects, sys.stdout)
 
 

@@ -282,7 +282,9 @@ def owned_kustomization(root: str, tree: Tree) -> None:
 def _os_error(err: OSError, path: str, action: str, after: str = "") -> OmeError:
     hint = {errno.ENOSPC: "; free some space", errno.EFBIG: "; the file size limit was reached",
             errno.EACCES: "; check the permissions", errno.EROFS: "; the file system is read-only",
-            errno.ENAMETOOLONG: "; use a shorter path"}.get(err.errno, "")
+            errno.ENAMETOOLONG: "; use a shorter path",
+            errno.EBUSY: "; is it a mount point? render into a folder inside it",
+            errno.EXDEV: "; is it a mount point? render into a folder inside it"}.get(err.errno, "")
     return OmeError(f"{action}: {err.strerror or err}{hint}{after}", file=_quoted_path(path))
 
 
@@ -319,6 +321,8 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
 
 
 def _target(out_dir: str) -> str:
+    if not out_dir:
+        raise OmeError("-o needs a directory name (for example -o rendered/)")
     target = os.path.normpath(out_dir)
     if os.path.basename(os.path.abspath(target)) in ("", ".", ".."):
         raise OmeError("cannot render into this path: name a directory (for example rendered/)", file=out_dir)
@@ -371,7 +375,7 @@ def _fill(new: str, target: str, old: Tree | None, kept: list[str], files: dict[
                      if old and folder in old.folders else 0o777)
     for relative in kept:
         with step.doing(os.path.join(target, relative), "cannot copy"):
-            atomicdir.copy_file(os.path.join(target, relative), os.path.join(new, relative))
+            atomicdir.carry(os.path.join(target, relative), os.path.join(new, relative))
     for relative, text in files.items():
         with step.doing(os.path.join(target, relative), "cannot write"):
             atomicdir.write_file(os.path.join(new, relative), text.encode("utf-8"))
@@ -423,9 +427,14 @@ def out_of_date(objects: list[dict], rendered_dir: str, origin: Origin | None = 
     tree = scan(rendered_dir)
     present = set(tree.files)
     chunks: list[str] = []
+    budget = limits.MAX_TOTAL_BYTES
     for relative in sorted(set(expected) | recorded(rendered_dir, tree)):
         path = os.path.join(rendered_dir, relative)
         committed = read_regular(path, path) if relative in present else None
+        budget -= len(committed or "")
+        if budget < 0:
+            raise OmeError(f"its files are larger than {limits.MAX_TOTAL_BYTES // limits.MIB} MiB in total; not a "
+                           "directory omerender wrote", file=rendered_dir)
         wanted = expected.get(relative)
         if committed != wanted:
             chunks.extend(_diff(committed, wanted, f"{rendered_dir.rstrip('/')}/{relative}"))

@@ -427,3 +427,22 @@ def test_render_with_no_path_in_a_flux_repo_root_skips_its_own_output(tmp_path):
     assert (direct.returncode, direct.stdout) == (0, "")
     assert direct.stderr.splitlines() == [f"info: rendered: skipped: `omerender render -o` wrote this directory "
                                           f"(it holds {MARKER}); its objects are output, not input"]
+
+
+def test_a_record_listing_paths_outside_dir_removes_nothing_there(tmp_path):
+    out = rendered_once(tmp_path)
+    outside = tmp_path / "work" / "x.yaml"
+    outside.write_text("kept\n")
+    record = out / MARKER
+    record.write_text(record.read_text() + f"- ../x.yaml\n- {outside}\n- llama-demo/../../x.yaml\n")
+    done = omerender("render", str(QUICKSTART), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert outside.read_text() == "kept\n"
+    assert "x.yaml" not in record.read_text()
+
+
+def test_an_empty_output_dir_argument_is_refused(tmp_path):
+    assert_refused(omerender("render", str(QUICKSTART), "-o", "", cwd=tmp_path),
+                   "error: -o needs a directory name (for example -o rendered/)")
+    assert_refused(omerender("render", str(QUICKSTART), "-o", "/"),
+                   "error: /: cannot render into this path: name a directory (for example rendered/)")
