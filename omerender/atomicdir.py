@@ -15,6 +15,7 @@ import shutil
 import stat
 import sys
 import tempfile
+from typing import Callable
 
 LOCK_SUFFIX = ".omerender-lock"
 NEW_INFIX = ".omerender-new-"
@@ -44,15 +45,20 @@ def sibling(target: str, suffix: str) -> str:
     return os.path.join(parent, f".{name}{suffix}")
 
 
-def lock(target: str) -> int:
+def lock(target: str, on_wait: Callable[[str], None] | None = None) -> int:
     """Take an exclusive lock on the lock file beside ``target`` (created if missing; never a link); return
-    its descriptor: closing it releases the lock."""
+    its descriptor: closing it releases the lock. ``on_wait(lock_path)`` is called before waiting for it."""
     path = sibling(target, LOCK_SUFFIX)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait:
+                on_wait(path)
+            fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:
         os.close(fd)
         raise

@@ -59,7 +59,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
         result = render(inputs, options, lock)
         if output_dir is not None:
-            write_rendered_dir(result.objects, output_dir, origins(inputs))
+            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
         return result
 
     result, failures = run_guarded(run, debug)
@@ -74,6 +74,10 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
 
 
 render_cmd.name = "render"
+
+
+def _waiting(lock_file: str) -> None:
+    click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
 
 
 @cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")

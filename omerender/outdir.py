@@ -290,17 +290,19 @@ def _os_error(err: OSError, path: str, action: str, after: str = "") -> OmeError
 
 # ---------------------------------------------------------------- render -o DIR
 
-def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None = None) -> None:
+def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None = None,
+                       on_wait: Callable[[str], None] | None = None) -> None:
     """Replace ``out_dir`` with one file per object, a ``kustomization.yaml`` and omerender's record.
 
     Files the previous render recorded and this one does not write are dropped (with the folders they
-    leave empty); every other regular file in ``out_dir`` is carried over unchanged.
+    leave empty); every other regular file in ``out_dir`` is carried over unchanged. ``on_wait(lock_file)``
+    is called when another render holds the lock.
     """
     files = rendered_files(objects, origin)
     target = _target(out_dir)
     step, parent = _Step(target), os.path.dirname(target) or "."
     with step.doing(atomicdir.sibling(target, atomicdir.LOCK_SUFFIX), "cannot lock"):
-        lock = atomicdir.lock(target)
+        lock = atomicdir.lock(target, on_wait)
     try:
         with step.doing(parent, "cannot clean up beside it"):
             atomicdir.recover(target)

@@ -106,11 +106,14 @@ def test_a_namespace_of_dot_dot_is_an_error_naming_file_object_and_field(tmp_pat
 
 
 def test_a_passed_through_object_with_a_bad_namespace_or_name_is_refused(tmp_path):
-    folder = inputs_with(tmp_path, config_map("x", ".."), config_map("a/../../b"), config_map("%2e%2e"))
+    odd_kind = {**config_map("y"), "kind": "../Config"}
+    folder = inputs_with(tmp_path, config_map("x", ".."), config_map("a/../../b"), config_map("%2e%2e"), odd_kind)
     done = omerender("render", str(folder), "-o", str(tmp_path / "out"))
     extra = folder / "extra.yaml"
     assert_refused(
         done,
+        f"error: {extra}: ../Config llama-demo/y: kind: Invalid value: \"../Config\": must be letters and digits, "
+        "starting with a letter",
         f"error: {extra}: ConfigMap ../x: metadata.namespace: Invalid value: \"..\": a namespace must be a "
         "DNS-1123 label (lower-case letters, digits and '-', at most 63 characters)",
         f"error: {extra}: ConfigMap llama-demo/%2e%2e: metadata.name: Invalid value: \"%2e%2e\": a name may not "
@@ -356,6 +359,8 @@ def test_a_second_render_waits_for_the_lock(tmp_path):
         assert process.poll() is None and snapshot(out) == before
     stdout, stderr = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, stdout) == (0, ""), stderr
+    assert stderr.splitlines()[0] == (f"info: {out.parent / '.out.omerender-lock'}: another omerender render is "
+                                      "writing this directory; waiting for it")
     assert snapshot(out) != before and "nodeSelector" not in (out / DEPLOYMENT).read_text()
 
 
