@@ -300,26 +300,34 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
     """
     files = rendered_files(objects, origin)
     target = _target(out_dir)
-    step, parent = _Step(target), os.path.dirname(target) or "."
+    step = _Step(target)
     with step.doing(atomicdir.sibling(target, atomicdir.LOCK_SUFFIX), "cannot lock"):
         lock = atomicdir.lock(target, on_wait)
     try:
-        with step.doing(parent, "cannot clean up beside it"):
-            atomicdir.recover(target)
-        old = _old_tree(target)
-        kept = _kept(target, old, files) if old else []
-        with step.doing(parent, "cannot create the new render beside it"):
-            new = atomicdir.fresh(target)
-        try:
-            _fill(new, target, old, kept, files, step)
-            with step.doing(target, "cannot replace it"):
-                os.chmod(new, stat.S_IMODE(os.lstat(target).st_mode) if old else 0o777 & ~_umask())
-                atomicdir.swap_in(new, target)
-        finally:
-            if os.path.isdir(new) and not os.path.islink(new):
-                shutil.rmtree(new, ignore_errors=True)
+        _replace(target, files, step)
     finally:
         os.close(lock)
+
+
+def _replace(target: str, files: dict[str, str], step: "_Step") -> None:
+    """Under the lock: build the new DIR beside ``target`` from ``files`` and the kept files, swap it in."""
+    parent = os.path.dirname(target) or "."
+    with step.doing(parent, "cannot clean up beside it"):
+        atomicdir.recover(target)
+    old = _old_tree(target)
+    kept = _kept(target, old, files) if old else []
+    with step.doing(parent, "cannot create the new render beside it"):
+        new = atomicdir.fresh(target)
+    try:
+        _fill(new, target, old, kept, files, step)
+        with step.doing(target, "cannot write"):
+            os.chmod(new, stat.S_IMODE(os.lstat(target).st_mode) if old else 0o777 & ~_umask())
+            atomicdir.flush(new)
+        with step.doing(target, "cannot replace it"):
+            atomicdir.swap_in(new, target)
+    finally:
+        if os.path.isdir(new) and not os.path.islink(new):
+            shutil.rmtree(new, ignore_errors=True)
 
 
 def _target(out_dir: str) -> str:
@@ -381,8 +389,6 @@ def _fill(new: str, target: str, old: Tree | None, kept: list[str], files: dict[
     for relative, text in files.items():
         with step.doing(os.path.join(target, relative), "cannot write"):
             atomicdir.write_file(os.path.join(new, relative), text.encode("utf-8"))
-    with step.doing(target, "cannot write"):
-        atomicdir.flush(new)
 
 
 def _folders(old: Tree | None, holding: set[str]) -> list[str]:
