@@ -216,11 +216,7 @@ def _check_entry(entry: os.DirEntry, path: str) -> None:
         raise OmeError("a symbolic link in the output directory: omerender never follows or replaces links "
                        "there; remove it (or render into another directory)", file=_quoted_path(path))
     mode = entry.stat(follow_symlinks=False).st_mode
-    if stat.S_ISDIR(mode):
-        if not mode & stat.S_IWUSR:
-            raise OmeError("read-only folder in the output directory; make it writable (chmod u+w) or render "
-                           "into another directory", file=_quoted_path(path))
-    elif not stat.S_ISREG(mode):
+    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
         raise OmeError("not a regular file (a FIFO, socket or device) in the output directory: omerender never "
                        "opens one; remove it", file=_quoted_path(path))
 
@@ -365,9 +361,14 @@ def _old_tree(target: str) -> Tree | None:
     if not info.st_mode & stat.S_IWUSR:
         raise OmeError("is read-only; make it writable (chmod u+w) or render into another directory", file=target)
     try:
-        return scan(target)
+        tree = scan(target)
+        read_only = [f for f in tree.folders if not os.lstat(os.path.join(target, f)).st_mode & stat.S_IWUSR]
     except OSError as err:
         raise _os_error(err, getattr(err, "filename", None) or target, "cannot read") from None
+    if read_only:
+        raise OmeError("read-only folder in the output directory; make it writable (chmod u+w) or render into "
+                       "another directory", file=_quoted_path(os.path.join(target, read_only[0])))
+    return tree
 
 
 def _kept(target: str, old: Tree, files: dict[str, str]) -> list[str]:

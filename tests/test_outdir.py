@@ -284,6 +284,21 @@ def test_a_read_only_dir_is_an_error_and_left_alone(tmp_path):
     assert snapshot(out) == before
 
 
+def test_a_read_only_folder_in_dir_is_an_error_for_render_but_check_reads_it(tmp_path):
+    out = rendered_once(tmp_path)
+    before = snapshot(out)
+    (out / "llama-demo").chmod(0o555)
+    try:
+        done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+        checked = omerender("check", str(QUICKSTART), str(out))
+    finally:
+        (out / "llama-demo").chmod(0o755)
+    assert_refused(done, f"error: {out / 'llama-demo'}: read-only folder in the output directory; make it writable "
+                         "(chmod u+w) or render into another directory")
+    assert snapshot(out) == before
+    assert (checked.returncode, checked.stdout) == (0, ""), checked.stderr
+
+
 def _file_size_limit(size: int):
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
