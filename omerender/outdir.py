@@ -136,7 +136,8 @@ def origins(inputs) -> Origin:
         if source is not None:
             return source.file, None, ""
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-        isvc = isvcs.get((meta.get("namespace"), (meta.get("labels") or {}).get(ISVC_LABEL)))
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        isvc = isvcs.get((meta.get("namespace"), labels.get(ISVC_LABEL)))
         if isvc is not None:
             return isvc.file, _safe_ref(isvc.data), f"rendered {_safe_ref(obj)}: "
         return None, None, ""
