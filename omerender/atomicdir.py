@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import os
 import shutil
 import stat
@@ -23,8 +22,13 @@ OLD_INFIX = ".omerender-old-"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP)
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# Flags POSIX systems have; the getattr keeps `import omerender` working where they are missing.
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+# Never follows a link, never blocks opening a FIFO.
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW
 
 
 def _libc_function(name: str):
@@ -48,8 +52,10 @@ def sibling(target: str, suffix: str) -> str:
 def lock(target: str, on_wait: Callable[[str], None] | None = None) -> int:
     """Take an exclusive lock on the lock file beside ``target`` (created if missing; never a link); return
     its descriptor: closing it releases the lock. ``on_wait(lock_path)`` is called before waiting for it."""
+    import fcntl  # POSIX only: render -o needs it, every other command works without it
+
     path = sibling(target, LOCK_SUFFIX)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | READ_FLAGS, 0o666)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
@@ -106,7 +112,7 @@ def flush(new: str) -> None:
     Elsewhere each file was fsynced as it was written; the folders are fsynced here.
     """
     if _SYNCFS:
-        fd = os.open(new, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(new, _DIRECTORY)
         try:
             if _SYNCFS(fd) != 0:
                 code = ctypes.get_errno()
@@ -136,7 +142,7 @@ def carry(source: str, path: str) -> None:
 
 
 def _copy(source: str, path: str) -> None:
-    fd = os.open(source, _READ_FLAGS)
+    fd = os.open(source, READ_FLAGS)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -151,7 +157,7 @@ def _copy(source: str, path: str) -> None:
 
 
 def fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = os.open(path, _DIRECTORY)  # the parent may be a link the user named
     try:
         os.fsync(fd)
     finally:

@@ -229,7 +229,7 @@ def _quoted_path(path: str) -> str:
 def read_regular(path: str, shown_as: str, limit: int = limits.MAX_FILE_BYTES) -> str:
     """A regular file's text, opened without following a link and without blocking on a FIFO."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, atomicdir.READ_FLAGS)
     except OSError as err:
         raise _os_error(err, shown_as, "cannot read") from None
     with os.fdopen(fd, "rb") as handle:

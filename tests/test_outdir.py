@@ -467,3 +467,11 @@ def test_an_empty_output_dir_argument_is_refused(tmp_path):
                    "error: -o needs a directory name (for example -o rendered/)")
     assert_refused(omerender("render", str(QUICKSTART), "-o", "/"),
                    "error: /: cannot render into this path: name a directory (for example rendered/)")
+
+
+def test_dir_under_a_linked_parent_the_user_named_is_written(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    done = omerender("render", str(QUICKSTART), "-o", str(tmp_path / "link" / "out"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "real" / "out" / DEPLOYMENT).is_file()
