@@ -51,24 +51,47 @@ def sibling(target: str, suffix: str) -> str:
 
 def lock(target: str, on_wait: Callable[[str], None] | None = None) -> int:
     """Take an exclusive lock on the lock file beside ``target`` (created if missing; never a link); return
-    its descriptor: closing it releases the lock. ``on_wait(lock_path)`` is called before waiting for it."""
+    its descriptor for :func:`unlock`. ``on_wait(lock_path)`` is called once before waiting for it."""
     import fcntl  # POSIX only: render -o needs it, every other command works without it
 
     path = sibling(target, LOCK_SUFFIX)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | READ_FLAGS, 0o666)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | READ_FLAGS, 0o666)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait:
-                on_wait(path)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-    except BaseException:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if on_wait:
+                    on_wait(path)
+                    on_wait = None
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            if _same_file(fd, path):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # the holder removed the file as it let go: lock the one there now
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (info.st_dev, info.st_ino) == (held.st_dev, held.st_ino)
+
+
+def unlock(fd: int, target: str) -> None:
+    """Remove the lock file (no stray file beside DIR), then let go of it; a waiter then locks a new one."""
+    try:
+        os.unlink(sibling(target, LOCK_SUFFIX))
+    except FileNotFoundError:
+        pass
+    finally:
         os.close(fd)
-        raise
-    return fd
 
 
 def recover(target: str) -> None:

@@ -303,7 +303,7 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
     try:
         _replace(target, files, step)
     finally:
-        os.close(lock)
+        atomicdir.unlock(lock, target)
 
 
 def _replace(target: str, files: dict[str, str], step: "_Step") -> None:
