@@ -7,9 +7,10 @@ import click
 
 from . import __version__
 from .emit import write_stream
+from .errors import Message
 from .load import index, read_paths
-from .gitops import write_rendered_dir
 from .lock import find_lock, lock_from_inputs, read_lock
+from .outdir import origins, write_rendered_dir
 from .render import Options, render
 from .shell import fail, run_guarded
 
@@ -39,7 +40,7 @@ def cli():
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+@click.option("-o", "--output-dir", metavar="DIR",
               help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
                    "for Flux) instead of stdout.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
@@ -51,26 +52,32 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     paths = paths or (".",)
+    notes: list[Message] = []
 
     def run():
-        inputs = index(read_paths(paths))
+        inputs = index(read_paths(paths, notes=notes))
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-        return render(inputs, options, lock)
+        result = render(inputs, options, lock)
+        if output_dir is not None:
+            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
+        return result
 
     result, failures = run_guarded(run, debug)
+    for message in notes:
+        click.echo(message.line(), err=True)
     if failures:
         fail(failures)
-    if output_dir:
-        _, failures = run_guarded(lambda: write_rendered_dir(result.objects, output_dir), debug)
-        if failures:
-            fail(failures)
     for message in result.messages:
         click.echo(message.line(), err=True)
-    if not output_dir:
+    if output_dir is None:
         write_stream(result.objects, sys.stdout)
 
 
 render_cmd.name = "render"
+
+
+def _waiting(lock_file: str) -> None:
+    click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
 
 
 @cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
@@ -82,7 +89,8 @@ def fn_cmd():
 
 def _register_commands() -> None:
     from .explain import explain
-    from .gitops import build_cmd, check_cmd
+    from .checkcmd import check_cmd
+    from .gitops import build_cmd
     from .lockcmd import lock
     from .modelinfocmd import model_info
     from .tree import tree

@@ -18,7 +18,7 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent)
 
 from . import limits
-from .errors import ObjRef, OmeError, OmeErrors, type_name
+from .errors import Message, ObjRef, OmeError, OmeErrors, type_name
 from .shapes import STRING_MAP, check, check_spec
 
 OME_GROUP = "ome.io"
@@ -28,6 +28,8 @@ OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "Bas
 CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass")
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "<stdin>"
+# The record `render -o` keeps in the directory it writes; a directory holding one is output, not input.
+RENDERED_MARKER = ".omerender-rendered.yaml"
 DEFAULT_NAMESPACE = "default"
 
 
@@ -248,18 +250,20 @@ def _unshare(value):
 
 # ---------------------------------------------------------------- reading
 
-def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
+def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 
     Reads only the given paths: symbolic links that lead out of their directory are refused, and the
-    limits of :mod:`omerender.limits` (file and total size, file count, object count) apply.
+    limits of :mod:`omerender.limits` (file and total size, file count, object count) apply. Directories
+    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``.
     """
+    skipped: list[str] = []
     docs: list[Doc] = []
     errors: list[OmeError] = []
     total_bytes = 0
     for path in paths:
         try:
-            files = _files(path)
+            files = _files(path, skipped)
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
@@ -279,6 +283,10 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
                 errors.append(err)
             if len(docs) > limits.MAX_OBJECTS:
                 raise OmeErrors(errors + [_too_many_objects(file)])
+    if notes is not None:
+        notes.extend(Message("info", f"skipped: `omerender render -o` wrote this directory (it holds "
+                                     f"{RENDERED_MARKER}); its objects are output, not input", file=folder)
+                     for folder in skipped)
     if errors:
         raise OmeErrors(errors)
     return docs
@@ -293,14 +301,14 @@ def _mib(size: int) -> str:
     return f"{size // limits.MIB} MiB"
 
 
-def _files(path: str) -> list[str]:
+def _files(path: str, skipped: list[str]) -> list[str]:
     """The files ``path`` names: itself, or the YAML files of a directory."""
     if path == "-":
         return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
     _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
-    return _yaml_files(path) if os.path.isdir(path) else [path]
+    return _yaml_files(path, skipped) if os.path.isdir(path) else [path]
 
 
 def _read_stdin(stream) -> str:
@@ -320,11 +328,16 @@ def _refuse_escape(path: str, directory: str, shown: str) -> None:
                        "given", file=shown)
 
 
-def _yaml_files(directory: str) -> list[str]:
+def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
-    the target of one inside is read under its own name (reading it twice would duplicate its objects)."""
+    the target of one inside is read under its own name (reading it twice would duplicate its objects).
+    A directory holding the record of ``render -o`` is appended to ``skipped``, not read."""
     found = []
     for root, dirs, files in os.walk(directory):
+        if RENDERED_MARKER in files:
+            skipped.append(root)
+            dirs[:] = []
+            continue
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in dirs + files:
             _refuse_escape(os.path.join(root, name), directory, os.path.join(root, name))

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from omerender.errors import OmeError
-from omerender.gitops import GENERATED_MARK, write_rendered_dir
+from omerender.outdir import GENERATED_MARK, MARKER, MARKER_MARK, write_rendered_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "fixtures" / "quickstart"
@@ -54,8 +54,11 @@ def test_one_file_per_object_and_a_sorted_kustomization(tmp_path):
     objects = rendered()
     write_rendered_dir(objects, str(tmp_path / "out"))
     out = tmp_path / "out"
-    assert tree(out) == sorted(FILES + ["kustomization.yaml"])
+    assert tree(out) == sorted(FILES + ["kustomization.yaml", MARKER])
     assert listed(out) == FILES
+    record = (out / MARKER).read_text()
+    assert record.startswith(MARKER_MARK + "\n")
+    assert yaml.safe_load(record) == {"files": sorted(FILES + ["kustomization.yaml"])}
     text = (out / "kustomization.yaml").read_text()
     assert text.startswith(GENERATED_MARK + "\n")
     assert yaml.safe_load(text)["apiVersion"] == "kustomize.config.k8s.io/v1beta1"
@@ -85,7 +88,7 @@ def test_rewriting_is_stable_and_removes_only_the_stale_files_it_wrote(tmp_path)
     assert {f: (out / f).read_text() for f in tree(out) if f != "README.md"} == before
     only_namespace = [o for o in objects if o["kind"] == "Namespace"]
     write_rendered_dir(only_namespace, str(out))
-    assert tree(out) == ["README.md", "_cluster/namespace-llama-demo.yaml", "kustomization.yaml"]
+    assert tree(out) == [MARKER, "README.md", "_cluster/namespace-llama-demo.yaml", "kustomization.yaml"]
     assert not (out / "llama-demo").exists()  # emptied folder removed
     assert listed(out) == ["_cluster/namespace-llama-demo.yaml"]
 
@@ -96,9 +99,9 @@ def test_a_kustomization_not_written_by_omerender_is_never_overwritten(tmp_path)
     (out / "kustomization.yaml").write_text("resources: [mine.yaml]\n")
     with pytest.raises(OmeError) as caught:
         write_rendered_dir(rendered(), str(out))
-    assert caught.value.message().text == (f"{out}/kustomization.yaml was not written by omerender; refusing to "
-                                           f"overwrite it (render into an empty directory or one that omerender "
-                                           f"wrote)")
+    assert caught.value.message().line() == (f"error: {out}/kustomization.yaml: was not written by omerender; "
+                                             f"refusing to overwrite it (render into an empty directory or one "
+                                             f"that omerender wrote)")
     assert tree(out) == ["kustomization.yaml"]
 
 
@@ -140,11 +143,11 @@ def test_check_names_the_render_options_and_sees_a_stale_file(tmp_path):
     write_rendered_dir(rendered(QUICKSTART, "--no-model-node-selector"), str(out))
     done = omerender("check", str(QUICKSTART), str(out), "--no-model-node-selector")
     assert done.returncode == 0, done.stderr
-    # A file that a previous render wrote but the current one would not: listed, then reported as removed.
-    kustomization = out / "kustomization.yaml"
-    data = yaml.safe_load(kustomization.read_text())
-    data["resources"].append("llama-demo/service-old.yaml")
-    kustomization.write_text(GENERATED_MARK + "\n" + yaml.safe_dump(data))
+    # A file that a previous render wrote but the current one would not: recorded, then reported as removed.
+    record = out / MARKER
+    data = yaml.safe_load(record.read_text())
+    data["files"].append("llama-demo/service-old.yaml")
+    record.write_text(MARKER_MARK + "\n" + yaml.safe_dump(data))
     (out / "llama-demo/service-old.yaml").write_text("kind: Service\n")
     done = omerender("check", str(QUICKSTART), str(out), "--no-model-node-selector")
     assert done.returncode == 1
@@ -152,10 +155,12 @@ def test_check_names_the_render_options_and_sees_a_stale_file(tmp_path):
     assert done.stderr.endswith(f"run: omerender render {QUICKSTART} --no-model-node-selector -o {out}\n")
 
 
-def test_check_of_a_missing_directory_fails(tmp_path):
-    done = omerender("check", str(QUICKSTART), str(tmp_path / "nothing"))
-    assert done.returncode == 1
-    assert f"+++ {tmp_path}/nothing/kustomization.yaml (rendered)" in done.stdout
+def test_check_of_a_missing_directory_says_so_and_how_to_create_it(tmp_path):
+    done = omerender("check", str(QUICKSTART), str(tmp_path / "nothing"), "--keep-inputs")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[-1] == (f"error: {tmp_path}/nothing: does not exist; create it: omerender "
+                                            f"render {QUICKSTART} --keep-inputs -o {tmp_path}/nothing")
+    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning", "error"]
 
 
 def test_check_reports_render_errors_like_render(tmp_path):
