@@ -70,7 +70,7 @@ def _update(path: str, source: str | None, report: Report) -> None:
     cache: dict[str, dict] = {}
     budget, total = Budget(), 0
     writes, errors = [], []
-    for file in _files(path):
+    for file in _files(path, []):
         try:
             text = _read_file(file)
             total += len(text)
