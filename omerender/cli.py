@@ -81,11 +81,12 @@ def fn_cmd():
 
 
 def _register_commands() -> None:
+    from .diffcmd import diff_cmd
     from .explain import explain
     from .gitops import build_cmd, check_cmd
     from .lockcmd import lock
     from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd):
+    for command in (explain, lock, tree, build_cmd, check_cmd, diff_cmd):
         cli.add_command(command)
 
 
