@@ -36,9 +36,9 @@ def as_markdown(result: Diff, context: int | None = None) -> str:
 def _counts(result: Diff) -> str:
     counts = summary(result)
     isvcs = counts["inferenceServices"]
-    line = (f"InferenceServices: **{isvcs['added']} added, {isvcs['removed']} removed, {isvcs['changed']} "
-            f"changed**, {isvcs['unchanged']} unchanged; **{counts['rollouts']} roll out**.")
-    return line if result.changed else line + " No changes."
+    table = _table(("InferenceServices added", "Removed", "Changed", "Unchanged", "Pods roll out in"),
+                   [tuple(str(n) for n in (*isvcs.values(), counts["rollouts"]))])
+    return table if result.changed else table + "\n\nNo changes."
 
 
 def _row(isvc: IsvcDiff) -> tuple[str, ...]:
