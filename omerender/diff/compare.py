@@ -63,6 +63,7 @@ def _isvc_diff(base: Side, head: Side, key: tuple[str, str]) -> IsvcDiff:
         status = "changed"
     else:
         status = "unchanged"
+        runtime["reason"] = None  # an edit of its runtime that changes nothing here is not news here
     rollout = status == "changed" and _rolls_out(objects)
     return IsvcDiff(key[0], key[1], status, rollout, runtime, classes, objects)
 
