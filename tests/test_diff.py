@@ -434,3 +434,26 @@ def test_help_shows_an_example():
     run = run_cli("diff", "--help")
     assert run.code == 0
     assert "omerender diff origin/main HEAD deploy/" in run.stdout
+
+
+def test_a_crafted_tree_cannot_write_outside_the_temporary_directory(repo, monkeypatch):
+    blob = git(repo, "rev-parse", "HEAD:deploy/namespace.yaml").strip()
+    inner = subprocess.run(["git", "mktree"], cwd=repo, input=f"100644 blob {blob}\tevil.yaml\n", text=True,
+                           capture_output=True, check=True).stdout.strip()
+    tree = subprocess.run(["git", "mktree"], cwd=repo, input=f"040000 tree {inner}\t..\n", text=True,
+                          capture_output=True, check=True).stdout.strip()
+    evil = git(repo, "commit-tree", tree, "-m", "evil").strip()
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD", evil)
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ['error: head: path "../evil.yaml" in the git tree is not a plain relative path']
+
+
+def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
+    blob = git(repo, "rev-parse", "HEAD:deploy/namespace.yaml").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD~1", "HEAD")
+    assert run.code == 2
+    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} is missing from the repository "
+                         "(a shallow or partial clone?)" for side in ("base", "head")]

@@ -69,7 +69,10 @@ def extract(commit: str, paths: list[str], cwd: str, dest: str) -> None:
     offset = 0
     for oid, path in entries:
         header_end = batch.index(b"\n", offset)
-        size = int(batch[offset:header_end].split()[2])
+        header = batch[offset:header_end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise _missing(oid, path)
+        size = int(header[2])
         start = header_end + 1
         _write(dest, path, batch[start:start + size])
         offset = start + size + 1
@@ -87,6 +90,8 @@ def _yaml_blobs(commit: str, paths: list[str], cwd: str) -> list[tuple[str, str]
         path = _checked_path(raw_path)
         if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or not path.endswith(_YAML):
             continue  # symbolic links, submodules: a directory walk does not read them either
+        if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
+            raise _missing(oid, path)
         if int(size) > limits.MAX_FILE_BYTES:
             raise OmeError(f"larger than {limits.MAX_FILE_BYTES // limits.MIB} MiB; split it into several files",
                            file=path)
@@ -98,6 +103,10 @@ def _yaml_blobs(commit: str, paths: list[str], cwd: str) -> list[tuple[str, str]
         if len(entries) > limits.MAX_FILES:
             raise OmeError(f"more than {limits.MAX_FILES:,} YAML files; diff fewer files at a time")
     return entries
+
+
+def _missing(oid: str, path: str) -> OmeError:
+    return OmeError(f"git: blob {oid} is missing from the repository (a shallow or partial clone?)", file=path)
 
 
 def _checked_path(raw: bytes) -> str:
