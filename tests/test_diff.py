@@ -457,3 +457,45 @@ def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
     assert run.code == 2
     assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} is missing from the repository "
                          "(a shallow or partial clone?)" for side in ("base", "head")]
+
+
+PROFILE = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: sglang-defaults
+  annotations: {ome.io/runtime-profile: "true"}
+spec:
+  disabled: true
+  engineConfig:
+    runner:
+      name: ome-container
+      env:
+        - {name: SGLANG_LOG_LEVEL, value: info}
+"""
+
+
+def test_edited_parent_runtime_and_a_renamed_runtime(tmp_path):
+    """An edit of a parent reaches the InferenceService that names the child (not the auto-selected ones, which
+    OME renders from the child's own spec); naming another runtime says so."""
+    base = tmp_path / "base"
+    shutil.copytree(BASE, base)
+    (base / "profile.yaml").write_text(PROFILE)
+    child = (base / "runtime-sglang-8b.yaml").read_text()
+    inherit = "  name: sglang-8b\n  annotations: {ome.io/inherit-from: sglang-defaults}\n"
+    (base / "runtime-sglang-8b.yaml").write_text(
+        child.replace("  name: sglang-8b\n", inherit).replace("\nspec:\n", "\nspec:\n  disabled: false\n"))
+    head = tmp_path / "head"
+    shutil.copytree(base, head)
+    (head / "profile.yaml").write_text(PROFILE.replace("value: info", "value: debug"))
+    result = diff_json(str(base), str(head))
+    assert result["summary"] == summary(changed=1, unchanged=3, rollouts=1)
+    assert result["inferenceServices"][3] == {
+        "namespace": "llm", "name": "chat-c", "status": "changed", "rollout": True,
+        "runtime": {"base": "sglang-8b", "head": "sglang-8b",
+                    "reason": "edited: ClusterServingRuntime sglang-defaults, which sglang-8b inherits from"},
+        "accelerators": [], "objects": [deployment("chat-c-engine", "spec.template.spec.containers[0].env[0].value")]}
+    services = head / "services.yaml"
+    services.write_text(services.read_text().replace("runtime: {name: sglang-8b}", "runtime: {name: vllm-8b}"))
+    renamed = diff_json(str(base), str(head))["inferenceServices"][3]
+    assert renamed["runtime"] == {"base": "sglang-8b", "head": "vllm-8b", "reason": "spec.runtime names vllm-8b"}

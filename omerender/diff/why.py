@@ -75,7 +75,7 @@ def _edited(base: Side, head: Side, old_rt: Obj, new_rt: Obj) -> str | None:
         return "inherits from another runtime: " + " <- ".join(_label(rt) for rt in new_chain)
     if not edited:
         return None
-    return "edited: " + ", ".join(_label(rt) + ("" if rt is new_rt else f" (inherited by {new_rt.name})")
+    return "edited: " + "; ".join(_label(rt) + ("" if rt is new_rt else f", which {new_rt.name} inherits from")
                                   for rt in edited)
 
 
