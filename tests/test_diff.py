@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -499,3 +500,16 @@ def test_edited_parent_runtime_and_a_renamed_runtime(tmp_path):
     services.write_text(services.read_text().replace("runtime: {name: sglang-8b}", "runtime: {name: vllm-8b}"))
     renamed = diff_json(str(base), str(head))["inferenceServices"][3]
     assert renamed["runtime"] == {"base": "sglang-8b", "head": "vllm-8b", "reason": "spec.runtime names vllm-8b"}
+
+
+def test_the_console_script_in_a_repository(repo):
+    """The installed ``omerender`` as a process: exit statuses as ``git diff --exit-code`` has them."""
+    omerender = str(Path(sys.executable).parent / "omerender")
+    changed = subprocess.run([omerender, "diff", "HEAD~1", "HEAD", "--exit-code"], cwd=repo, capture_output=True,
+                             text=True)
+    assert (changed.returncode, changed.stderr) == (1, "")
+    assert changed.stdout.splitlines()[0] == "InferenceServices: 0 added, 0 removed, 3 changed, 1 unchanged; 3 roll out"
+    same = subprocess.run([omerender, "diff", "HEAD", "HEAD", "--exit-code", "--format", "json"], cwd=repo,
+                          capture_output=True, text=True)
+    assert same.returncode == 0
+    assert json.loads(same.stdout)["summary"] == summary(unchanged=4)
