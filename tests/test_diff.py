@@ -513,3 +513,21 @@ def test_the_console_script_in_a_repository(repo):
                           capture_output=True, text=True)
     assert same.returncode == 0
     assert json.loads(same.stdout)["summary"] == summary(unchanged=4)
+
+
+def test_a_revision_outside_a_repository(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    run = run_cli("diff", "main", str(BASE))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f'error: base: "main" is neither a directory nor a file, and {tmp_path} is not in a git '
+                         "repository"]
+
+
+def test_without_git_a_revision_is_an_error_naming_the_fix(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    run = run_cli("diff", "main", str(BASE))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ["error: base: cannot run git: No such file or directory; install git, or compare two "
+                         "directories"]

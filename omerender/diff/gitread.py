@@ -39,7 +39,12 @@ def verify(revision: str, cwd: str) -> str:
         raise OmeError(f'"{revision}" is not a revision (a revision never starts with "-")')
     try:
         out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"], cwd)
-    except OmeError:
+    except OmeError as err:
+        if not err.text.startswith("git: "):  # git itself could not run
+            raise
+        if "not a git repository" in err.text:
+            raise OmeError(f'"{revision}" is neither a directory nor a file, and {cwd} is not in a git '
+                           "repository") from None
         out = b""
     commit = out.decode("ascii", "replace").strip()
     if not commit:
