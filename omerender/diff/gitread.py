@@ -28,8 +28,9 @@ def _git(args: list[str], cwd: str, stdin: bytes | None = None) -> bytes:
     except OSError as err:
         raise OmeError(f"cannot run git: {err.strerror}; install git, or compare two directories") from None
     if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OmeError("git: " + (detail[-1] if detail else f"exit status {done.returncode}"))
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+        raise OmeError("git: " + ((fatal or lines)[0] if lines else f"exit status {done.returncode}"))
     return done.stdout
 
 
@@ -40,12 +41,12 @@ def verify(revision: str, cwd: str) -> str:
     try:
         out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"], cwd)
     except OmeError as err:
-        if not err.text.startswith("git: "):  # git itself could not run
-            raise
         if "not a git repository" in err.text:
             raise OmeError(f'"{revision}" is neither a directory nor a file, and {cwd} is not in a git '
                            "repository") from None
-        out = b""
+        if err.text != "git: exit status 1":  # git could not run, or failed for another reason: say why
+            raise
+        out = b""  # --quiet: no such commit
     commit = out.decode("ascii", "replace").strip()
     if not commit:
         raise OmeError(f'"{revision}" is neither a directory, a file nor a commit of the git repository here')
