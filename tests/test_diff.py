@@ -531,3 +531,28 @@ def test_without_git_a_revision_is_an_error_naming_the_fix(tmp_path, monkeypatch
     assert (run.code, run.stdout) == (2, "")
     assert run.lines == ["error: base: cannot run git: No such file or directory; install git, or compare two "
                          "directories"]
+
+
+def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch):
+    """chat-c is pinned (autoSync: false): the image bump reaches only the auto-selected services, and
+    --locked finds head's lock stale for them."""
+    root = tmp_path / "pinned"
+    shutil.copytree(BASE, root)
+    services = root / "services.yaml"
+    services.write_text(services.read_text().replace("runtime: {name: sglang-8b}",
+                                                     "runtime: {name: sglang-8b, autoSync: false}"))
+    monkeypatch.chdir(root)
+    assert run_cli("lock", "update", ".").code == 0
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "pinned")
+    shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", root)
+    git(root, "commit", "-qam", "bump")
+    result = diff_json("HEAD~1", "HEAD")
+    assert [(i["name"], i["status"]) for i in result["inferenceServices"]] == [
+        ("big", "unchanged"), ("chat-a", "changed"), ("chat-b", "changed"), ("chat-c", "unchanged")]
+    locked = run_cli("diff", "HEAD~1", "HEAD", "--locked")
+    assert locked.code == 2
+    assert [line.split(": ")[1:4] for line in locked.lines] == [
+        ["head", "services.yaml", "InferenceService llm/chat-a"],
+        ["head", "services.yaml", "InferenceService llm/chat-b"]]
