@@ -556,3 +556,29 @@ def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch):
     assert [line.split(": ")[1:4] for line in locked.lines] == [
         ["head", "services.yaml", "InferenceService llm/chat-a"],
         ["head", "services.yaml", "InferenceService llm/chat-b"]]
+
+
+def test_markdown_stays_within_a_github_comment(tmp_path):
+    """A fleet-wide change: every table row and folded detail that fits, then how many were left out."""
+    base = tmp_path / "base"
+    shutil.copytree(BASE, base)
+    many = "".join(f"---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc-{i:03d}, "
+                   "namespace: llm}\nspec:\n  model: {name: llama-3-1-8b-instruct}\n  runtime: {name: sglang-8b}\n"
+                   "  engine: {minReplicas: 1, maxReplicas: 1}\n" for i in range(400))
+    (base / "many.yaml").write_text(many)
+    head = tmp_path / "head"
+    shutil.copytree(base, head)
+    shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", head)
+    run = run_cli("diff", str(base), str(head), "--format", "markdown")
+    assert run.code == 0
+    comment = run.stdout
+    assert len(comment) <= 65_536
+    assert comment.startswith("### omerender diff\n\n| InferenceServices added | Removed | Changed | Unchanged | "
+                              "Pods roll out in |\n| --- | --- | --- | --- | --- |\n| 0 | 0 | 403 | 1 | 403 |\n\n")
+    rows = [line for line in comment.splitlines() if line.startswith("| `llm/")]
+    details = comment.count("<details>")
+    assert len(rows) == 403 and 0 < details < 403
+    assert "more |" not in comment
+    assert "| `nvidia.com/gpu` | none | 404 | 407 |" in comment
+    assert comment.endswith(f"\n\n_{403 - details} more details left out: a comment holds at most 65,536 "
+                            "characters. `omerender diff` prints them all._\n")

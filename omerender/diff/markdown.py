@@ -12,25 +12,58 @@ from .compare import Diff, IsvcDiff, ObjectChange
 from .report import object_label, printable, summary, unified
 
 HEADING = "### omerender diff"
+COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
+_ROOM = 300  # for the line saying what was left out
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 
 
-def as_markdown(result: Diff, context: int | None = None) -> str:
-    blocks = [HEADING, _counts(result)]
+def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT) -> str:
+    """The comment, within ``limit`` characters: the summary and GPU tables always, then as many rows of the
+    InferenceService table and as many folded details as fit, saying how many were left out."""
     changed = [i for i in result.isvcs if i.status != "unchanged"]
-    if changed:
-        blocks.append(_table(("InferenceService", "Status", "Rollout", "Runtime", "Accelerator class", "Objects"),
-                             [_row(i) for i in changed]))
-    if result.gpus:
-        blocks.append(_table(("Resource", "Accelerator class", "At minReplicas", "At maxReplicas"),
-                             [(code(g["resource"]), text(g["class"] or "none"), _gpu(g, "min"), _gpu(g, "max"))
-                              for g in result.gpus]))
-    blocks += [_details(f"{i.namespace}/{i.name}: {i.status}" + (", pods roll out" if i.rollout else ""),
-                        _isvc_items(i, context)) for i in changed]
+    gpus = [_gpu_table(result.gpus)] if result.gpus else []
+    budget = limit - _size([HEADING, _counts(result)] + gpus) - _ROOM
+    rows = [_row_line(_row(i)) for i in changed]
+    shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
+    details = [_isvc_details(i, context) for i in changed]
     if result.objects:
-        blocks.append(_details(f"Pass-through objects: {len(result.objects)} changed",
-                               [item for o in result.objects for item in _object_items(o, context, True)]))
+        details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
+                                [item for o in result.objects for item in _object_items(o, context, True)]))
+    shown_details, _ = _fit(details, budget, 2)
+    blocks = [HEADING, _counts(result)]
+    if rows:
+        left = len(rows) - len(shown_rows)
+        blocks.append("\n".join([ISVC_TABLE_HEAD, *shown_rows] + ([f"| {left} more |" + " |" * 5] if left else [])))
+    blocks += gpus + shown_details
+    if len(shown_details) < len(details) or len(shown_rows) < len(rows):
+        blocks.append(f"_{len(details) - len(shown_details)} more details left out: a comment holds at most "
+                      f"{limit:,} characters. `omerender diff` prints them all._")
     return "\n\n".join(blocks) + "\n"
+
+
+def _fit(items: list[str], budget: int, separator: int) -> tuple[list[str], int]:
+    """The longest prefix of ``items`` that fits in ``budget`` characters, and what is left of it."""
+    kept = []
+    for item in items:
+        if len(item) + separator > budget:
+            break
+        kept.append(item)
+        budget -= len(item) + separator
+    return kept, budget
+
+
+def _size(blocks: list[str]) -> int:
+    return sum(len(b) + 2 for b in blocks)
+
+
+def _gpu_table(gpus: list[dict]) -> str:
+    return _table(("Resource", "Accelerator class", "At minReplicas", "At maxReplicas"),
+                  [(code(g["resource"]), text(g["class"] or "none"), _gpu(g, "min"), _gpu(g, "max")) for g in gpus])
+
+
+def _isvc_details(isvc: IsvcDiff, context: int | None) -> str:
+    return _details(f"{isvc.namespace}/{isvc.name}: {isvc.status}" + (", pods roll out" if isvc.rollout else ""),
+                    _isvc_items(isvc, context))
 
 
 def _counts(result: Diff) -> str:
@@ -93,9 +126,18 @@ def _details(summary_text: str, items: list[str]) -> str:
 
 
 def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join([_table_head(headers)] + [_row_line(row) for row in rows])
+
+
+def _table_head(headers: tuple[str, ...]) -> str:
+    return _row_line(headers) + "\n|" + " --- |" * len(headers)
+
+
+def _row_line(row: tuple[str, ...]) -> str:
+    return "| " + " | ".join(row) + " |"
+
+
+ISVC_TABLE_HEAD = _table_head(("InferenceService", "Status", "Rollout", "Runtime", "Accelerator class", "Objects"))
 
 
 def text(value: str) -> str:
