@@ -18,7 +18,7 @@ EXAMPLE = """
 Examples:
   omerender diff origin/main HEAD deploy/
   omerender diff main . --format markdown > comment.md
-  omerender diff old-render/ new-render/ --format json --exit-code
+  omerender diff old/ new/ --format json --exit-code
   omerender diff -U 3 HEAD~1 HEAD
 """
 

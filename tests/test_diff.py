@@ -582,3 +582,10 @@ def test_markdown_stays_within_a_github_comment(tmp_path):
     assert "| `nvidia.com/gpu` | none | 404 | 407 |" in comment
     assert comment.endswith(f"\n\n_{403 - details} more details left out: a comment holds at most 65,536 "
                             "characters. `omerender diff` prints them all._\n")
+
+
+def test_keep_inputs_compares_the_ome_objects_too(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "image-bump")), "--keep-inputs")
+    assert result["objects"] == [{"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "name": "sglang-8b",
+                                  "namespace": None, "change": "changed",
+                                  "fields": ["spec.engineConfig.runner.image"]}]
