@@ -533,7 +533,8 @@ def test_without_git_a_revision_is_an_error_naming_the_fix(tmp_path, monkeypatch
                          "directories"]
 
 
-def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch):
+@pytest.mark.parametrize("lock", [(), ("--lock", "pins.lock")])
+def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch, lock):
     """chat-c is pinned (autoSync: false): the image bump reaches only the auto-selected services, and
     --locked finds head's lock stale for them."""
     root = tmp_path / "pinned"
@@ -542,16 +543,16 @@ def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch):
     services.write_text(services.read_text().replace("runtime: {name: sglang-8b}",
                                                      "runtime: {name: sglang-8b, autoSync: false}"))
     monkeypatch.chdir(root)
-    assert run_cli("lock", "update", ".").code == 0
+    assert run_cli("lock", "update", ".", *lock).code == 0
     git(root, "init", "-q")
     git(root, "add", ".")
     git(root, "commit", "-qm", "pinned")
     shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", root)
     git(root, "commit", "-qam", "bump")
-    result = diff_json("HEAD~1", "HEAD")
+    result = diff_json("HEAD~1", "HEAD", *lock)
     assert [(i["name"], i["status"]) for i in result["inferenceServices"]] == [
         ("big", "unchanged"), ("chat-a", "changed"), ("chat-b", "changed"), ("chat-c", "unchanged")]
-    locked = run_cli("diff", "HEAD~1", "HEAD", "--locked")
+    locked = run_cli("diff", "HEAD~1", "HEAD", "--locked", *lock)
     assert locked.code == 2
     assert [line.split(": ")[1:4] for line in locked.lines] == [
         ["head", "services.yaml", "InferenceService llm/chat-a"],

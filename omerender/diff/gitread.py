@@ -66,9 +66,10 @@ def repo_path(path: str, where: str) -> str:
     return "" if joined == "." else joined
 
 
-def extract(commit: str, paths: list[str], cwd: str, dest: str) -> None:
-    """Write the YAML files of ``commit`` under ``paths`` (repository paths, "" for all) into ``dest``."""
-    entries = _yaml_blobs(commit, paths, cwd)
+def extract(commit: str, paths: list[str], cwd: str, dest: str, any_name: bool = False) -> None:
+    """Write the YAML files (``any_name``: every file) of ``commit`` under ``paths`` (repository paths, ""
+    for all) into ``dest``."""
+    entries = _blobs(commit, paths, cwd, () if any_name else _YAML)
     if not entries:
         return
     batch = _git(["cat-file", "--batch"], cwd, "".join(f"{oid}\n" for oid, _ in entries).encode())
@@ -84,8 +85,9 @@ def extract(commit: str, paths: list[str], cwd: str, dest: str) -> None:
         offset = start + size + 1
 
 
-def _yaml_blobs(commit: str, paths: list[str], cwd: str) -> list[tuple[str, str]]:
-    """(blob id, path) of every YAML file, after the limits are checked on the sizes the tree records."""
+def _blobs(commit: str, paths: list[str], cwd: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(blob id, path) of every file with one of ``suffixes`` (any, if none), after the limits are checked
+    on the sizes the tree records."""
     out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
     entries, total = [], 0
     for record in out.split(b"\0"):
@@ -94,7 +96,7 @@ def _yaml_blobs(commit: str, paths: list[str], cwd: str) -> list[tuple[str, str]
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, oid, size = meta.decode("ascii").split()
         path = _checked_path(raw_path)
-        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or not path.endswith(_YAML):
+        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or (suffixes and not path.endswith(suffixes)):
             continue  # symbolic links, submodules: a directory walk does not read them either
         if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
             raise _missing(oid, path)

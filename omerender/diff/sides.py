@@ -61,7 +61,7 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
         lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
         if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
-            gitread.extract(commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp)
+            gitread.extract(commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp, any_name=True)
         return _render(label, present, options, lock, tmp)
 
 
