@@ -9,6 +9,7 @@ from .diff import diff
 from .diff.markdown import as_markdown
 from .diff.report import as_json, as_text
 from .diff.sides import SideError, read_side
+from .errors import Message
 from .render import Options
 from .shell import fail, run_guarded
 
@@ -61,6 +62,9 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
             failures += err.messages
     if failures:
         fail(failures, EXIT_ERROR)
+    nowhere = [path for path in sides[0].missing if path in sides[1].missing]
+    if nowhere:  # a misspelt PATH would otherwise read as "no changes"
+        fail([Message("error", f"{path}: in neither {base} nor {head}") for path in nowhere], EXIT_ERROR)
     result, messages = run_guarded(lambda: diff(*sides), debug)
     if messages:
         fail(messages, EXIT_ERROR)

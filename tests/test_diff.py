@@ -590,3 +590,17 @@ def test_keep_inputs_compares_the_ome_objects_too(tmp_path):
     assert result["objects"] == [{"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "name": "sglang-8b",
                                   "namespace": None, "change": "changed",
                                   "fields": ["spec.engineConfig.runner.image"]}]
+
+
+def test_a_path_in_neither_revision_is_an_error(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD~1", "HEAD", "deplyo", "deploy")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ["error: deplyo: in neither HEAD~1 nor HEAD"]
+    # a directory only one side has reads as empty on the other
+    (repo / "team-b").mkdir()
+    shutil.copy(BASE / "namespace.yaml", repo / "team-b" / "objects.yaml")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "team-b")
+    added = diff_json("HEAD~1", "HEAD", "team-b")
+    assert [(o["kind"], o["change"]) for o in added["objects"]] == [("ConfigMap", "added"), ("Namespace", "added")]

@@ -19,6 +19,7 @@ class Side:
     label: str           # "base" or "head"
     inputs: Inputs
     result: Result
+    missing: list[str] = field(default_factory=list)  # PATHs a revision does not have
     _chains: Chains | None = field(default=None, repr=False)
 
     def chains(self) -> Chains:
@@ -62,7 +63,9 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
         if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
             gitread.extract(commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp, any_name=True)
-        return _render(label, present, options, lock, tmp)
+        side = _render(label, present, options, lock, tmp)
+        side.missing = [path for path, copy in zip(paths, local) if not os.path.lexists(copy)]
+        return side
 
 
 def _local_paths(source: str, paths: list[str]) -> list[str]:
