@@ -88,13 +88,14 @@ def fn_cmd():
 
 
 def _register_commands() -> None:
+    from .diffcmd import diff_cmd
     from .explain import explain
     from .checkcmd import check_cmd
     from .gitops import build_cmd
     from .lockcmd import lock
     from .modelinfocmd import model_info
     from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd, model_info):
+    for command in (explain, lock, tree, build_cmd, check_cmd, model_info, diff_cmd):
         cli.add_command(command)
 
 

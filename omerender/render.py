@@ -34,9 +34,20 @@ class Options:
 
 
 @dataclass
+class IsvcFacts:
+    """What one InferenceService rendered with, for commands that report on a render (``diff``)."""
+
+    runtime: Obj | None = None
+    auto_selected: bool = False
+    classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
+    objects: list[dict] = field(default_factory=list)
+
+
+@dataclass
 class Result:
     objects: list[dict] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
+    isvcs: dict[tuple[str, str], IsvcFacts] = field(default_factory=dict)  # (namespace, name) -> facts
 
 
 def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None) -> Result:
@@ -53,11 +64,14 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         except OmeError as err:
             errors.append(err)
     rendered: list[dict] = []
+    facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
+        isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
         try:
-            rendered.extend(render_isvc(isvc, inputs, chains, options, isvc_report, lock))
+            isvc_facts.objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts)
+            rendered.extend(isvc_facts.objects)
         except OmeError as err:
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
@@ -66,7 +80,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings(rendered):
         report.warn(text)
-    return Result(passthrough(inputs, options) + rendered, report.messages)
+    return Result(passthrough(inputs, options) + rendered, report.messages, facts)
 
 
 def passthrough(inputs: Inputs, options: Options) -> list[dict]:
@@ -186,6 +200,7 @@ class IsvcContext:
     report: Report
     resolution: select.Resolution
     runtime_spec: dict
+    facts: IsvcFacts | None = None
 
     @property
     def model(self) -> Obj | None:
@@ -197,11 +212,13 @@ class IsvcContext:
 
 
 def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report,
-                lock: Lock | None = None) -> list[dict]:
+                lock: Lock | None = None, facts: IsvcFacts | None = None) -> list[dict]:
     check_isvc(isvc)
     pinned = resolve_with_lock(isvc, inputs, chains, lock, report, options.locked)
     resolution, runtime_spec = pinned.resolution, pinned.spec
     runtime = resolution.runtime
+    if facts is not None:
+        facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
@@ -216,7 +233,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     if spec.get("predictor") is not None:
         report.warn("spec.predictor is ignored because spec.engine is set")
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
-    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec)
+    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
     for comp in components:
         resolve_mode(comp, spec, report)
@@ -286,6 +303,8 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
     choice = accelerators.choose_class(comp.name, ctx.isvc, ctx.runtime_spec, _runtime_ref(ctx), ctx.inputs,
                                        ctx.report)
     plan.cls = choice.cls
+    if ctx.facts is not None:
+        ctx.facts.classes[comp.name] = choice.cls.name if choice.cls is not None else None
     if choice.cls is not None:
         plan.class_config = accelerators.class_config(ctx.resolution.entry, choice.cls)
         if ctx.model is None:

@@ -21,11 +21,11 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
                     + ("" if debug else " (run with --debug for a traceback)"))]
 
 
-def fail(messages: Iterable[Message]) -> None:
-    """Print each message as its stderr line and exit with status 1 (nothing goes to stdout)."""
+def fail(messages: Iterable[Message], status: int = 1) -> None:
+    """Print each message as its stderr line and exit with ``status`` (nothing goes to stdout)."""
     for message in messages:
         click.echo(message.line(), err=True)
-    sys.exit(1)
+    sys.exit(status)
 
 
 def run_guarded(action: Callable, debug: bool = False):

@@ -1,0 +1,141 @@
+"""Match the objects of two renders and name what changed, per InferenceService and for pass-through objects."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from .sides import Side
+from .why import accelerator_changes, runtime_change
+
+# The pod template of each workload kind: a change under it replaces the pods.
+POD_TEMPLATES = {"Deployment": "spec.template", "LeaderWorkerSet": "spec.leaderWorkerTemplate"}
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class ObjectChange:
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+    change: str                      # "added", "removed" or "changed"
+    fields: list[str]
+    base: dict | None
+    head: dict | None
+
+
+@dataclass
+class IsvcDiff:
+    namespace: str
+    name: str
+    status: str                      # "added", "removed", "changed" or "unchanged"
+    rollout: bool
+    runtime: dict                    # {"base", "head", "reason"}
+    accelerators: list[dict]         # [{"component", "base", "head"}]
+    objects: list[ObjectChange] = field(default_factory=list)
+
+
+@dataclass
+class Diff:
+    isvcs: list[IsvcDiff]
+    objects: list[ObjectChange]      # pass-through objects
+    gpus: list[dict]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.objects) or any(i.status != "unchanged" for i in self.isvcs)
+
+
+def compare_isvcs(base: Side, head: Side) -> list[IsvcDiff]:
+    keys = sorted(set(base.result.isvcs) | set(head.result.isvcs))
+    return [_isvc_diff(base, head, key) for key in keys]
+
+
+def _isvc_diff(base: Side, head: Side, key: tuple[str, str]) -> IsvcDiff:
+    old, new = base.result.isvcs.get(key), head.result.isvcs.get(key)
+    objects = compare_objects(old.objects if old else [], new.objects if new else [])
+    runtime = runtime_change(base, head, key)
+    classes = accelerator_changes(old, new)
+    if old is None or new is None:
+        status = "added" if old is None else "removed"
+    elif objects or runtime["base"] != runtime["head"] or any(c["base"] != c["head"] for c in classes):
+        status = "changed"
+    else:
+        status = "unchanged"
+        runtime["reason"] = None  # an edit of its runtime that changes nothing here is not news here
+    rollout = status == "changed" and _rolls_out(objects)
+    return IsvcDiff(key[0], key[1], status, rollout, runtime, classes, objects)
+
+
+def _rolls_out(objects: list[ObjectChange]) -> bool:
+    """A workload's pod template changed, or a workload was replaced by one of another kind."""
+    workloads = [o for o in objects if o.kind in POD_TEMPLATES]
+    if any(o.change == "added" for o in workloads) and any(o.change == "removed" for o in workloads):
+        return True
+    return any(o.change == "changed" and any(_under(f, POD_TEMPLATES[o.kind]) for f in o.fields)
+               for o in workloads)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((prefix + ".", prefix + "["))
+
+
+def passthrough(side: Side) -> list[dict]:
+    """The objects of a render that no InferenceService produced."""
+    rendered = {id(o) for facts in side.result.isvcs.values() for o in facts.objects}
+    return [o for o in side.result.objects if id(o) not in rendered]
+
+
+def compare_objects(base: list[dict], head: list[dict]) -> list[ObjectChange]:
+    """Added, removed and changed objects, matched by apiVersion, kind, namespace and name; head's order first,
+    then the removed ones in base's order. Objects with the same key are matched in order."""
+    old = _keyed(base)
+    changes = []
+    for key, obj in _keyed(head).items():
+        before = old.pop(key, None)
+        if before is None:
+            changes.append(_change(key, "added", [], None, obj))
+        elif before != obj:
+            changes.append(_change(key, "changed", field_paths(before, obj), before, obj))
+    changes.extend(_change(key, "removed", [], obj, None) for key, obj in old.items())
+    return changes
+
+
+def _keyed(objects: list[dict]) -> dict[tuple, dict]:
+    keyed: dict[tuple, dict] = {}
+    for obj in objects:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        key = (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), meta.get("namespace") or None,
+               str(meta.get("name", "")), 0)
+        while key in keyed:
+            key = key[:4] + (key[4] + 1,)
+        keyed[key] = obj
+    return keyed
+
+
+def _change(key: tuple, change: str, fields: list[str], base: dict | None, head: dict | None) -> ObjectChange:
+    return ObjectChange(key[0], key[1], key[2], key[3], change, fields, base, head)
+
+
+def field_paths(base, head, path: str = "") -> list[str]:
+    """The paths where ``head`` differs from ``base``: a map key by key, a list of the same length item by item,
+    anything else (a list that grew or shrank, a changed value or type) as a whole."""
+    if isinstance(base, dict) and isinstance(head, dict):
+        paths = []
+        for key in sorted(set(base) | set(head), key=str):
+            if key not in base or key not in head:
+                paths.append(_join(path, key))
+            elif base[key] != head[key]:
+                paths.extend(field_paths(base[key], head[key], _join(path, key)))
+        return paths
+    if isinstance(base, list) and isinstance(head, list) and len(base) == len(head):
+        return [p for i, (a, b) in enumerate(zip(base, head)) if a != b for p in field_paths(a, b, f"{path}[{i}]")]
+    return [path or "."]
+
+
+def _join(path: str, key) -> str:
+    text = str(key)
+    if _PLAIN_KEY.fullmatch(text):
+        return f"{path}.{text}" if path else text
+    return f"{path}[{json.dumps(text)}]"

@@ -1,0 +1,131 @@
+"""The diff as JSON (for tools) and as text (for terminals); markdown is in :mod:`.markdown`."""
+from __future__ import annotations
+
+import difflib
+import json
+
+from ..emit import dump
+from .compare import Diff, IsvcDiff, ObjectChange
+
+SIGNS = {"added": "+", "removed": "-", "changed": "~"}
+
+
+# ---------------------------------------------------------------- json
+
+def as_json(result: Diff) -> str:
+    return json.dumps({"summary": summary(result),
+                       "inferenceServices": [_isvc_json(i) for i in result.isvcs],
+                       "gpus": result.gpus,
+                       "objects": [_object_json(o, namespace=True) for o in result.objects]},
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+def summary(result: Diff) -> dict:
+    counts = {status: 0 for status in ("added", "removed", "changed", "unchanged")}
+    for isvc in result.isvcs:
+        counts[isvc.status] += 1
+    return {"inferenceServices": counts, "rollouts": sum(i.rollout for i in result.isvcs)}
+
+
+def _isvc_json(isvc: IsvcDiff) -> dict:
+    return {"namespace": isvc.namespace, "name": isvc.name, "status": isvc.status, "rollout": isvc.rollout,
+            "runtime": isvc.runtime, "accelerators": isvc.accelerators,
+            "objects": [_object_json(o) for o in isvc.objects]}
+
+
+def _object_json(change: ObjectChange, namespace: bool = False) -> dict:
+    found = {"apiVersion": change.api_version, "kind": change.kind, "name": change.name}
+    if namespace:
+        found["namespace"] = change.namespace
+    return found | {"change": change.change, "fields": change.fields}
+
+
+# ---------------------------------------------------------------- text
+
+def as_text(result: Diff, context: int | None = None) -> str:
+    lines = summary_lines(result)
+    for isvc in result.isvcs:
+        if isvc.status != "unchanged":
+            lines += [""] + isvc_lines(isvc, context)
+    if result.objects:
+        lines += ["", "Pass-through objects:"]
+        for change in result.objects:
+            lines += _object_lines(change, context, namespace=True)
+    return "".join(printable(line) + "\n" for line in lines)
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped: names come from repositories we do not trust, and a terminal
+    or a pull-request comment must show them, not act on them."""
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def summary_lines(result: Diff) -> list[str]:
+    counts = summary(result)
+    isvcs = counts["inferenceServices"]
+    lines = [f"InferenceServices: {isvcs['added']} added, {isvcs['removed']} removed, {isvcs['changed']} changed, "
+             f"{isvcs['unchanged']} unchanged; {counts['rollouts']} roll out"]
+    if result.objects:
+        lines.append("Pass-through objects: " + ", ".join(
+            f"{n} {change}" for change in ("added", "removed", "changed")
+            if (n := sum(o.change == change for o in result.objects))))
+    if result.gpus:
+        lines.append("GPUs at min / max replicas:")
+        lines += [f"  {gpu_label(g)}: {gpu_text(g, 'min')} at min, {gpu_text(g, 'max')} at max" for g in result.gpus]
+    if not result.changed:
+        lines.append("No changes.")
+    return lines
+
+
+def gpu_label(gpu: dict) -> str:
+    return f"{gpu['resource']} ({gpu['class'] or 'no accelerator class'})"
+
+
+def gpu_text(gpu: dict, bound: str) -> str:
+    before, after = gpu["base"][bound], gpu["head"][bound]
+    return f"{before}" if before == after else f"{before} -> {after} ({signed(after - before)})"
+
+
+def signed(number) -> str:
+    return f"+{number}" if number > 0 else f"{number}"
+
+
+def isvc_lines(isvc: IsvcDiff, context: int | None) -> list[str]:
+    head = f"InferenceService {isvc.namespace}/{isvc.name}: {isvc.status}"
+    lines = [head + (", pods roll out" if isvc.rollout else "")]
+    runtime = isvc.runtime
+    if runtime["base"] != runtime["head"] or runtime["reason"]:
+        lines.append(f"  runtime: {transition(runtime['base'], runtime['head'])}"
+                     + (f" ({runtime['reason']})" if runtime["reason"] else ""))
+    for cls in isvc.accelerators:
+        lines.append(f"  accelerator class of {cls['component']}: {transition(cls['base'], cls['head'])}")
+    for change in isvc.objects:
+        lines += _object_lines(change, context)
+    return lines
+
+
+def transition(before, after) -> str:
+    def shown(value) -> str:
+        return "none" if value is None else str(value)
+    return shown(after) if before == after else f"{shown(before)} -> {shown(after)}"
+
+
+def object_label(change: ObjectChange, namespace: bool = False) -> str:
+    where = f"{change.namespace}/{change.name}" if namespace and change.namespace else change.name
+    return f"{change.api_version} {change.kind} {where}"
+
+
+def _object_lines(change: ObjectChange, context: int | None, namespace: bool = False) -> list[str]:
+    lines = [f"  {SIGNS[change.change]} {object_label(change, namespace)}"]
+    lines += [f"      {path}" for path in change.fields]
+    if context is not None:
+        lines += ["    " + line for line in unified(change, context)]
+    return lines
+
+
+def unified(change: ObjectChange, context: int) -> list[str]:
+    """The unified diff of the object's YAML, as ``render`` prints it."""
+    name = "/".join(p for p in (change.kind, change.namespace, change.name) if p)
+    before = dump(change.base).splitlines() if change.base is not None else []
+    after = dump(change.head).splitlines() if change.head is not None else []
+    return list(difflib.unified_diff(before, after, f"base/{name}", f"head/{name}", n=context, lineterm=""))

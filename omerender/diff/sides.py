@@ -1,0 +1,107 @@
+"""The two sides of a diff: a directory, a file or a git revision, rendered exactly as ``render`` does."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+
+from ..errors import Message, OmeError, OmeErrors, Report
+from ..inherit import Chains
+from ..load import Inputs, index, read_paths
+from ..lock import find_lock, lock_from_inputs, read_lock
+from ..render import Options, Result, render
+from ..shell import failure_messages
+from . import gitread
+
+
+@dataclass
+class Side:
+    label: str           # "base" or "head"
+    inputs: Inputs
+    result: Result
+    missing: list[str] = field(default_factory=list)  # PATHs a revision does not have
+    _chains: Chains | None = field(default=None, repr=False)
+
+    def chains(self) -> Chains:
+        """The runtime chains of this side's inputs, computed on first use."""
+        if self._chains is None:
+            self._chains = Chains(self.inputs, Report())
+        return self._chains
+
+
+class SideError(Exception):
+    """One side failed to read or render; its messages name the side."""
+
+    def __init__(self, messages: list[Message]):
+        super().__init__("; ".join(m.text for m in messages))
+        self.messages = messages
+
+
+def read_side(label: str, source: str, paths: list[str], options: Options, lock_path: str | None,
+              debug: bool = False) -> Side:
+    """Render ``source`` (a directory, a file or a git revision) limited to ``paths``."""
+    try:
+        if os.path.lexists(source):  # an existing path wins over a revision of the same name
+            return _render(label, _local_paths(source, paths), options, lock_path, None)
+        return _revision(label, source, paths or ["."], options, lock_path)
+    except SideError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
+        raise SideError([_on_side(label, m) for m in failure_messages(exc, debug)]) from None
+
+
+def _revision(label: str, revision: str, paths: list[str], options: Options, lock_path: str | None) -> Side:
+    """Render the revision's YAML files, copied into a temporary directory that is always removed."""
+    cwd = os.getcwd()
+    commit = gitread.verify(revision, cwd)
+    where = gitread.prefix(cwd)
+    wanted = [gitread.repo_path(p, where) for p in paths]
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as tmp:
+        gitread.extract(commit, wanted, cwd, tmp)
+        local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
+        present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
+        lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
+        if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
+            gitread.extract(commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp, any_name=True)
+        side = _render(label, present, options, lock, tmp)
+        side.missing = [path for path, copy in zip(paths, local) if not os.path.lexists(copy)]
+        return side
+
+
+def _local_paths(source: str, paths: list[str]) -> list[str]:
+    if not paths:
+        return [source]
+    if not os.path.isdir(source):
+        raise OmeError(f"{source} is a file: PATH arguments need two directories or two git revisions")
+    for path in paths:
+        if os.path.isabs(path) or os.path.normpath(path).split(os.sep)[0] == "..":
+            raise OmeError(f"{path}: PATH must be relative and inside {source}")
+    return [os.path.join(source, path) for path in paths]
+
+
+def _render(label: str, paths: list[str], options: Options, lock_path: str | None, tmp: str | None) -> Side:
+    try:
+        docs = read_paths(paths) if paths else []
+        if tmp is not None:
+            for doc in docs:
+                doc.file = _shown(doc.file, tmp)
+        inputs = index(docs)
+        lock = lock_from_inputs(inputs) or read_lock(lock_path if tmp is not None else find_lock(paths, lock_path))
+        return Side(label, inputs, render(inputs, options, lock))
+    except (OmeError, OmeErrors) as exc:
+        messages = failure_messages(exc)
+        if tmp is not None:
+            messages = [replace(m, file=_shown(m.file, tmp), text=m.text.replace(tmp + os.sep, ""))
+                        for m in messages]
+        raise SideError([_on_side(label, m) for m in messages]) from None
+
+
+def _shown(file: str | None, tmp: str) -> str | None:
+    """A file of a revision as the repository names it (not the temporary copy)."""
+    if file is None or not file.startswith(tmp + os.sep):
+        return file
+    return os.path.relpath(file, tmp).replace(os.sep, "/")
+
+
+def _on_side(label: str, message: Message) -> Message:
+    return replace(message, file=f"{label}: {message.file}" if message.file else label)

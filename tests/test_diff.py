@@ -1,0 +1,606 @@
+"""``omerender diff``: each kind of change of issue 15, through the CLI, on directories and on git revisions.
+
+fixtures/diff/base is a small fleet; each other directory of fixtures/diff holds the files that replace base's
+to make one kind of change (the head side).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+from omerender import limits
+
+BASE = FIXTURES / "diff" / "base"
+NO_CLASS = "nvidia.com/gpu", None
+UNCHANGED_GPUS = [
+    {"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7}, "head": {"min": 4, "max": 7}},
+    {"resource": "nvidia.com/gpu", "class": "nvidia-l40s", "base": {"min": 8, "max": 32},
+     "head": {"min": 8, "max": 32}},
+]
+L40S = [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-l40s"}]
+
+
+def head_of(tmp_path: Path, scenario: str) -> Path:
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    for file in (FIXTURES / "diff" / scenario).iterdir():
+        shutil.copy(file, head / file.name)
+    return head
+
+
+def diff_json(*args) -> dict:
+    run = run_cli("diff", *args, "--format", "json")
+    assert run.code == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def unchanged(name: str, runtime: str = "sglang-8b", accelerators=()) -> dict:
+    return {"namespace": "llm", "name": name, "status": "unchanged", "rollout": False,
+            "runtime": {"base": runtime, "head": runtime, "reason": None}, "accelerators": list(accelerators),
+            "objects": []}
+
+
+def deployment(name: str, *fields: str) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "change": "changed", "fields": list(fields)}
+
+
+def summary(added=0, removed=0, changed=0, unchanged=0, rollouts=0) -> dict:
+    return {"inferenceServices": {"added": added, "removed": removed, "changed": changed, "unchanged": unchanged},
+            "rollouts": rollouts}
+
+
+# ---------------------------------------------------------------- each kind of change
+
+def test_runtime_image_bump_rolls_every_inference_service_on_it(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
+    edited = {"base": "sglang-8b", "head": "sglang-8b", "reason": "edited: ClusterServingRuntime sglang-8b"}
+
+    def rolled(name):
+        return {"namespace": "llm", "name": name, "status": "changed", "rollout": True, "runtime": edited,
+                "accelerators": [],
+                "objects": [deployment(f"{name}-engine", "spec.template.spec.containers[0].image")]}
+
+    assert result == {"summary": summary(changed=3, unchanged=1, rollouts=3),
+                      "inferenceServices": [unchanged("big", "sglang-70b", L40S), rolled("chat-a"),
+                                            rolled("chat-b"), rolled("chat-c")],
+                      "gpus": UNCHANGED_GPUS, "objects": []}
+
+
+RELABELLED = ['metadata.annotations["ome.io/serving-runtime"]', 'metadata.labels["serving-runtime"]']
+
+
+def switched(name: str, reason: str) -> dict:
+    objects = [deployment(f"{name}-engine", *RELABELLED,
+                          'spec.template.metadata.annotations["ome.io/serving-runtime"]',
+                          'spec.template.metadata.labels["serving-runtime"]',
+                          "spec.template.spec.containers[0].args", "spec.template.spec.containers[0].command[2]",
+                          "spec.template.spec.containers[0].image")]
+    objects += [{"apiVersion": api, "kind": kind, "name": f"{name}-engine", "change": "changed",
+                 "fields": RELABELLED}
+                for api, kind in (("v1", "Service"), ("autoscaling/v2", "HorizontalPodAutoscaler"),
+                                  ("policy/v1", "PodDisruptionBudget"))]
+    return {"namespace": "llm", "name": name, "status": "changed", "rollout": True,
+            "runtime": {"base": "sglang-8b", "head": "vllm-8b", "reason": reason}, "accelerators": [],
+            "objects": objects}
+
+
+def test_priority_edit_flips_auto_selection_with_the_deciding_rule(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "priority-flip")))
+    reason = "auto-selection chose vllm-8b: higher score: 4 over 2 of sglang-8b (Cluster)"
+    # chat-c names sglang-8b, so the new preference does not reach it.
+    assert result == {"summary": summary(changed=2, unchanged=2, rollouts=2),
+                      "inferenceServices": [unchanged("big", "sglang-70b", L40S), switched("chat-a", reason),
+                                            switched("chat-b", reason), unchanged("chat-c")],
+                      "gpus": UNCHANGED_GPUS, "objects": []}
+
+
+def test_size_range_edit_flips_auto_selection_and_says_why_the_old_runtime_lost(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "size-range")))
+    reason = ("auto-selection chose vllm-8b: only compatible runtime; sglang-8b: model size 8.03B is outside "
+              "supported range [7B, 8B]")
+    assert result["inferenceServices"] == [unchanged("big", "sglang-70b", L40S), switched("chat-a", reason),
+                                           switched("chat-b", reason), unchanged("chat-c")]
+
+
+def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    result = diff_json(str(BASE), str(head))
+    assert result == {
+        "summary": summary(changed=1, unchanged=3),
+        "inferenceServices": [
+            unchanged("big", "sglang-70b", L40S), unchanged("chat-a"),
+            {"namespace": "llm", "name": "chat-b", "status": "changed", "rollout": False,
+             "runtime": {"base": "sglang-8b", "head": "sglang-8b", "reason": None}, "accelerators": [],
+             "objects": [{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "chat-b-engine",
+                          "change": "changed", "fields": ["spec.maxReplicas"]}]},
+            unchanged("chat-c")],
+        "gpus": [{"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7},
+                  "head": {"min": 4, "max": 11}}, UNCHANGED_GPUS[1]],
+        "objects": []}
+    run = run_cli("diff", str(BASE), str(head))
+    assert run.code == 0 and run.stderr == ""
+    assert run.stdout == f"""\
+InferenceServices: 0 added, 0 removed, 1 changed, 3 unchanged; 0 roll out
+GPUs at min / max replicas:
+  nvidia.com/gpu (no accelerator class): 4 at min, 7 -> 11 (+4) at max
+  nvidia.com/gpu (nvidia-l40s): 8 at min, 32 at max
+
+InferenceService llm/chat-b: changed
+  ~ autoscaling/v2 HorizontalPodAutoscaler chat-b-engine
+      spec.maxReplicas
+"""
+
+
+def test_unified_diff_of_the_yaml_with_U(tmp_path):
+    run = run_cli("diff", "-U", "1", str(BASE), str(head_of(tmp_path, "max-replicas")))
+    assert run.code == 0
+    assert run.stdout.split("\n\n")[1] == """\
+InferenceService llm/chat-b: changed
+  ~ autoscaling/v2 HorizontalPodAutoscaler chat-b-engine
+      spec.maxReplicas
+    --- base/HorizontalPodAutoscaler/llm/chat-b-engine
+    +++ head/HorizontalPodAutoscaler/llm/chat-b-engine
+    @@ -23,3 +23,3 @@
+     spec:
+    -  maxReplicas: 4
+    +  maxReplicas: 8
+       metrics:
+"""
+
+
+def test_accelerator_class_change_moves_gpus_between_classes(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "accelerator-class")))
+    big = result["inferenceServices"][0]
+    assert big == {"namespace": "llm", "name": "big", "status": "changed", "rollout": True,
+                   "runtime": {"base": "sglang-70b", "head": "sglang-70b", "reason": None},
+                   "accelerators": [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-h100"}],
+                   "objects": [deployment("big-engine", 'spec.template.spec.nodeSelector["nvidia.com/gpu.product"]')]}
+    assert result["gpus"] == [
+        UNCHANGED_GPUS[0],
+        {"resource": "nvidia.com/gpu", "class": "nvidia-h100", "base": {"min": 0, "max": 0},
+         "head": {"min": 8, "max": 32}},
+        {"resource": "nvidia.com/gpu", "class": "nvidia-l40s", "base": {"min": 8, "max": 32},
+         "head": {"min": 0, "max": 0}}]
+
+
+def test_gpu_count_change_in_a_runtime(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "gpu-count")))
+    assert result["summary"] == summary(changed=3, unchanged=1, rollouts=3)
+    assert result["inferenceServices"][1]["objects"] == [deployment(
+        "chat-a-engine", "spec.template.spec.containers[0].args[3]", "spec.template.spec.containers[0].env[1].value",
+        'spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]',
+        'spec.template.spec.containers[0].resources.requests["nvidia.com/gpu"]')]
+    assert result["gpus"] == [
+        {"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7}, "head": {"min": 8, "max": 14}},
+        UNCHANGED_GPUS[1]]
+
+
+ADDED_REMOVED_MARKDOWN = """\
+### omerender diff
+
+| InferenceServices added | Removed | Changed | Unchanged | Pods roll out in |
+| --- | --- | --- | --- | --- |
+| 1 | 1 | 0 | 3 | 0 |
+
+| InferenceService | Status | Rollout | Runtime | Accelerator class | Objects |
+| --- | --- | --- | --- | --- | --- |
+| `llm/chat-c` | removed | no | `sglang-8b` → none | - | 5 removed |
+| `llm/chat-d` | added | no | none → `sglang-8b` | - | 5 added |
+
+| Resource | Accelerator class | At minReplicas | At maxReplicas |
+| --- | --- | --- | --- |
+| `nvidia.com/gpu` | none | 4 | 7 → 9 (**+2**) |
+| `nvidia.com/gpu` | nvidia-l40s | 8 | 32 |
+
+<details><summary>llm/chat-c: removed</summary>
+
+- runtime: `sglang-8b` → none
+- removed `apps/v1 Deployment chat-c-engine`
+- removed `v1 Service chat-c-engine`
+- removed `autoscaling/v2 HorizontalPodAutoscaler chat-c-engine`
+- removed `policy/v1 PodDisruptionBudget chat-c-engine`
+- removed `v1 Service chat-c`
+
+</details>
+
+<details><summary>llm/chat-d: added</summary>
+
+- runtime: none → `sglang-8b`
+- added `apps/v1 Deployment chat-d-engine`
+- added `v1 Service chat-d-engine`
+- added `autoscaling/v2 HorizontalPodAutoscaler chat-d-engine`
+- added `policy/v1 PodDisruptionBudget chat-d-engine`
+- added `v1 Service chat-d`
+
+</details>
+"""
+
+
+def test_added_and_removed_inference_services_as_a_pull_request_comment(tmp_path):
+    run = run_cli("diff", str(BASE), str(head_of(tmp_path, "added-removed")), "--format", "markdown")
+    assert run.code == 0
+    assert run.stdout == ADDED_REMOVED_MARKDOWN
+    result = diff_json(str(BASE), str(head_of(tmp_path / "again", "added-removed")))
+    assert [(i["name"], i["status"], i["runtime"]) for i in result["inferenceServices"]] == [
+        ("big", "unchanged", {"base": "sglang-70b", "head": "sglang-70b", "reason": None}),
+        ("chat-a", "unchanged", {"base": "sglang-8b", "head": "sglang-8b", "reason": None}),
+        ("chat-b", "unchanged", {"base": "sglang-8b", "head": "sglang-8b", "reason": None}),
+        ("chat-c", "removed", {"base": "sglang-8b", "head": None, "reason": None}),
+        ("chat-d", "added", {"base": None, "head": "sglang-8b", "reason": None})]
+    assert result["inferenceServices"][4]["objects"][0] == {
+        "apiVersion": "apps/v1", "kind": "Deployment", "name": "chat-d-engine", "change": "added", "fields": []}
+
+
+def test_multinode_gpus_count_the_leader_and_every_worker(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    with open(head / "services.yaml", "a") as handle:
+        handle.write("""---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: multi, namespace: llm}
+spec:
+  model: {name: llama-3-1-8b-instruct}
+  runtime: {name: sglang-8b}
+  engine:
+    annotations: {ome.io/deploymentMode: MultiNode}
+    minReplicas: 2
+    maxReplicas: 2
+    leader:
+      runner: {name: ome-container, resources: {limits: {nvidia.com/gpu: "4"}, requests: {nvidia.com/gpu: "4"}}}
+    worker:
+      size: 3
+      runner: {name: ome-container, resources: {limits: {nvidia.com/gpu: "2"}, requests: {nvidia.com/gpu: "2"}}}
+""")
+    result = diff_json(str(BASE), str(head))
+    # two groups of one leader (4 GPUs) and three workers (2 each): 20 more at min and at max
+    assert result["gpus"][0] == {"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7},
+                                 "head": {"min": 24, "max": 31}}
+    assert [o["kind"] for o in result["inferenceServices"][4]["objects"]] == ["LeaderWorkerSet", "Service",
+                                                                             "Service"]
+
+
+def test_pass_through_objects_are_reported_at_the_top_level(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    (head / "namespace.yaml").write_text((BASE / "namespace.yaml").read_text().replace('"4096"', '"8192"'))
+    result = diff_json(str(BASE), str(head))
+    assert result["objects"] == [{"apiVersion": "v1", "kind": "ConfigMap", "name": "chat-settings",
+                                  "namespace": "llm", "change": "changed", "fields": ['data["max-tokens"]']}]
+
+
+# ---------------------------------------------------------------- exit status and errors
+
+def test_exit_code_only_with_the_flag(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    assert run_cli("diff", str(BASE), str(head)).code == 0
+    assert run_cli("diff", str(BASE), str(head), "--exit-code").code == 1
+    same = run_cli("diff", str(BASE), str(BASE), "--exit-code")
+    assert same.code == 0
+    assert same.stdout == """\
+InferenceServices: 0 added, 0 removed, 0 changed, 4 unchanged; 0 roll out
+GPUs at min / max replicas:
+  nvidia.com/gpu (no accelerator class): 4 at min, 7 at max
+  nvidia.com/gpu (nvidia-l40s): 8 at min, 32 at max
+No changes.
+"""
+
+
+def test_a_side_that_fails_to_render_is_named_and_exits_2(tmp_path, monkeypatch):
+    head = head_of(tmp_path, "broken")
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("diff", str(BASE), "head", "--exit-code")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [
+        "error: head: head/services.yaml: InferenceService llm/chat-a: runtime sglang-9b does not support model "
+        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope"]
+    both = run_cli("diff", "head", str(head), "--format", "json")
+    assert both.code == 2 and both.stdout == ""
+    assert [line.split(": ")[1] for line in both.lines] == ["base", "head"]
+
+
+def test_missing_side_and_file_side_with_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("diff", str(BASE), str(BASE / "services.yaml"), "namespace.yaml")
+    assert run.code == 2
+    assert run.lines == [f"error: head: {BASE / 'services.yaml'} is a file: PATH arguments need two directories "
+                         "or two git revisions"]
+    outside = run_cli("diff", str(BASE), str(BASE), "../x")
+    assert outside.code == 2
+    assert outside.lines == [f"error: base: ../x: PATH must be relative and inside {BASE}",
+                             f"error: head: ../x: PATH must be relative and inside {BASE}"]
+
+
+# ---------------------------------------------------------------- git revisions
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)}
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A repository whose first commit has the base fleet under deploy/ and whose second bumps the image."""
+    root = tmp_path / "repo"
+    shutil.copytree(BASE, root / "deploy")
+    (root / "README.md").write_text("not YAML\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", root / "deploy")
+    git(root, "commit", "-qam", "bump")
+    return root
+
+
+def test_git_revisions_match_the_directory_diff_and_leave_the_work_tree_alone(repo, tmp_path, monkeypatch):
+    monkeypatch.chdir(repo)
+    from_git = diff_json("HEAD~1", "HEAD", "deploy")
+    assert from_git == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
+    assert diff_json("main~1", "main") == from_git  # no PATH: the whole tree
+    assert git(repo, "status", "--porcelain") == ""
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("omerender-diff-*"))
+
+
+def test_a_revision_against_the_work_tree_and_from_a_subdirectory(repo, monkeypatch):
+    (repo / "deploy" / "services.yaml").write_text(
+        (FIXTURES / "diff" / "max-replicas" / "services.yaml").read_text())
+    monkeypatch.chdir(repo / "deploy")
+    result = diff_json("HEAD", ".")
+    assert result["summary"] == summary(changed=1, unchanged=3)
+    assert diff_json("HEAD~1", "HEAD", ".")["summary"] == summary(changed=3, unchanged=1, rollouts=3)
+    assert diff_json("HEAD~1", "HEAD", "namespace.yaml") == {"summary": summary(), "inferenceServices": [],
+                                                             "gpus": [], "objects": []}
+
+
+def test_errors_in_a_revision_name_the_file_as_the_repository_does(repo, monkeypatch):
+    shutil.copy(FIXTURES / "diff" / "broken" / "services.yaml", repo / "deploy")
+    git(repo, "commit", "-qam", "broken")
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD~1", "HEAD")
+    assert run.code == 2
+    assert run.lines == [
+        "error: head: deploy/services.yaml: InferenceService llm/chat-a: runtime sglang-9b does not support model "
+        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope"]
+
+
+@pytest.mark.parametrize("name", ["--output=/tmp/omerender-diff-pwned", "-x", "--end-of-options"])
+def test_hostile_revision_names_are_refused(repo, monkeypatch, name):
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "--", name, "HEAD")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f'error: base: "{name}" is not a revision (a revision never starts with "-")']
+    assert not os.path.exists("/tmp/omerender-diff-pwned")
+    as_option = run_cli("diff", name, "HEAD")
+    assert as_option.code == 2 and as_option.stdout == ""
+
+
+def test_unknown_revision_and_path_outside_the_repository(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "no-such-branch", "HEAD", "--format", "markdown")
+    assert run.code == 2
+    assert run.lines == ['error: base: "no-such-branch" is neither a directory, a file nor a commit of the git '
+                         'repository here']
+    outside = run_cli("diff", "HEAD~1", "HEAD", "../elsewhere")
+    assert outside.lines == ["error: base: ../elsewhere: outside the git repository; give a path inside it",
+                             "error: head: ../elsewhere: outside the git repository; give a path inside it"]
+
+
+def test_symbolic_links_in_a_revision_are_not_followed(repo, monkeypatch):
+    (repo / "deploy" / "secret.yaml").symlink_to("/etc/passwd")
+    (repo / "deploy" / "again.yaml").symlink_to("services.yaml")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "links")
+    monkeypatch.chdir(repo)
+    assert diff_json("HEAD~1", "HEAD")["summary"] == summary(unchanged=4)
+    # the same links in a directory: the one leading out is refused, as render refuses it
+    run = run_cli("diff", "HEAD", "deploy")
+    assert run.code == 2
+    assert run.lines == ["error: head: deploy/secret.yaml: symbolic link to /etc/passwd, outside deploy; omerender "
+                         "reads only the files it is given"]
+
+
+def test_input_limits_hold_for_a_revision(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    run = run_cli("diff", "HEAD~1", "HEAD")
+    assert run.code == 2
+    assert run.lines == ["error: base: deploy/classes.yaml: larger than 0 MiB; split it into several files",
+                         "error: head: deploy/classes.yaml: larger than 0 MiB; split it into several files"]
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 32 * limits.MIB)
+    monkeypatch.setattr(limits, "MAX_FILES", 3)
+    many = run_cli("diff", "HEAD~1", "HEAD")
+    assert many.lines[0] == "error: base: more than 3 YAML files; diff fewer files at a time"
+
+
+# ---------------------------------------------------------------- hostile names in the output
+
+def test_names_from_the_repository_cannot_change_the_markdown_or_the_terminal(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    (head / "odd.yaml").write_text('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a|`b`<i>\\e[31m"}\n'
+                                   'data: {"k\\e[2J": v}\n')
+    markdown = run_cli("diff", str(BASE), str(head), "--format", "markdown").stdout
+    assert "<details><summary>Pass-through objects: 1 changed</summary>\n\n" \
+           "- added ``v1 ConfigMap a\\|`b`<i>\\x1b[31m``\n\n</details>\n" in markdown
+    text = run_cli("diff", str(BASE), str(head)).stdout
+    assert "\x1b" not in text and "  + v1 ConfigMap a|`b`<i>\\x1b[31m\n" in text
+
+
+def test_help_shows_an_example():
+    run = run_cli("diff", "--help")
+    assert run.code == 0
+    assert "omerender diff origin/main HEAD deploy/" in run.stdout
+
+
+def test_a_crafted_tree_cannot_write_outside_the_temporary_directory(repo, monkeypatch):
+    blob = git(repo, "rev-parse", "HEAD:deploy/namespace.yaml").strip()
+    inner = subprocess.run(["git", "mktree"], cwd=repo, input=f"100644 blob {blob}\tevil.yaml\n", text=True,
+                           capture_output=True, check=True).stdout.strip()
+    tree = subprocess.run(["git", "mktree"], cwd=repo, input=f"040000 tree {inner}\t..\n", text=True,
+                          capture_output=True, check=True).stdout.strip()
+    evil = git(repo, "commit-tree", tree, "-m", "evil").strip()
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD", evil)
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ['error: head: path "../evil.yaml" in the git tree is not a plain relative path']
+
+
+def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
+    blob = git(repo, "rev-parse", "HEAD:deploy/namespace.yaml").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD~1", "HEAD")
+    assert run.code == 2
+    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} is missing from the repository "
+                         "(a shallow or partial clone?)" for side in ("base", "head")]
+
+
+PROFILE = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: sglang-defaults
+  annotations: {ome.io/runtime-profile: "true"}
+spec:
+  disabled: true
+  engineConfig:
+    runner:
+      name: ome-container
+      env:
+        - {name: SGLANG_LOG_LEVEL, value: info}
+"""
+
+
+def test_edited_parent_runtime_and_a_renamed_runtime(tmp_path):
+    """An edit of a parent reaches the InferenceService that names the child (not the auto-selected ones, which
+    OME renders from the child's own spec); naming another runtime says so."""
+    base = tmp_path / "base"
+    shutil.copytree(BASE, base)
+    (base / "profile.yaml").write_text(PROFILE)
+    child = (base / "runtime-sglang-8b.yaml").read_text()
+    inherit = "  name: sglang-8b\n  annotations: {ome.io/inherit-from: sglang-defaults}\n"
+    (base / "runtime-sglang-8b.yaml").write_text(
+        child.replace("  name: sglang-8b\n", inherit).replace("\nspec:\n", "\nspec:\n  disabled: false\n"))
+    head = tmp_path / "head"
+    shutil.copytree(base, head)
+    (head / "profile.yaml").write_text(PROFILE.replace("value: info", "value: debug"))
+    result = diff_json(str(base), str(head))
+    assert result["summary"] == summary(changed=1, unchanged=3, rollouts=1)
+    assert result["inferenceServices"][3] == {
+        "namespace": "llm", "name": "chat-c", "status": "changed", "rollout": True,
+        "runtime": {"base": "sglang-8b", "head": "sglang-8b",
+                    "reason": "edited: ClusterServingRuntime sglang-defaults, which sglang-8b inherits from"},
+        "accelerators": [], "objects": [deployment("chat-c-engine", "spec.template.spec.containers[0].env[0].value")]}
+    services = head / "services.yaml"
+    services.write_text(services.read_text().replace("runtime: {name: sglang-8b}", "runtime: {name: vllm-8b}"))
+    renamed = diff_json(str(base), str(head))["inferenceServices"][3]
+    assert renamed["runtime"] == {"base": "sglang-8b", "head": "vllm-8b", "reason": "spec.runtime names vllm-8b"}
+
+
+def test_the_console_script_in_a_repository(repo):
+    """The installed ``omerender`` as a process: exit statuses as ``git diff --exit-code`` has them."""
+    omerender = str(Path(sys.executable).parent / "omerender")
+    changed = subprocess.run([omerender, "diff", "HEAD~1", "HEAD", "--exit-code"], cwd=repo, capture_output=True,
+                             text=True)
+    assert (changed.returncode, changed.stderr) == (1, "")
+    assert changed.stdout.splitlines()[0] == "InferenceServices: 0 added, 0 removed, 3 changed, 1 unchanged; 3 roll out"
+    same = subprocess.run([omerender, "diff", "HEAD", "HEAD", "--exit-code", "--format", "json"], cwd=repo,
+                          capture_output=True, text=True)
+    assert same.returncode == 0
+    assert json.loads(same.stdout)["summary"] == summary(unchanged=4)
+
+
+def test_a_revision_outside_a_repository(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    run = run_cli("diff", "main", str(BASE))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f'error: base: "main" is neither a directory nor a file, and {tmp_path} is not in a git '
+                         "repository"]
+
+
+def test_without_git_a_revision_is_an_error_naming_the_fix(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    run = run_cli("diff", "main", str(BASE))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ["error: base: cannot run git: No such file or directory; install git, or compare two "
+                         "directories"]
+
+
+@pytest.mark.parametrize("lock", [(), ("--lock", "pins.lock")])
+def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch, lock):
+    """chat-c is pinned (autoSync: false): the image bump reaches only the auto-selected services, and
+    --locked finds head's lock stale for them."""
+    root = tmp_path / "pinned"
+    shutil.copytree(BASE, root)
+    services = root / "services.yaml"
+    services.write_text(services.read_text().replace("runtime: {name: sglang-8b}",
+                                                     "runtime: {name: sglang-8b, autoSync: false}"))
+    monkeypatch.chdir(root)
+    assert run_cli("lock", "update", ".", *lock).code == 0
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "pinned")
+    shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", root)
+    git(root, "commit", "-qam", "bump")
+    result = diff_json("HEAD~1", "HEAD", *lock)
+    assert [(i["name"], i["status"]) for i in result["inferenceServices"]] == [
+        ("big", "unchanged"), ("chat-a", "changed"), ("chat-b", "changed"), ("chat-c", "unchanged")]
+    locked = run_cli("diff", "HEAD~1", "HEAD", "--locked", *lock)
+    assert locked.code == 2
+    assert [line.split(": ")[1:4] for line in locked.lines] == [
+        ["head", "services.yaml", "InferenceService llm/chat-a"],
+        ["head", "services.yaml", "InferenceService llm/chat-b"]]
+
+
+def test_markdown_stays_within_a_github_comment(tmp_path):
+    """A fleet-wide change: every table row and folded detail that fits, then how many were left out."""
+    base = tmp_path / "base"
+    shutil.copytree(BASE, base)
+    many = "".join(f"---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc-{i:03d}, "
+                   "namespace: llm}\nspec:\n  model: {name: llama-3-1-8b-instruct}\n  runtime: {name: sglang-8b}\n"
+                   "  engine: {minReplicas: 1, maxReplicas: 1}\n" for i in range(400))
+    (base / "many.yaml").write_text(many)
+    head = tmp_path / "head"
+    shutil.copytree(base, head)
+    shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", head)
+    run = run_cli("diff", str(base), str(head), "--format", "markdown")
+    assert run.code == 0
+    comment = run.stdout
+    assert len(comment) <= 65_536
+    assert comment.startswith("### omerender diff\n\n| InferenceServices added | Removed | Changed | Unchanged | "
+                              "Pods roll out in |\n| --- | --- | --- | --- | --- |\n| 0 | 0 | 403 | 1 | 403 |\n\n")
+    rows = [line for line in comment.splitlines() if line.startswith("| `llm/")]
+    details = comment.count("<details>")
+    assert len(rows) == 403 and 0 < details < 403
+    assert "more |" not in comment
+    assert "| `nvidia.com/gpu` | none | 404 | 407 |" in comment
+    assert comment.endswith(f"\n\n_{403 - details} more details left out: a comment holds at most 65,536 "
+                            "characters. `omerender diff` prints them all._\n")
+
+
+def test_keep_inputs_compares_the_ome_objects_too(tmp_path):
+    result = diff_json(str(BASE), str(head_of(tmp_path, "image-bump")), "--keep-inputs")
+    assert result["objects"] == [{"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "name": "sglang-8b",
+                                  "namespace": None, "change": "changed",
+                                  "fields": ["spec.engineConfig.runner.image"]}]
+
+
+def test_a_path_in_neither_revision_is_an_error(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    run = run_cli("diff", "HEAD~1", "HEAD", "deplyo", "deploy")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == ["error: deplyo: in neither HEAD~1 nor HEAD"]
+    # a directory only one side has reads as empty on the other
+    (repo / "team-b").mkdir()
+    shutil.copy(BASE / "namespace.yaml", repo / "team-b" / "objects.yaml")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "team-b")
+    added = diff_json("HEAD~1", "HEAD", "team-b")
+    assert [(o["kind"], o["change"]) for o in added["objects"]] == [("ConfigMap", "added"), ("Namespace", "added")]
