@@ -4,11 +4,11 @@ among the containers, placeholders, and the pod-level fields (render.md §1 step
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field
 
 from . import accelerators
 from .errors import OmeError, Report
+from .gpus import GPU, check_runner, runner_gpus
 from .merge import overlay
 from .placeholders import expand_container
 from .presets import preset_image_warnings
@@ -23,7 +23,6 @@ COMPONENT_ONLY = frozenset({
     "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
     "scalingPolicy", "ephemeralContainers",
 })
-GPU = "nvidia.com/gpu"
 POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
                 "terminationGracePeriodSeconds": 600}
 CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
@@ -115,6 +114,7 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     runner = accelerators.apply_class_resources(runner, plan.cls, sets_resources)
     runner = accelerators.apply_args_overrides(runner, plan.class_config)
     runner = _parallelism(plan, runner, report)
+    check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
     if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
         report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
                     f"the runner gets the literal text")
@@ -138,17 +138,8 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
     return {**runner, "volumeMounts": mounts + [dict(mount)]}
 
 
-def gpu_count(runner: dict) -> int:
-    resources = runner.get("resources") or {}
-    for part in ("limits", "requests"):
-        value = (resources.get(part) or {}).get(GPU)
-        if value is not None:
-            return math.ceil(accelerators.parse_quantity(value, f"resources.{part}.{GPU}"))
-    return 0
-
-
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = gpu_count(runner)
+    gpus = runner_gpus(runner)
     suppressed = accelerators.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
