@@ -99,12 +99,12 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
 def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     if not plan.serves_model:
         return _router_env(plan, runner, report)
-    inject_init = plan.annotations.get("ome.io/inject-model-init") == "true"
-    if plan.storage.path and not inject_init and not _env_entry(runner, "MODEL_PATH"):
+    skip_model = not model_mount_needed(plan.annotations)
+    if plan.storage.path and not skip_model and not _env_entry(runner, "MODEL_PATH"):
         runner["env"] = list(runner.get("env") or []) + [{"name": "MODEL_PATH", "value": plan.storage.path}]
     runner = accelerators.apply_environment_override(runner, plan.class_config, plan.component,
                                                      plan.cls.name if plan.cls is not None else "", report)
-    if plan.storage.mount and not inject_init:
+    if plan.storage.mount and not skip_model:
         runner = _add_mount(runner, plan.storage.mount, plan.path)
     for item in plan.overlays:
         runner = _add_mount(runner, item.mount, plan.path)
@@ -119,6 +119,20 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
         report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
                     f"the runner gets the literal text")
     return runner
+
+
+def model_mount_needed(annotations: dict) -> bool:
+    """render.md §6.1: model-init (which fills model-empty-dir) or merged fine-tuned weights replace the base model's
+    mount and MODEL_PATH (source: utils.IsOriginalModelVolumeMountNecessary)."""
+    return (annotations.get("ome.io/inject-model-init") != "true"
+            and annotations.get("ome.io/fine-tuned-serving-with-merged-weights") != "true")
+
+
+def empty_model_dir_needed(annotations: dict) -> bool:
+    """The memory-backed ``model-empty-dir`` volume that model-init or the fine-tuned adapter download into (source:
+    utils.IsEmptyModelDirVolumeRequired: any non-empty adapter name)."""
+    return (annotations.get("ome.io/inject-model-init") == "true"
+            or bool(annotations.get("ome.io/inject-fine-tuned-adapter")))
 
 
 def _env_entry(runner: dict, name: str) -> dict | None:
@@ -241,8 +255,8 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
             raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
                            f"under that name", field=f"spec.{plan.path}.volumes")
         volumes.append(copy.deepcopy(volume))
-    inject_init = plan.serves_model and plan.annotations.get("ome.io/inject-model-init") == "true"
-    if inject_init and not any(v.get("name") == "model-empty-dir" for v in volumes):
+    if plan.serves_model and empty_model_dir_needed(plan.annotations) and \
+            not any(v.get("name") == "model-empty-dir" for v in volumes):
         volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
     if volumes:
         pod["volumes"] = volumes
