@@ -18,7 +18,9 @@ HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hyp
 @click.command("explain", epilog="\b\nExamples:\n  omerender explain --isvc llama-3-2-3b-instruct -n llama-demo fixtures/quickstart\n  omerender explain --model llama-3-2-3b-instruct -n llama-demo -o json runtimes/ models/")
 @click.option("--model", "model_name", metavar="NAME", help="BaseModel in the namespace, else ClusterBaseModel.")
 @click.option("--isvc", "isvc_name", metavar="NAME", help="InferenceService in the namespace.")
-@click.option("-n", "--namespace", default="default", show_default=True)
+@click.option("-n", "--namespace", default="default", show_default=True, metavar="NS",
+              help="Namespace of the InferenceService, and of the BaseModel or ServingRuntimes to consider "
+                   "(ClusterBaseModels and ClusterServingRuntimes are always considered).")
 @click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True)
 @click.argument("paths", nargs=-1)
 def explain(model_name, isvc_name, namespace, output, paths):
