@@ -152,3 +152,29 @@ def test_suggestions_are_budgeted_across_the_whole_input(F):
     assert len(hinted) == 100
     assert 'did you mean "runtime-00000"' in run.lines[0]
     assert elapsed < 30, elapsed
+
+
+QUICKSTART = str(FIXTURES / "quickstart")
+
+
+def test_explain_names_the_namespace_an_inference_service_is_in():
+    run = run_cli("explain", "--isvc", "llama-3-2-3b-instruct", QUICKSTART)
+    assert run.code == 1 and run.stdout == ""
+    assert run.lines == ['error: inferenceservices.ome.io "llama-3-2-3b-instruct" not found in namespace default; '
+                         "it is in namespace llama-demo: pass -n llama-demo"]
+
+
+def test_explain_suggests_inference_service_and_model_names():
+    run = run_cli("explain", "--isvc", "llama-3-2-3b-instrct", "-n", "llama-demo", QUICKSTART)
+    assert run.code == 1 and run.lines == [
+        'error: inferenceservices.ome.io "llama-3-2-3b-instrct" not found; did you mean "llama-3-2-3b-instruct"?']
+    run = run_cli("explain", "--model", "llama-3-2-3b-instrct", "-n", "llama-demo", QUICKSTART)
+    assert run.code == 1 and run.lines == [
+        'error: clusterbasemodels.ome.io "llama-3-2-3b-instrct" not found; did you mean "llama-3-2-3b-instruct"?']
+
+
+def test_tree_suggests_runtime_names():
+    run = run_cli("tree", "sglang-llama-3-2-3", QUICKSTART)
+    assert run.code == 1 and run.stdout == ""
+    assert run.lines == ['error: runtime "sglang-llama-3-2-3" not found in the input; did you mean '
+                         '"sglang-llama-3-2-3b"?']
