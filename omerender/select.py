@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from .errors import ObjRef, OmeError, Report, type_name
 from .load import Inputs, Obj
-from .suggest import did_you_mean, nearest
+from .suggest import did_you_mean
 
 MODE_KEY = "ome.io/deploymentMode"
 CLASS_ANNOTATION = "ome.io/accelerator-class"
@@ -409,21 +409,10 @@ def _verdict(rt: "RuntimeFacts", model: "ModelFacts", request: Request, warnings
 # ---------------------------------------------------------------- checks 2, 3 (§3.6, §3.7)
 
 def _request(isvc: Obj) -> Request:
-    spec = isvc.spec
-    classes: list[str] = []
-    annotations = isvc.metadata.get("annotations") or {}
-    holders = [annotations if isinstance(annotations, dict) else {}]
-    holders.append(spec.get("acceleratorSelector"))
-    for component in ("engine", "decoder"):
-        part = spec.get(component)
-        holders.append(part.get("acceleratorOverride") if isinstance(part, dict) else None)
-    keys = [CLASS_ANNOTATION] + ["acceleratorClass"] * 3
-    for holder, key in zip(holders, keys):
-        if isinstance(holder, dict) and holder.get(key) is not None:
-            classes.append(str(holder[key]))  # "" stays: a class no runtime lists
-    decoder = spec.get("decoder")
-    return Request(tuple(classes),
-                   _isvc_mode(spec, "engine"), _isvc_mode(spec, "decoder"), isinstance(decoder, dict))
+    decoder = isvc.spec.get("decoder")
+    classes = tuple(name for name, _path in _class_requests(isvc))  # "" stays: a class no runtime lists
+    return Request(classes, _isvc_mode(isvc.spec, "engine"), _isvc_mode(isvc.spec, "decoder"),
+                   isinstance(decoder, dict))
 
 
 def _class_requests(isvc: Obj) -> list[tuple[str, str]]:
