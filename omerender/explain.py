@@ -50,7 +50,8 @@ def explain_inputs(inputs: Inputs, namespace: str, model_name: str | None,
     if isvc_name:
         isvc = next((i for i in inputs.isvcs if i.name == isvc_name and i.namespace == namespace), None)
         if isvc is None:
-            raise OmeError(f'inferenceservices.ome.io "{isvc_name}" not found' + _isvc_hint(inputs, isvc_name, namespace))
+            raise OmeError(f'inferenceservices.ome.io "{isvc_name}" not found'
+                           + _isvc_hint(inputs, isvc_name, namespace))
         model_ref = isvc.spec.get("model")
         model_name = model_ref.get("name") if isinstance(model_ref, dict) else None
         if not model_name:

@@ -3,7 +3,6 @@ tensor-parallel flag that disagrees with GPUs per pod × pods, through the CLI."
 import copy
 
 import pytest
-import yaml
 
 from conftest import FIXTURES, load_yaml, render_objects
 

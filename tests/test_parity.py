@@ -24,7 +24,8 @@ def test_decryption_annotations_are_carried_from_the_base_model(F):
     F["model"]["metadata"]["annotations"] = {KEY: "vault-key", SECRET: "vault-secret", "unrelated": "x"}
     run = ok(F)
     deployment = run.find("Deployment", ENGINE)
-    for annotations in (deployment["metadata"]["annotations"], deployment["spec"]["template"]["metadata"]["annotations"],
+    for annotations in (deployment["metadata"]["annotations"],
+                        deployment["spec"]["template"]["metadata"]["annotations"],
                         run.find("Service", ENGINE)["metadata"]["annotations"],
                         run.find("Deployment", "llama-3-2-3b-instruct-router")["metadata"]["annotations"]):
         assert (annotations[KEY], annotations[SECRET]) == ("vault-key", "vault-secret")
