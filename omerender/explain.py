@@ -22,7 +22,9 @@ HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hyp
 @click.option("-n", "--namespace", default="default", show_default=True, metavar="NS",
               help="Namespace of the InferenceService, and of the BaseModel or ServingRuntimes to consider "
                    "(ClusterBaseModels and ClusterServingRuntimes are always considered).")
-@click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True,
+              help="table (or text): one row per runtime on stdout, the decision on stderr; json: the rows and "
+                   "the decision as one object on stdout.")
 @click.argument("paths", nargs=-1)
 def explain(model_name, isvc_name, namespace, output, paths):
     """Show which runtimes are compatible with a model, and why."""

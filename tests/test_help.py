@@ -47,3 +47,8 @@ def test_explain_namespace_option_has_help():
     run = run_cli("explain", "--help")
     assert run.code == 0
     assert "-n, --namespace NS" in run.stdout and "Namespace of the InferenceService" in run.stdout
+
+
+def test_explain_output_option_has_help():
+    run = run_cli("explain", "--help")
+    assert "one row per runtime on stdout, the decision on stderr" in " ".join(run.stdout.split())
