@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from .errors import OmeError, Report
 from .load import Inputs, Obj
+from .suggest import did_you_mean
 
 COMPONENTS = ("engine", "decoder")
 POLICIES = ("BestFit", "Cheapest", "MostCapable", "FirstAvailable")
@@ -178,8 +179,9 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     if kind == "class":
         cls = inputs.classes.get(value)
         if cls is None:
+            hint = did_you_mean(value, lambda: inputs.classes, len(inputs.classes), inputs)
             raise OmeError(f"Failed to get accelerator class for {component}: accelerator class {value} not "
-                           "found at cluster scope", field=path)
+                           f"found at cluster scope{hint}", field=path)
         return _chosen(component, cls, path, report)
     cls = _apply_policy(component, value, pool, selector, runtime_ref, inputs, report)
     return _chosen(component, cls, f"policy {value} in {path}", report) if cls else ClassChoice(None)

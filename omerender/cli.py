@@ -84,7 +84,7 @@ def _waiting(lock_file: str) -> None:
 def fn_cmd():
     """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
     from .krm import main as krm_main
-    krm_main()
+    krm_main([])
 
 
 def _register_commands() -> None:

@@ -9,6 +9,7 @@ from .errors import OmeError
 from .shell import fail, run_guarded
 from .load import Inputs, index, read_paths
 from .select import Evaluation, FORMAT_REQUIRED, Request, evaluate, model_for_explain, request_of
+from .suggest import did_you_mean
 
 HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 NO_RUNTIMES = "No serving runtimes found in the selected namespace or at cluster scope."
@@ -18,8 +19,12 @@ HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hyp
 @click.command("explain", epilog="\b\nExamples:\n  omerender explain --isvc llama-3-2-3b-instruct -n llama-demo fixtures/quickstart\n  omerender explain --model llama-3-2-3b-instruct -n llama-demo -o json runtimes/ models/")
 @click.option("--model", "model_name", metavar="NAME", help="BaseModel in the namespace, else ClusterBaseModel.")
 @click.option("--isvc", "isvc_name", metavar="NAME", help="InferenceService in the namespace.")
-@click.option("-n", "--namespace", default="default", show_default=True)
-@click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True)
+@click.option("-n", "--namespace", default="default", show_default=True, metavar="NS",
+              help="Namespace of the InferenceService, and of the BaseModel or ServingRuntimes to consider "
+                   "(ClusterBaseModels and ClusterServingRuntimes are always considered).")
+@click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True,
+              help="table (or text): one row per runtime on stdout, the decision on stderr; json: the rows and "
+                   "the decision as one object on stdout.")
 @click.argument("paths", nargs=-1)
 def explain(model_name, isvc_name, namespace, output, paths):
     """Show which runtimes are compatible with a model, and why."""
@@ -47,7 +52,8 @@ def explain_inputs(inputs: Inputs, namespace: str, model_name: str | None,
     if isvc_name:
         isvc = next((i for i in inputs.isvcs if i.name == isvc_name and i.namespace == namespace), None)
         if isvc is None:
-            raise OmeError(f'inferenceservices.ome.io "{isvc_name}" not found')
+            raise OmeError(f'inferenceservices.ome.io "{isvc_name}" not found'
+                           + _isvc_hint(inputs, isvc_name, namespace))
         model_ref = isvc.spec.get("model")
         model_name = model_ref.get("name") if isinstance(model_ref, dict) else None
         if not model_name:
@@ -58,13 +64,24 @@ def explain_inputs(inputs: Inputs, namespace: str, model_name: str | None,
         request = request_of(isvc)
     model = model_for_explain(inputs, namespace, model_name)
     if model is None:
-        raise OmeError(f'clusterbasemodels.ome.io "{model_name}" not found')
+        names = lambda: [n for ns, n in inputs.models if ns == namespace] + list(inputs.cluster_models)  # noqa: E731
+        raise OmeError(f'clusterbasemodels.ome.io "{model_name}" not found'
+                       + did_you_mean(model_name, names, len(inputs.models) + len(inputs.cluster_models), inputs))
     result = evaluate(inputs, namespace, model, request)
     if not result.format:
         raise OmeError(FORMAT_REQUIRED)
     if not result.verdicts:
         notes.append(NO_RUNTIMES)
     return result, notes
+
+
+def _isvc_hint(inputs: Inputs, name: str, namespace: str) -> str:
+    """Where the InferenceService is when it is in another namespace, else the nearest names in this one."""
+    elsewhere = sorted(i.namespace for i in inputs.isvcs if i.name == name)
+    if elsewhere:
+        return f" in namespace {namespace}; it is in namespace {elsewhere[0]}: pass -n {elsewhere[0]}"
+    names = lambda: [i.name for i in inputs.isvcs if i.namespace == namespace]  # noqa: E731
+    return did_you_mean(name, names, len(inputs.isvcs), inputs)
 
 
 def table(result: Evaluation) -> str:

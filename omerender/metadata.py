@@ -14,6 +14,8 @@ POD_ONLY_PREFIXES = ("prometheus.io/", "k8s.grafana.com/", "loki.grafana.com/", 
                      "rdma.ome.io/", "runtime.ome.io/")
 POD_ONLY_KEYS = frozenset({"ome.io/inject-model-init", "ome.io/inject-fine-tuned-adapter",
                            "ome.io/inject-serving-sidecar"})
+# Carried from the base model onto every component object (source: components/base.go, ProcessBaseAnnotations).
+DECRYPTION_KEYS = ("ome.io/base-model-decryption-key-name", "ome.io/base-model-decryption-secret-name")
 EXTERNAL_SERVICE_PREFIXES = ("service.beta.kubernetes.io/", "cloud.google.com/", "service.kubernetes.io/")
 PROPAGATED_KEYS = "ome.io/autoscaler-propagated-metadata-keys"
 
@@ -45,6 +47,8 @@ def component_annotations(isvc: Obj, merged: dict, runtime_name: str, model: Obj
                    if k not in DROPPED_ANNOTATIONS and not k.startswith(DROPPED_PREFIXES)}
     annotations.update(merged.get("annotations") or {})
     if model is not None:
+        model_annotations = model.metadata.get("annotations") or {}
+        annotations.update({key: model_annotations[key] for key in DECRYPTION_KEYS if key in model_annotations})
         annotations["ome.io/base-model-name"] = model.name
         vendor = model.spec.get("vendor")
         if vendor:

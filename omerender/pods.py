@@ -4,11 +4,11 @@ among the containers, placeholders, and the pod-level fields (render.md §1 step
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field
 
 from . import accelerators
 from .errors import OmeError, Report
+from .gpus import GPU, check_runner, runner_gpus
 from .merge import overlay
 from .placeholders import expand_container
 from .presets import preset_image_warnings
@@ -23,7 +23,6 @@ COMPONENT_ONLY = frozenset({
     "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
     "scalingPolicy", "ephemeralContainers",
 })
-GPU = "nvidia.com/gpu"
 POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
                 "terminationGracePeriodSeconds": 600}
 CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
@@ -100,12 +99,12 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
 def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     if not plan.serves_model:
         return _router_env(plan, runner, report)
-    inject_init = plan.annotations.get("ome.io/inject-model-init") == "true"
-    if plan.storage.path and not inject_init and not _env_entry(runner, "MODEL_PATH"):
+    skip_model = not model_mount_needed(plan.annotations)
+    if plan.storage.path and not skip_model and not _env_entry(runner, "MODEL_PATH"):
         runner["env"] = list(runner.get("env") or []) + [{"name": "MODEL_PATH", "value": plan.storage.path}]
     runner = accelerators.apply_environment_override(runner, plan.class_config, plan.component,
                                                      plan.cls.name if plan.cls is not None else "", report)
-    if plan.storage.mount and not inject_init:
+    if plan.storage.mount and not skip_model:
         runner = _add_mount(runner, plan.storage.mount, plan.path)
     for item in plan.overlays:
         runner = _add_mount(runner, item.mount, plan.path)
@@ -115,10 +114,25 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     runner = accelerators.apply_class_resources(runner, plan.cls, sets_resources)
     runner = accelerators.apply_args_overrides(runner, plan.class_config)
     runner = _parallelism(plan, runner, report)
+    check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
     if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
         report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
                     f"the runner gets the literal text")
     return runner
+
+
+def model_mount_needed(annotations: dict) -> bool:
+    """render.md §6.1: model-init (which fills model-empty-dir) or merged fine-tuned weights replace the base model's
+    mount and MODEL_PATH (source: utils.IsOriginalModelVolumeMountNecessary)."""
+    return (annotations.get("ome.io/inject-model-init") != "true"
+            and annotations.get("ome.io/fine-tuned-serving-with-merged-weights") != "true")
+
+
+def empty_model_dir_needed(annotations: dict) -> bool:
+    """The memory-backed ``model-empty-dir`` volume that model-init or the fine-tuned adapter download into (source:
+    utils.IsEmptyModelDirVolumeRequired: any non-empty adapter name)."""
+    return (annotations.get("ome.io/inject-model-init") == "true"
+            or bool(annotations.get("ome.io/inject-fine-tuned-adapter")))
 
 
 def _env_entry(runner: dict, name: str) -> dict | None:
@@ -138,17 +152,8 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
     return {**runner, "volumeMounts": mounts + [dict(mount)]}
 
 
-def gpu_count(runner: dict) -> int:
-    resources = runner.get("resources") or {}
-    for part in ("limits", "requests"):
-        value = (resources.get(part) or {}).get(GPU)
-        if value is not None:
-            return math.ceil(accelerators.parse_quantity(value, f"resources.{part}.{GPU}"))
-    return 0
-
-
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = gpu_count(runner)
+    gpus = runner_gpus(runner)
     suppressed = accelerators.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
@@ -250,8 +255,8 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
             raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
                            f"under that name", field=f"spec.{plan.path}.volumes")
         volumes.append(copy.deepcopy(volume))
-    inject_init = plan.serves_model and plan.annotations.get("ome.io/inject-model-init") == "true"
-    if inject_init and not any(v.get("name") == "model-empty-dir" for v in volumes):
+    if plan.serves_model and empty_model_dir_needed(plan.annotations) and \
+            not any(v.get("name") == "model-empty-dir" for v in volumes):
         volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
     if volumes:
         pod["volumes"] = volumes

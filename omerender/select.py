@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 from .errors import ObjRef, OmeError, Report, type_name
 from .load import Inputs, Obj
+from .suggest import did_you_mean
 
 MODE_KEY = "ome.io/deploymentMode"
 CLASS_ANNOTATION = "ome.io/accelerator-class"
@@ -106,7 +107,9 @@ def _lookup_model(isvc: Obj, inputs: Inputs, report: Report, model_ref: dict) ->
     namespaced, cluster = inputs.models.get((ns, name)), inputs.cluster_models.get(name)
     if namespaced is None and cluster is None:
         raise OmeError(f'referenced model "{name}" not found in namespace "{ns}": ensure a BaseModel exists in this '
-                       'namespace or a ClusterBaseModel exists cluster-wide with this name')
+                       'namespace or a ClusterBaseModel exists cluster-wide with this name'
+                       + did_you_mean(name, lambda: _model_names(inputs, ns), len(inputs.models) +
+                                      len(inputs.cluster_models), inputs), field="spec.model.name")
     if kind == "BaseModel" and namespaced is None:
         raise OmeError(f'Failed to get referenced BaseModel "{name}" in namespace "{ns}": only a ClusterBaseModel of '
                        'that name exists; remove spec.model.kind or set it to ClusterBaseModel')
@@ -122,6 +125,15 @@ def _lookup_model(isvc: Obj, inputs: Inputs, report: Report, model_ref: dict) ->
         raise OmeError(f"model {name} uses distribution Sharded: no model cache provider is configured for "
                        "sharded model loading")
     return model
+
+
+def _model_names(inputs: Inputs, namespace: str) -> list[str]:
+    return [n for (ns, n) in inputs.models if ns == namespace] + list(inputs.cluster_models)
+
+
+def _runtime_names(inputs: Inputs, namespace: str, kind: str) -> list[str]:
+    names = [n for (ns, n) in inputs.runtimes if ns == namespace]
+    return names if kind == "ServingRuntime" else names + list(inputs.cluster_runtimes)
 
 
 # ---------------------------------------------------------------- §2.3 / §4 named runtime
@@ -143,9 +155,11 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
                        '"ClusterServingRuntime", "ServingRuntime"', field="spec.runtime.kind")
     runtime = find_runtime(inputs, isvc.namespace, name, kind)
     if runtime is None:
+        hint = did_you_mean(name, lambda: _runtime_names(inputs, isvc.namespace, kind),
+                            len(inputs.runtimes) + len(inputs.cluster_runtimes), inputs)
         if kind == "ServingRuntime":
-            raise fail(f"ServingRuntime {name} not found in namespace {isvc.namespace}")
-        raise fail(f"runtime {name} not found in namespace {isvc.namespace} or at cluster scope")
+            raise fail(f"ServingRuntime {name} not found in namespace {isvc.namespace}{hint}")
+        raise fail(f"runtime {name} not found in namespace {isvc.namespace} or at cluster scope{hint}")
     try:
         spec = merged_spec(runtime)
     except OmeError as err:
@@ -161,7 +175,7 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
     _replay(report, warnings)
     if detail is not None:
         report.warn(f'runtime "{name}" does not declare support for model "{model_name}" ({detail}); '
-                    'proceeding because the runtime was named explicitly')
+                    'proceeding because the runtime was named explicitly' + unknown_class_note(isvc, inputs))
     return Resolution(model, runtime, False, _accelerator_entry(rt_facts, facts, auto_only=False))
 
 
@@ -195,7 +209,7 @@ def _auto(isvc: Obj, inputs: Inputs, report: Report, model: Obj) -> Resolution:
         result = evaluate(inputs, isvc.namespace, model, request)
     _replay(report, result.warnings)
     if result.winner is None:
-        text = no_runtime_text(result)
+        text = no_runtime_text(result, isvc.name) + unknown_class_note(isvc, inputs)
         raise OmeError(ADMISSION_PREFIX.format(model=model_name) + text if admission else text)
     runtime = result.winner.runtime
     if admission:
@@ -241,6 +255,7 @@ class Verdict:
     reason: str | None         # first failed check (§6.4)
     check: int | None          # number of that check (1-7)
     distance: Decimal = Decimal(0)
+    gap: Decimal = Decimal(0)  # how far a failed check 4 (mismatches) or 5 (size) missed, for the nearest runtimes
 
 
 @dataclass
@@ -280,17 +295,40 @@ def request_of(isvc: Obj) -> Request:
     return _request(isvc)
 
 
-def no_runtime_text(result: Evaluation) -> str:
-    """§3.10's core text for a failed selection."""
+NEAREST = 3
+
+
+def no_runtime_text(result: Evaluation, isvc_name: str | None = None) -> str:
+    """§3.10's core text for a failed selection.
+
+    Up to :data:`NEAREST` excluded runtimes are listed as OME lists them. More would make one line of
+    every runtime in a catalog, so the nearest few are named instead, closest first, with the
+    ``explain`` command that shows the rest.
+    """
     fmt = result.format
     text = f"no runtime found to support model {fmt} with format {fmt} in namespace {result.namespace}"
     total = result.namespaced + result.cluster
     if total:
         text += f". Checked {total} runtimes ({result.namespaced} namespace-scoped, {result.cluster} cluster-scoped)"
     excluded = [v for v in result.verdicts if v.check is not None and v.check <= 5]
+    if len(excluded) > NEAREST:
+        closest = sorted(excluded, key=_closeness)[:NEAREST]
+        command = f"omerender explain --isvc {isvc_name} -n {result.namespace}" if isvc_name else \
+            f"omerender explain --model {result.model.name} -n {result.namespace}"
+        return (text + f". Nearest of {len(excluded)} excluded runtimes: " + _listed(closest)
+                + f". Run `{command}` for every runtime and its reason")
     if excluded:
-        text += ". Excluded runtimes: " + "; ".join(f"{v.runtime.name} ({v.reason})" for v in excluded)
+        text += ". Excluded runtimes: " + _listed(excluded)
     return text
+
+
+def _listed(verdicts: list["Verdict"]) -> str:
+    return "; ".join(f"{v.runtime.name} ({v.reason})" for v in verdicts)
+
+
+def _closeness(v: "Verdict"):
+    """A runtime that failed a later check came closer; within a check, fewer mismatches or a smaller size gap."""
+    return (-v.check, v.gap, v.scope != "Namespaced", v.runtime.name)
 
 
 def model_for_explain(inputs: Inputs, namespace: str, name: str) -> Obj | None:
@@ -340,8 +378,8 @@ def _tie_break(good: list[Verdict], model: "ModelFacts") -> str | None:
 
 
 def _verdict(rt: "RuntimeFacts", model: "ModelFacts", request: Request, warnings: list) -> Verdict:
-    def no(check: int, reason: str) -> Verdict:
-        return Verdict(rt.obj, rt.scope, False, score, None, None, reason, check)
+    def no(check: int, reason: str, gap: Decimal = Decimal(0)) -> Verdict:
+        return Verdict(rt.obj, rt.scope, False, score, None, None, reason, check, gap=gap)
 
     score = _runtime_score(rt, model)
     if rt.disabled:
@@ -353,10 +391,10 @@ def _verdict(rt: "RuntimeFacts", model: "ModelFacts", request: Request, warnings
         return no(3, mode_reason)
     fmt_reason = _format_reason(rt, model)
     if fmt_reason:
-        return no(4, fmt_reason)
+        return no(4, fmt_reason, Decimal(min((len(_entry_pieces(e, model)) for e in rt.entries), default=99)))
     size_reason = _size_reason(rt, model, warnings)
     if size_reason:
-        return no(5, size_reason)
+        return no(5, size_reason, _size_gap(rt, model, warnings))
     if not rt.has_auto:
         return no(6, NOT_AUTO)
     if score <= 0:
@@ -371,21 +409,40 @@ def _verdict(rt: "RuntimeFacts", model: "ModelFacts", request: Request, warnings
 # ---------------------------------------------------------------- checks 2, 3 (§3.6, §3.7)
 
 def _request(isvc: Obj) -> Request:
+    decoder = isvc.spec.get("decoder")
+    classes = tuple(name for name, _path in _class_requests(isvc))  # "" stays: a class no runtime lists
+    return Request(classes, _isvc_mode(isvc.spec, "engine"), _isvc_mode(isvc.spec, "decoder"),
+                   isinstance(decoder, dict))
+
+
+def _class_requests(isvc: Obj) -> list[tuple[str, str]]:
+    """(class name, field path) of every class the InferenceService asks for, in check 2's order."""
     spec = isvc.spec
-    classes: list[str] = []
-    annotations = isvc.metadata.get("annotations") or {}
-    holders = [annotations if isinstance(annotations, dict) else {}]
-    holders.append(spec.get("acceleratorSelector"))
+    annotations = isvc.metadata.get("annotations")
+    holders = [(annotations, CLASS_ANNOTATION, f"metadata.annotations.{CLASS_ANNOTATION}"),
+               (spec.get("acceleratorSelector"), "acceleratorClass", "spec.acceleratorSelector.acceleratorClass")]
     for component in ("engine", "decoder"):
         part = spec.get(component)
-        holders.append(part.get("acceleratorOverride") if isinstance(part, dict) else None)
-    keys = [CLASS_ANNOTATION] + ["acceleratorClass"] * 3
-    for holder, key in zip(holders, keys):
-        if isinstance(holder, dict) and holder.get(key) is not None:
-            classes.append(str(holder[key]))  # "" stays: a class no runtime lists
-    decoder = spec.get("decoder")
-    return Request(tuple(classes),
-                   _isvc_mode(spec, "engine"), _isvc_mode(spec, "decoder"), isinstance(decoder, dict))
+        holders.append((part.get("acceleratorOverride") if isinstance(part, dict) else None, "acceleratorClass",
+                        f"spec.{component}.acceleratorOverride.acceleratorClass"))
+    return [(str(holder[key]), path) for holder, key, path in holders
+            if isinstance(holder, dict) and holder.get(key) is not None]
+
+
+def unknown_class_note(isvc: Obj, inputs: Inputs) -> str:
+    """A sentence naming each requested class that is neither an AcceleratorClass of the input nor listed by any
+    runtime, with the nearest existing names; "" when there is none. Check 2 words such a typo as every
+    runtime's failure, so the note says what is really wrong."""
+    index = _index(inputs)
+    notes = []
+    for name, path in _class_requests(isvc):
+        if not name or name in inputs.classes or name in index.listed_classes:
+            continue
+        known = lambda: list(inputs.classes) + list(index.listed_classes)  # noqa: E731
+        hint = did_you_mean(name, known, len(inputs.classes) + len(index.listed_classes), inputs)
+        notes.append(f'. Accelerator class "{name}" ({path}) does not exist: no AcceleratorClass of that name in the '
+                     f'input and no runtime lists it in acceleratorRequirements.acceleratorClasses{hint}')
+    return "".join(notes)
 
 
 def _isvc_mode(spec: dict, component: str) -> str | None:
@@ -503,6 +560,12 @@ def _model_facts(model: Obj) -> ModelFacts:
 
 def _entry_reason(entry: Entry, model: ModelFacts) -> str | None:
     """None when the entry matches; else every applicable piece of §6.4 joined by ', '."""
+    pieces = _entry_pieces(entry, model)
+    return ", ".join(pieces) if pieces else None
+
+
+def _entry_pieces(entry: Entry, model: ModelFacts) -> list[str]:
+    """Every applicable piece of §6.4 (empty when the entry matches)."""
     pieces = []
     pipeline = _pipeline_reason(entry.pipeline, model.pipeline)
     if pipeline:
@@ -522,7 +585,7 @@ def _entry_reason(entry: Entry, model: ModelFacts) -> str | None:
         pieces.append(f"model has no framework but runtime requires {entry.fw_name}")
     elif model.has_fw:
         pieces.append(f"model has framework {model.fw_name} but runtime has no framework requirement")
-    return ", ".join(pieces) if pieces else None
+    return pieces
 
 
 def _one_sided(what: str, model_value, entry_value) -> list[str]:
@@ -710,6 +773,14 @@ def _size_reason(rt: "RuntimeFacts", model: ModelFacts, warnings: list) -> str |
     return f"model size {model.size_text} is outside supported range {low_text}, {high_text}"
 
 
+def _size_gap(rt: "RuntimeFacts", model: ModelFacts, warnings: list) -> Decimal:
+    """How far the model size lies outside the runtime's range (0 inside it)."""
+    size, low, high = _bounds(rt, model, warnings)
+    if low is not None and size < low:
+        return low - size
+    return size - high if high is not None and size > high else Decimal(0)
+
+
 def _distance(rt: "RuntimeFacts", model: ModelFacts, warnings: list) -> Decimal:
     bounds = _bounds(rt, model, warnings)
     if bounds is None:
@@ -804,6 +875,7 @@ class _Index:
     by_key: dict[tuple, list[RuntimeFacts]]       # (format, framework, arch, quant) -> runtimes able to qualify
     by_obj: dict[int, RuntimeFacts]
     fingerprint: tuple
+    listed_classes: frozenset = frozenset()           # every class some runtime lists
     evaluations: dict = field(default_factory=dict)   # (namespace, id(model), Request) -> full Evaluation
 
     def facts_of(self, obj: Obj) -> RuntimeFacts:
@@ -843,7 +915,8 @@ def _build_index(inputs: Inputs, fingerprint: tuple) -> _Index:
             continue
         for key in dict.fromkeys(e.key for e in facts.entries):
             by_key.setdefault(key, []).append(facts)
-    return _Index(namespaced, cluster, by_key, by_obj, fingerprint)
+    listed = frozenset(c for facts in by_obj.values() for c in facts.classes)
+    return _Index(namespaced, cluster, by_key, by_obj, fingerprint, listed)
 
 
 # ---------------------------------------------------------------- runtime validation (api.md §7.1)

@@ -18,6 +18,7 @@ from .inherit import Chains, rt_ref
 from .load import Inputs, Obj, index, read_paths
 from .lock import auto_sync, runtime_ref_of
 from .select import find_runtime
+from .suggest import did_you_mean
 from .shell import fail, run_guarded
 
 
@@ -48,7 +49,9 @@ def find_target(inputs: Inputs, text: str) -> Obj:
         raise OmeError(f'"{text}" is not a runtime: use <name>, ClusterServingRuntime/<name> or '
                        "ServingRuntime/<namespace>/<name>")
     if found is None:
-        raise OmeError(f'runtime "{text}" not found in the input')
+        names = lambda: list(inputs.cluster_runtimes) + [name for _ns, name in inputs.runtimes]  # noqa: E731
+        hint = did_you_mean(parts[-1], names, len(inputs.cluster_runtimes) + len(inputs.runtimes), inputs)
+        raise OmeError(f'runtime "{text}" not found in the input{hint}')
     return found
 
 

@@ -545,7 +545,7 @@ def test_a22_named_class_not_in_the_input_is_e_a1():
     with pytest.raises(OmeError) as err:
         choose(isvc_obj(), runtime_spec=spec, inputs=inputs_with(obj(H100)))
     assert err.value.text == ("Failed to get accelerator class for engine: accelerator class nvidia-l40s not found "
-                              "at cluster scope")
+                              'at cluster scope; did you mean "nvidia-h100"?')
 
 
 def runtime_obj(spec: dict, disabled: bool = False, name: str = "rt") -> Obj:

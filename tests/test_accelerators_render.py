@@ -48,7 +48,8 @@ def test_a22_a_named_class_missing_from_the_input_is_an_error():
     run = render_objects([yaml.safe_load(L40S), rt, MODEL70, isvc])
     assert run.code == 1 and run.stdout == ""
     assert run.lines[-1] == ("error: <stdin>: InferenceService llama-demo/llama-3-3-70b-instruct: Failed to get "
-                             "accelerator class for engine: accelerator class nvidia-h100 not found at cluster scope")
+                             "accelerator class for engine: accelerator class nvidia-h100 not found at cluster scope; "
+                             'did you mean "nvidia-l40s"?')
 
 
 def test_a23_unknown_classes_in_an_enabled_runtime():

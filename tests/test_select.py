@@ -498,7 +498,10 @@ def test_40_class_excludes_the_only_runtime():
         "no supporting runtime found for model llama-3-3-70b-instruct and engine does not have complete runner "
         "configuration: no runtime found to support model safetensors with format safetensors in namespace "
         "llama-demo. Checked 1 runtimes (0 namespace-scoped, 1 cluster-scoped). Excluded runtimes: "
-        "llama-3-3-70b-hopper (runtime does not support the required accelerator class)")
+        "llama-3-3-70b-hopper (runtime does not support the required accelerator class). Accelerator class "
+        '"nvidia-a100" (spec.acceleratorSelector.acceleratorClass) does not exist: no AcceleratorClass of that name '
+        'in the input and no runtime lists it in acceleratorRequirements.acceleratorClasses; did you mean '
+        '"nvidia-h100" or "nvidia-h200"?')
 
 
 def hopper_inputs(runtime=None):
@@ -909,13 +912,17 @@ def test_catalog_model_whose_runtimes_are_not_auto_selectable():
     assert text.startswith(
         "no supporting runtime found for model llama-3-1-8b-instruct and engine does not have complete runner "
         "configuration: no runtime found to support model safetensors with format safetensors in namespace "
-        "llama-demo. Checked 203 runtimes (0 namespace-scoped, 203 cluster-scoped). Excluded runtimes: "
-        "srt-afm-4-5b-base (model format 'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.42.3' not in "
-        "supported formats: architecture mismatch (model=LlamaForCausalLM, runtime=ArceeForCausalLM), framework "
-        "version mismatch (model=4.42.3, runtime=4.53.2)); ")
-    listed = text.split(". Excluded runtimes: ", 1)[1]
+        "llama-demo. Checked 203 runtimes (0 namespace-scoped, 203 cluster-scoped). Nearest of 200 excluded "
+        "runtimes: ")
+    assert text.endswith(". Run `omerender explain --isvc svc -n llama-demo` for every runtime and its reason")
+    assert len(text) < 1500
+    listed = text.split(" excluded runtimes: ", 1)[1]
+    # nearest first: runtimes that match the format but not the size (smallest gap first), then one mismatch
+    assert listed.startswith("srt-smollm2-1-7b-instruct (model size 8.03B is outside supported range [1B, 2B]); "
+                             "srt-llama-3-1-70b-instruct (model size 8.03B is outside supported range [60B, 75B]); "
+                             "srt-deepseek-coder-7b-instruct-v1-5 (model format ")
+    assert listed.count("; ") == 2 and "architecture mismatch" not in listed
     # the three matching runtimes fail only check 6: counted, not listed
-    assert len(listed.split("; srt-")) + len(listed.split("; vllm-")) - 1 == 200
     for name in ("srt-hermes-2-pro-llama-3-8b", "srt-llama-3-1-8b-instruct", "vllm-llama-3-1-8b-instruct"):
         assert f"{name} (" not in listed
 
@@ -939,9 +946,10 @@ def test_ten_thousand_isvcs_over_two_thousand_runtimes_is_fast():
             chosen.append(resolve(service, inputs, Report()).runtime.name)
         except OmeError as err:
             failures += 1
-            assert err.text.endswith("rt-1999 (model format 'mt:safetensors:1.0.0:Nowhere:transformers:4.45.0.dev0' "
+            assert err.text.endswith("rt-0002 (model format 'mt:safetensors:1.0.0:Nowhere:transformers:4.45.0.dev0' "
                                      "not in supported formats: architecture mismatch (model=Nowhere, "
-                                     "runtime=Arch499))")
+                                     "runtime=Arch2)). Run `omerender explain --isvc orphan-0 -n llama-demo` "
+                                     "for every runtime and its reason".replace("orphan-0", service.name))
     elapsed = time.perf_counter() - start
     # m-7 (Arch7, 8B) fits rt-0007, rt-0507, rt-1007, rt-1507; the narrowest range wins
     # m-25 (Arch25, 26B) does not fit [1B, 20B]: rt-0525 is next narrowest

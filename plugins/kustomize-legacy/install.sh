@@ -8,5 +8,5 @@ target=$home/omerender.io/v1alpha1/omerender
 mkdir -p "$target"
 cp "$here/omerender.io/v1alpha1/omerender/OMERender" "$target/OMERender"
 chmod +x "$target/OMERender"
-command -v omerender-fn >/dev/null 2>&1 || echo "install.sh: warning: omerender-fn is not on PATH; pip install omerender (or set OMERENDER_PYTHON)" >&2
+command -v omerender-fn >/dev/null 2>&1 || echo "install.sh: warning: omerender-fn is not on PATH; run pip install . in a clone of omerender (or set OMERENDER_PYTHON)" >&2
 echo "installed $target/OMERender"
