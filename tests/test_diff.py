@@ -298,7 +298,8 @@ def test_a_side_that_fails_to_render_is_named_and_exits_2(tmp_path, monkeypatch)
     assert (run.code, run.stdout) == (2, "")
     assert run.lines == [
         "error: head: head/services.yaml: InferenceService llm/chat-a: runtime sglang-9b does not support model "
-        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope"]
+        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope; "
+        "did you mean \"sglang-8b\" or \"sglang-70b\"?"]
     both = run_cli("diff", "head", str(head), "--format", "json")
     assert both.code == 2 and both.stdout == ""
     assert [line.split(": ")[1] for line in both.lines] == ["base", "head"]
@@ -366,7 +367,8 @@ def test_errors_in_a_revision_name_the_file_as_the_repository_does(repo, monkeyp
     assert run.code == 2
     assert run.lines == [
         "error: head: deploy/services.yaml: InferenceService llm/chat-a: runtime sglang-9b does not support model "
-        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope"]
+        "llama-3-1-8b-instruct: runtime sglang-9b not found in namespace llm or at cluster scope; "
+        "did you mean \"sglang-8b\" or \"sglang-70b\"?"]
 
 
 @pytest.mark.parametrize("name", ["--output=/tmp/omerender-diff-pwned", "-x", "--end-of-options"])
