@@ -447,8 +447,9 @@ def _as_object(doc: Doc) -> Obj:
             check_spec(obj.kind, spec or {})
         except OmeError as err:
             raise err.located(obj.ref, obj.file) from None
-    try:  # an InferenceService's name has OME's own, stricter rule (render.check_isvc)
-        apirules.check_metadata(meta, obj.api_version, obj.kind, name=not (obj.is_ome and obj.kind == "InferenceService"))
+    own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
+    try:
+        apirules.check_metadata(meta, obj.api_version, obj.kind, name=not own_name_rule)
     except OmeError as err:
         raise err.located(obj.ref, obj.file) from None
     return obj

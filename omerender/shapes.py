@@ -89,7 +89,8 @@ class Component:
 
 
 PART = Component({"runner": CONTAINER})
-COMPONENT = Component({**EXTENSION, "leader": PART, "worker": Component({"runner": CONTAINER, "size": Int32(typed=True)})})
+WORKER = Component({"runner": CONTAINER, "size": Int32(typed=True)})
+COMPONENT = Component({**EXTENSION, "leader": PART, "worker": WORKER})
 # Object shapes are closed: a field they do not list is an error, as for the API server with OME's CRDs
 # (/work/shared/ome/crds lists the fields). ``object``: any value, checked where it is read.
 FORMAT = {"name": object, "operator": object, "version": object, "weight": object}
@@ -250,10 +251,11 @@ def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
 
 
 # Value rules of the API server beyond the type, by (Kubernetes type, field).
-_FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"): check_labels, ("ResourceRequirements", "requests"): check_resource_list,
+_FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"): check_labels,
+                ("ResourceRequirements", "requests"): check_resource_list,
                 ("ResourceRequirements", "limits"): check_resource_list}
-_SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,), "object": (dict,),
-            "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
+_SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,),
+            "object": (dict,), "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
 
 
 def _check_scalar(value, ref: str, path: str) -> None:

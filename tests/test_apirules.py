@@ -43,8 +43,8 @@ def configmap(name, namespace="apps", **meta):
 
 def test_max_replicas_beyond_int32_is_an_error_on_the_input_field():
     run = render_we(lambda o: o["isvc"]["spec"]["engine"].update(maxReplicas=10 ** 44))
-    assert failed(run) == [ISVC + "spec.engine.maxReplicas: Invalid value: 100000000000000000000000000000000000000000000:"
-                           " must be a 32-bit integer (from -2147483648 to 2147483647)"]
+    assert failed(run) == [ISVC + "spec.engine.maxReplicas: Invalid value: "
+                           "100000000000000000000000000000000000000000000: must be a 32-bit integer (from -2147483648 to 2147483647)"]
 
 
 def test_int32_and_int64_pod_fields_are_checked_where_they_are_written():
