@@ -83,12 +83,20 @@ def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
 
 # ---------------------------------------------------------------- what the API server would refuse
 
+# Labels whose values omerender copies from an input, for the error that names the rendered field.
+LABEL_SOURCES = {"base-model-name": "the model's metadata.name", "base-model-vendor": "the model's spec.vendor",
+                 "serving-runtime": "the runtime's metadata.name",
+                 "ome.io/inferenceservice": "the InferenceService's metadata.name"}
+
+
 def check_rendered(obj: dict) -> None:
     """An object omerender writes passes the API server's rules (apirules); the error names it."""
     try:
         apirules.check_object(obj)
     except OmeError as err:
-        raise OmeError(f"rendered {_object_text(obj)}: {err.text}", field=err.field) from None
+        source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
+        hint = f" (the value of {source})" if source else ""
+        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}", field=err.field) from None
 
 
 def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:

@@ -317,3 +317,13 @@ def test_krm_result_messages_are_escaped():
     result = yaml.safe_load(run.stdout)["results"][0]
     assert result["message"].startswith('ConfigMap apps/x\\ny: metadata.name: Invalid value: "x\\ny": ')
     assert run.stderr.count("\n") == 1
+
+
+def test_a_label_value_copied_from_the_model_names_its_source():
+    run = render_we(lambda o: o["model"]["spec"].update(vendor="Meta AI"))
+    assert failed(run) == [
+        ISVC + "rendered Deployment llama-demo/llama-3-2-3b-instruct-engine: metadata.labels.base-model-vendor: "
+        'Invalid value: "Meta AI": a valid label must be an empty string or consist of alphanumeric characters, '
+        "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  "
+        "or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?') (the value of the "
+        "model's spec.vendor)"]
