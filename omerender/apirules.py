@@ -34,9 +34,12 @@ DNS1123_SUBDOMAIN_TEXT = ("a lowercase RFC 1123 subdomain must consist of lower 
 DNS1035_TEXT = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
                 "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex "
                 f"used for validation is '{_DNS1035}')")
-QUALIFIED_TEXT = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                  "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-                  f"'{_QUALIFIED}')")
+_QUALIFIED_RULE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                   "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                   f"'{_QUALIFIED}')")
+QUALIFIED_TEXT = f"name part {_QUALIFIED_RULE}"
+PREFIXED_TEXT = (f"a qualified name {_QUALIFIED_RULE} with an optional DNS subdomain prefix and '/' (e.g. "
+                 "'example.com/MyName')")
 LABEL_VALUE_TEXT = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
                     "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
                     f"regex used for validation is '{_LABEL_VALUE}')")
@@ -99,9 +102,7 @@ def qualified_name(key: str) -> list[str]:
     """IsQualifiedName: ``[prefix/]name``, the prefix a DNS-1123 subdomain."""
     prefix, slash, name = key.rpartition("/")
     if slash and "/" in prefix:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                "with an alphanumeric character with an optional DNS subdomain prefix and '/' (e.g. "
-                "'example.com/MyName')"]
+        return [PREFIXED_TEXT]
     problems = []
     if slash:
         problems = [f"prefix part {p}" for p in dns1123_subdomain(prefix)] if prefix else ["prefix part must be "

@@ -125,8 +125,9 @@ def test_annotation_keys_follow_the_qualified_name_rule_and_values_are_free():
     run = render_we(lambda o: o["isvc"]["metadata"].update(annotations={"a/b/c": "x"}))
     assert failed(run) == [
         ISVC + 'metadata.annotations: Invalid value: "a/b/c": a qualified name must consist of alphanumeric '
-        "characters, '-', '_' or '.', and must start and end with an alphanumeric character with an optional DNS "
-        "subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+        "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an "
+        "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     run = render_we(lambda o: o["isvc"]["metadata"].update(annotations={"Note": "any text: 100% fine " * 20}))
     assert run.code == 0, run.stderr
 
