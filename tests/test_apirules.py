@@ -1,7 +1,12 @@
 """What the API server would refuse is an error at render time, naming the input file, object and field
 (issue 12: "Objects Kubernetes would reject render with exit 0"); a near miss of an OME kind or field is
 never passed through silently (issue 13); a control character in a name cannot forge a message line."""
+import re
+import unicodedata
+
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import render_objects, run_cli, worked_example
 
@@ -328,3 +333,23 @@ def test_a_label_value_copied_from_the_model_names_its_source():
         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  "
         "or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?') (the value of the "
         "model's spec.vendor)"]
+
+
+NAME_CHARS = st.sampled_from(list("ab-.Z_/%:= \n\r\t\x1b\x00\x7f\x85\u2028\u2029\u202e"))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.text(NAME_CHARS, min_size=1, max_size=12), namespace=st.text(NAME_CHARS, min_size=1, max_size=6),
+       label=st.text(NAME_CHARS, max_size=6))
+def test_any_name_gives_one_clean_line_per_message_and_only_valid_names_render(name, namespace, label):
+    run = render_objects([configmap(name, namespace=namespace, labels={"k": label})])
+    assert run.code in (0, 1)
+    lines = run.stderr.splitlines()
+    assert all(line.startswith(("error: ", "warning: ")) for line in lines)
+    assert not any(unicodedata.category(c) == "Cc" or c in "\u2028\u2029\u202e" for c in run.stderr.replace("\n", ""))
+    valid = (re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", name)
+             and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", namespace)
+             and re.fullmatch(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", label))
+    assert (run.code == 0) == bool(valid), run.stderr
+    if run.code == 1:
+        assert len(lines) == 1 and run.stdout == ""
