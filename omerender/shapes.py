@@ -93,13 +93,16 @@ WORKER = Component({"runner": CONTAINER, "size": Int32(typed=True)})
 COMPONENT = Component({**EXTENSION, "leader": PART, "worker": WORKER})
 # Object shapes are closed: a field they do not list is an error, as for the API server with OME's CRDs
 # (/work/shared/ome/crds lists the fields). ``object``: any value, checked where it is read.
+CONSTRAINTS = {key: object for key in ("architectureFamilies", "excludedClasses", "maxMemory",
+                                        "minArchitectureVersion", "minComputePerformanceTFLOPS", "minMemory",
+                                        "preferredPrecisions", "requiredFeatures")}
 FORMAT = {"name": object, "operator": object, "version": object, "weight": object}
 ISVC_SPEC = {
     "model": {"name": str, "kind": str, "apiGroup": str, "fineTunedWeights": [str],
               "overlays": [{"name": str, "kind": str}]},
     "runtime": {"name": str, "kind": str, "apiGroup": str, "autoSync": bool, "revision": str},
     "engine": COMPONENT, "decoder": COMPONENT, "router": COMPONENT,
-    "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": dict},
+    "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": CONSTRAINTS},
     "deploymentMode": str, "scalingPolicy": {"mode": str},
     "predictor": object, "kedaConfig": object, "replicaRefs": object, "compartmentID": object,
 }

@@ -289,6 +289,9 @@ def test_unknown_fields_in_runtime_model_and_class_specs_are_errors_with_the_pat
     assert failed(render_objects([cls])) == [
         'error: <stdin>: AcceleratorClass h100: spec.capabilities.memoryGb: unknown field "memoryGb"; did you mean '
         '"memoryGB"?']
+    run = render_we(lambda o: o["isvc"]["spec"].update(acceleratorSelector={"constraints": {"minMemmory": "40Gi"}}))
+    assert failed(run) == [ISVC + 'spec.acceleratorSelector.constraints.minMemmory: unknown field "minMemmory"; did '
+                           'you mean "minMemory"?']
     run = render_we(lambda o: o["isvc"]["spec"].update(engin={}))
     assert failed(run) == [ISVC + 'spec.engin: unknown field "engin"; did you mean "engine"?']
 
