@@ -97,6 +97,14 @@ CONSTRAINTS = {key: object for key in ("architectureFamilies", "excludedClasses"
                                         "minArchitectureVersion", "minComputePerformanceTFLOPS", "minMemory",
                                         "preferredPrecisions", "requiredFeatures")}
 FORMAT = {"name": object, "operator": object, "version": object, "weight": object}
+PIPELINE_PART = {"library": object, "type": object}
+DIFFUSION_PIPELINE = {"className": object, "additionalComponents": object, "scheduler": PIPELINE_PART,
+                      "textEncoder": PIPELINE_PART, "tokenizer": PIPELINE_PART, "transformer": PIPELINE_PART,
+                      "vae": PIPELINE_PART}
+ACCELERATOR_CONFIG = MapOf({"environmentOverride": object, "minMemoryPerBillionParams": object,
+                            "runtimeArgsOverride": object,
+                            "tensorParallelismOverride": {"dataParallelSize": object, "pipelineParallelSize": object,
+                                                          "tensorParallelSize": object}})
 ISVC_SPEC = {
     "model": {"name": str, "kind": str, "apiGroup": str, "fineTunedWeights": [str],
               "overlays": [{"name": str, "kind": str}]},
@@ -109,7 +117,7 @@ ISVC_SPEC = {
 SUPPORTED_FORMAT = {
     "name": object, "version": object, "modelFormat": FORMAT, "modelFramework": FORMAT, "modelArchitecture": object,
     "modelType": object, "quantization": object, "autoSelect": object, "priority": object,
-    "acceleratorConfig": object, "diffusionPipeline": object,
+    "acceleratorConfig": ACCELERATOR_CONFIG, "diffusionPipeline": DIFFUSION_PIPELINE,
 }
 RUNTIME_SPEC = {
     "supportedModelFormats": [SUPPORTED_FORMAT], "modelSizeRange": {"min": object, "max": object}, "disabled": bool,
@@ -124,22 +132,26 @@ RUNTIME_SPEC = {
     "tolerations": object, "volumes": object,
 }
 MODEL_SPEC = {
-    "storage": {"storageUri": str, "path": str, "key": str, "downloadPolicy": object, "nodeAffinity": object,
-                "nodeSelector": object, "parameters": object, "schemaPath": object},
+    "storage": {"storageUri": str, "path": str, "key": str, "downloadPolicy": object,
+                "nodeAffinity": K8s("NodeAffinity"), "nodeSelector": object, "parameters": object,
+                "schemaPath": object},
     "modelFormat": FORMAT, "modelFramework": FORMAT, "vendor": str, "disabled": bool, "distribution": str,
-    "additionalMetadata": object, "apiCapabilities": object, "compartmentID": object, "diffusionPipeline": object,
+    "additionalMetadata": object, "apiCapabilities": object, "compartmentID": object,
+    "diffusionPipeline": DIFFUSION_PIPELINE,
     "displayName": object, "maxTokens": object, "modelArchitecture": object, "modelCapabilities": object,
     "modelConfiguration": object, "modelParameterSize": object, "modelType": object, "quantization": object,
     "servingMode": object, "version": object,
 }
+PERFORMANCE = {"fp16Tflops": object, "fp32Tflops": object, "int4Tops": object, "int8Tops": object,
+               "latency": {"averageMillis": object, "maximumMillis": object}}
 CLASS_SPEC = {
     "family": object, "vendor": object, "model": object, "integration": {"kueueResourceFlavor": object,
                                                                          "volcanoGPUType": object},
     "capabilities": {"clockSpeedMHz": object, "computeCapability": object, "features": object,
                      "levelZeroVersion": object, "memoryBandwidthGBps": object, "memoryGB": object,
-                     "performance": object},
+                     "performance": PERFORMANCE},
     "cost": {"perHour": object, "perMillionTokens": object, "spotPerHour": object, "tier": object},
-    "discovery": {"affinity": object, "deviceIDs": object, "nodeSelector": object, "pciVendorID": object},
+    "discovery": {"affinity": K8s("Affinity"), "deviceIDs": object, "nodeSelector": object, "pciVendorID": object},
     "resources": [{"name": object, "quantity": object, "divisible": object}],
 }
 SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "ClusterServingRuntime": RUNTIME_SPEC,

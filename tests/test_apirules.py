@@ -356,3 +356,20 @@ def test_any_name_gives_one_clean_line_per_message_and_only_valid_names_render(n
     assert (run.code == 0) == bool(valid), run.stderr
     if run.code == 1:
         assert len(lines) == 1 and run.stdout == ""
+
+
+def test_unknown_fields_deeper_in_runtime_model_and_class_specs_are_errors():
+    def config(objs):
+        objs["runtime"]["spec"]["supportedModelFormats"][0]["acceleratorConfig"] = {
+            "nvidia-h100": {"tensorParallelismOverride": {"tensorParalellSize": 2}}}
+    assert failed(render_we(config)) == [
+        RUNTIME + "spec.supportedModelFormats[0].acceleratorConfig.nvidia-h100.tensorParallelismOverride."
+        'tensorParalellSize: unknown field "tensorParalellSize"; did you mean "tensorParallelSize"?']
+    run = render_we(lambda o: o["model"]["spec"].update(diffusionPipeline={"vae": {"libary": "diffusers"}}))
+    assert failed(run) == ['error: <stdin>: ClusterBaseModel llama-3-2-3b-instruct: spec.diffusionPipeline.vae.libary: '
+                           'unknown field "libary"; did you mean "library"?']
+    cls = {"apiVersion": "ome.io/v1beta1", "kind": "AcceleratorClass", "metadata": {"name": "h100"},
+           "spec": {"discovery": {"affinity": {"nodeAffinity": {"requiredDuringScheduling": {}}}}}}
+    assert failed(render_objects([cls])) == [
+        "error: <stdin>: AcceleratorClass h100: spec.discovery.affinity.nodeAffinity.requiredDuringScheduling: "
+        'unknown field "requiredDuringScheduling"']
