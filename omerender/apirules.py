@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .errors import OmeError
+from .errors import OmeError, type_name
 
 INT32 = (-2 ** 31, 2 ** 31 - 1)
 INT64 = (-2 ** 63, 2 ** 63 - 1)
@@ -141,7 +141,8 @@ def check_labels(labels, path: str) -> None:
     _string_map(labels, path)
     for key, value in labels.items():
         _first(key, qualified_name, path)
-        _first(value, label_value, f"{path}.{key}")
+        if value is not None:
+            _first(value, label_value, f"{path}.{key}")
 
 
 def check_annotations(annotations, path: str) -> None:
@@ -151,17 +152,19 @@ def check_annotations(annotations, path: str) -> None:
     size = 0
     for key, value in annotations.items():
         _first(key.lower(), qualified_name, path)
-        size += len(key.encode()) + len(value.encode())
+        size += len(key.encode()) + len((value or "").encode())
     if size > ANNOTATIONS_MAX_BYTES:
         raise OmeError(f"{path}: Too long: must have at most {ANNOTATIONS_MAX_BYTES} bytes", field=path)
 
 
 def _string_map(value, path: str) -> None:
+    """The wording of shapes.check, which checks the same maps of OME's objects."""
     if not isinstance(value, dict):
-        raise OmeError(f"{path}: Invalid value: must be a map of strings", field=path)
-    for key, item in value.items():
-        if not isinstance(key, str) or not isinstance(item, str):
-            raise OmeError(f"{path}.{key}: Invalid value: must be a string (quote it)", field=f"{path}.{key}")
+        raise OmeError(f'{path}: Invalid value: "{type_name(value)}": must be of type object', field=path)
+    for key, item in value.items():  # null: unset, as kubectl reads it
+        if not isinstance(item, (str, type(None))):
+            raise OmeError(f'{path}.{key}: Invalid value: "{type_name(item)}": must be of type string',
+                           field=f"{path}.{key}")
 
 
 # ---------------------------------------------------------------- fields

@@ -373,3 +373,10 @@ def test_unknown_fields_deeper_in_runtime_model_and_class_specs_are_errors():
     assert failed(render_objects([cls])) == [
         "error: <stdin>: AcceleratorClass h100: spec.discovery.affinity.nodeAffinity.requiredDuringScheduling: "
         'unknown field "requiredDuringScheduling"']
+
+
+def test_labels_and_annotations_must_be_strings_but_null_is_unset():
+    assert failed(render_objects([configmap("x", labels={"replicas": 3})])) == [
+        'error: <stdin>: ConfigMap apps/x: metadata.labels.replicas: Invalid value: "number": must be of type string']
+    run = render_objects([configmap("x", labels={"a": None}, annotations={"b": None})])
+    assert run.code == 0, run.stderr
