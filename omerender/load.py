@@ -18,8 +18,7 @@ from yaml.constructor import ConstructorError
 from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
                          SequenceEndEvent, SequenceStartEvent)
 
-from . import limits
-from . import apirules
+from . import apirules, limits
 from .errors import Message, ObjRef, OmeError, OmeErrors, type_name
 from .shapes import STRING_MAP, check, check_spec
 

@@ -96,7 +96,8 @@ def check_rendered(obj: dict) -> None:
     except OmeError as err:
         source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
         hint = f" (the value of {source})" if source else ""
-        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}", field=err.field) from None
+        # no field: the error is located at the InferenceService, and err.field is one of the rendered object
+        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
 
 
 def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:
