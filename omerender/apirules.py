@@ -15,6 +15,7 @@ from .errors import OmeError, type_name
 
 INT32 = (-2 ** 31, 2 ** 31 - 1)
 INT64 = (-2 ** 63, 2 ** 63 - 1)
+PORT_MAX = 65535
 LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 ANNOTATIONS_MAX_BYTES = 256 * 1024
@@ -177,6 +178,18 @@ def check_integer(value: int, size: str, path: str) -> None:
                        f"{high})", field=path)
 
 
+def check_port(value, path: str) -> None:
+    """A port number (a name, for the fields that take one, is left alone)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 1 <= value <= PORT_MAX:
+        raise OmeError(f"{path}: Invalid value: {shown(value)}: must be between 1 and {PORT_MAX}, inclusive",
+                       field=path)
+
+
+def check_host_port(value, path: str) -> None:
+    if value != 0:  # 0: no host port
+        check_port(value, path)
+
+
 def check_env_name(name, path: str) -> None:
     if isinstance(name, str) and not _ENV_NAME(name):
         raise invalid(path, name, ENV_NAME_TEXT)
@@ -226,7 +239,8 @@ def check_object(obj: dict) -> None:
     if kind == "Service":
         for i, port in enumerate((obj.get("spec") or {}).get("ports") or []):
             for key in SERVICE_PORT_FIELDS:
-                _int32_at(port, (key,), f"spec.ports[{i}].")
+                if isinstance(port, dict) and port.get(key) is not None:
+                    (check_host_port if key == "nodePort" else check_port)(port[key], f"spec.ports[{i}].{key}")
     for template_path in (("spec", "template"), ("spec", "leaderWorkerTemplate", "leaderTemplate"),
                           ("spec", "leaderWorkerTemplate", "workerTemplate")):
         template = _at(obj, template_path)
@@ -242,10 +256,10 @@ def _at(obj, path: tuple):
     return obj
 
 
-def _int32_at(obj: dict, path: tuple, prefix: str = "") -> None:
+def _int32_at(obj: dict, path: tuple) -> None:
     value = _at(obj, path)
     if isinstance(value, int) and not isinstance(value, bool):
-        check_integer(value, "int32", prefix + ".".join(path))
+        check_integer(value, "int32", ".".join(path))
 
 
 def identity(obj: dict) -> tuple[str, str, str, str]:

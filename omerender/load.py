@@ -448,7 +448,10 @@ def _as_object(doc: Doc) -> Obj:
             raise err.located(obj.ref, obj.file) from None
     own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
     try:
-        apirules.check_metadata(meta, obj.api_version, obj.kind, name=not own_name_rule)
+        if obj.is_ome:
+            apirules.check_metadata(meta, obj.api_version, obj.kind, name=not own_name_rule)
+        else:  # passed through as it is: the checks of every object omerender writes
+            apirules.check_object(data)
     except OmeError as err:
         raise err.located(obj.ref, obj.file) from None
     return obj

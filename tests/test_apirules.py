@@ -49,7 +49,8 @@ def configmap(name, namespace="apps", **meta):
 def test_max_replicas_beyond_int32_is_an_error_on_the_input_field():
     run = render_we(lambda o: o["isvc"]["spec"]["engine"].update(maxReplicas=10 ** 44))
     assert failed(run) == [ISVC + "spec.engine.maxReplicas: Invalid value: "
-                           "100000000000000000000000000000000000000000000: must be a 32-bit integer (from -2147483648 to 2147483647)"]
+                           "100000000000000000000000000000000000000000000: must be a 32-bit integer (from -2147483648 "
+                           "to 2147483647)"]
 
 
 def test_int32_and_int64_pod_fields_are_checked_where_they_are_written():
@@ -380,3 +381,29 @@ def test_labels_and_annotations_must_be_strings_but_null_is_unset():
         'error: <stdin>: ConfigMap apps/x: metadata.labels.replicas: Invalid value: "number": must be of type string']
     run = render_objects([configmap("x", labels={"a": None}, annotations={"b": None})])
     assert run.code == 0, run.stderr
+
+
+def test_ports_outside_1_to_65535_are_errors():
+    run = render_we(lambda o: engine_runner(o)["readinessProbe"]["httpGet"].update(port=0))
+    assert failed(run) == [RUNTIME + "spec.engineConfig.runner.readinessProbe.httpGet.port: Invalid value: 0: must be "
+                           "between 1 and 65535, inclusive"]
+    run = render_we(lambda o: engine_runner(o)["ports"][0].update(containerPort=80800))
+    assert failed(run) == [RUNTIME + "spec.engineConfig.runner.ports[0].containerPort: Invalid value: 80800: must be "
+                           "between 1 and 65535, inclusive"]
+
+
+def test_passthrough_workloads_get_the_same_checks_as_rendered_ones():
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "apps"},
+                  "spec": {"replicas": 2 ** 40, "template": {"metadata": {"labels": {"app": "web"}}}}}
+    assert failed(render_objects([deployment])) == [
+        "error: <stdin>: Deployment apps/web: spec.replicas: Invalid value: 1099511627776: must be a 32-bit integer "
+        "(from -2147483648 to 2147483647)"]
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "apps"},
+               "spec": {"ports": [{"port": 80, "targetPort": 70000}]}}
+    assert failed(render_objects([service])) == [
+        "error: <stdin>: Service apps/web: spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and "
+        "65535, inclusive"]
+    deployment["spec"].update(replicas=1, template={"metadata": {"labels": {"app": "web server"}}})
+    assert failed(render_objects([deployment]))[0].startswith(
+        'error: <stdin>: Deployment apps/web: spec.template.metadata.labels.app: Invalid value: "web server": a valid '
+        "label must be")
