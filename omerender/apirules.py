@@ -190,6 +190,12 @@ def check_host_port(value, path: str) -> None:
         check_port(value, path)
 
 
+def check_dns_label(value, path: str) -> None:
+    """Container and volume names."""
+    if isinstance(value, str) and dns1123_label(value):
+        raise invalid(path, value, "; ".join(dns1123_label(value)))
+
+
 def check_env_name(name, path: str) -> None:
     if isinstance(name, str) and not _ENV_NAME(name):
         raise invalid(path, name, ENV_NAME_TEXT)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from .apirules import (check_annotations, check_env_name, check_host_port, check_integer, check_labels, check_port,
-                       check_resource_list)
+from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
+                       check_labels, check_port, check_resource_list)
 from .errors import OmeError, type_name
 
 REQUIRED = "!required"  # in an object shape: the fields that must be set
@@ -271,6 +271,8 @@ _FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"):
                 ("ContainerPort", "containerPort"): check_port, ("ContainerPort", "hostPort"): check_host_port,
                 ("HTTPGetAction", "port"): check_port, ("TCPSocketAction", "port"): check_port,
                 ("GRPCAction", "port"): check_port,
+                ("Container", "name"): check_dns_label, ("Volume", "name"): check_dns_label,
+                ("EnvFromSource", "prefix"): check_env_name,
                 ("ResourceRequirements", "requests"): check_resource_list,
                 ("ResourceRequirements", "limits"): check_resource_list}
 _SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,),

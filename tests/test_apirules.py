@@ -407,3 +407,14 @@ def test_passthrough_workloads_get_the_same_checks_as_rendered_ones():
     assert failed(render_objects([deployment]))[0].startswith(
         'error: <stdin>: Deployment apps/web: spec.template.metadata.labels.app: Invalid value: "web server": a valid '
         "label must be")
+
+
+def test_container_and_volume_names_are_dns_labels_and_env_prefixes_env_names():
+    run = render_we(lambda o: engine_runner(o).update(name="Runner_1"))
+    assert failed(run) == [RUNTIME + f'spec.engineConfig.runner.name: Invalid value: "Runner_1": {LABEL_TEXT}']
+    run = render_we(lambda o: o["runtime"]["spec"]["engineConfig"]["volumes"][0].update(name="dev.shm"))
+    assert failed(run) == [RUNTIME + f'spec.engineConfig.volumes[0].name: Invalid value: "dev.shm": {LABEL_TEXT}']
+    run = render_we(lambda o: o["isvc"]["spec"]["engine"]["runner"].update(
+        envFrom=[{"prefix": "A=", "configMapRef": {"name": "c"}}]))
+    assert failed(run) == [ISVC + 'spec.engine.runner.envFrom[0].prefix: Invalid value: "A=": a valid environment '
+                           "variable name must consist only of printable ASCII characters other than '='"]
