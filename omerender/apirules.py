@@ -224,7 +224,8 @@ def check_resource_list(resources, path: str) -> None:
 
 # ---------------------------------------------------------------- rendered objects
 
-# The integer fields omerender itself writes into objects (the pod's come from checked input fields).
+# The int32 fields of the objects omerender writes outside their pods (the pod fields of rendered objects
+# are checked on the input fields they come from; a passed-through object's pods are its own).
 INT32_FIELDS = {
     "Deployment": (("spec", "replicas"),),
     "HorizontalPodAutoscaler": (("spec", "minReplicas"), ("spec", "maxReplicas")),
@@ -236,7 +237,8 @@ SERVICE_PORT_FIELDS = ("port", "targetPort", "nodePort")
 
 
 def check_object(obj: dict) -> None:
-    """Everything above that applies to one object omerender writes; the error's field is in ``obj``."""
+    """Everything above that applies to one object omerender writes (rendered or passed through); the error's
+    field is in ``obj``."""
     meta = obj.get("metadata") or {}
     check_metadata(meta, obj.get("apiVersion", ""), obj.get("kind", ""))
     kind = obj.get("kind")
