@@ -8,7 +8,22 @@ KRM result.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field as dc_field
+
+# C0 and C1 controls, DEL, and the Unicode line separators and direction overrides that can make one
+# message line look like several (a newline in a name would forge an extra "error:" line).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape(text: str) -> str:
+    """``text`` on one line: every control character written as its escape (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group()) or _code(m.group()), text)
+
+
+def _code(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 @dataclass(frozen=True)
@@ -42,7 +57,11 @@ class Message:
         if self.ref is not None:
             parts.append(f"{self.ref}:")
         parts.append(self.text)
-        return " ".join(parts)
+        return escape(" ".join(parts))
+
+    def located_text(self) -> str:
+        """The text after the object, as KRM results word it; on one line."""
+        return escape((f"{self.ref}: " if self.ref else "") + self.text)
 
 
 class OmeError(Exception):

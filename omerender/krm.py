@@ -156,7 +156,7 @@ def _with_path(obj: dict) -> dict:
 
 
 def _result(message: Message) -> dict:
-    result = {"message": (f"{message.ref}: " if message.ref else "") + message.text, "severity": message.severity}
+    result = {"message": message.located_text(), "severity": message.severity}
     if message.ref is not None:
         ref = {"apiVersion": message.ref.api_version or "ome.io/v1beta1", "kind": message.ref.kind,
                "name": message.ref.name}

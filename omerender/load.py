@@ -6,6 +6,7 @@ returns :class:`Doc` records, and :func:`index`, which sorts them into
 """
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import sys
@@ -17,7 +18,7 @@ from yaml.constructor import ConstructorError
 from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
                          SequenceEndEvent, SequenceStartEvent)
 
-from . import limits
+from . import apirules, limits
 from .errors import Message, ObjRef, OmeError, OmeErrors, type_name
 from .shapes import STRING_MAP, check, check_spec
 
@@ -25,6 +26,8 @@ OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
 OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel",
              "ClusterBaseModel", "AcceleratorClass")
+# The other kinds of OME's API group (its CRDs); they are passed through, never rendered.
+OME_OTHER_KINDS = ("BenchmarkJob", "FineTunedWeight")
 CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass")
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "<stdin>"
@@ -107,6 +110,7 @@ class Inputs:
     isvcs: list[Obj] = field(default_factory=list)
     others: list[Obj] = field(default_factory=list)
     isvc_keys: set[tuple[str, str]] = field(default_factory=set)
+    messages: list[Message] = field(default_factory=list)  # warnings found while indexing
 
 
 # ---------------------------------------------------------------- safe YAML
@@ -416,6 +420,7 @@ def index(docs: list[Doc]) -> Inputs:
         try:
             obj = _as_object(doc)
             _file(inputs, obj)
+            inputs.messages.extend(_group_warnings(obj))
         except OmeError as err:
             errors.append(err)
     if errors:
@@ -440,6 +445,7 @@ def _as_object(doc: Doc) -> Obj:
         obj = Obj(dict(data, metadata={"name": meta["name"]}), doc.file, doc.position)
         raise obj.error("metadata.namespace: Invalid value: must be a string", "metadata.namespace")
     obj = Obj(data, doc.file, doc.position)
+    _check_ome_kind(obj)
     if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
         if data["apiVersion"] != OME_API_VERSION:
             raise obj.error(f'apiVersion: Unsupported value: "{data["apiVersion"]}": supported values: '
@@ -453,7 +459,35 @@ def _as_object(doc: Doc) -> Obj:
             check_spec(obj.kind, spec or {})
         except OmeError as err:
             raise err.located(obj.ref, obj.file) from None
+    own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
+    try:
+        if obj.is_ome:
+            apirules.check_metadata(meta, obj.api_version, obj.kind, name=not own_name_rule)
+        else:  # passed through as it is: the checks of every object omerender writes
+            apirules.check_object(data)
+    except OmeError as err:
+        raise err.located(obj.ref, obj.file) from None
     return obj
+
+
+def _check_ome_kind(obj: Obj) -> None:
+    """A kind of OME's API group that OME does not have is a typo, never an object to pass through."""
+    if obj.api_version.split("/")[0] != OME_GROUP or obj.kind in OME_KINDS + OME_OTHER_KINDS:
+        return
+    known = {k.lower(): k for k in OME_KINDS + OME_OTHER_KINDS}
+    near = difflib.get_close_matches(obj.kind.lower(), list(known), n=1, cutoff=0.6)
+    fix = f'did you mean "{known[near[0]]}"?' if near else f"the kinds of {OME_GROUP} are {', '.join(OME_KINDS)}"
+    raise obj.error(f'kind: Unsupported value: "{obj.kind}": not a kind of the {OME_GROUP} API group; {fix}', "kind")
+
+
+def _group_warnings(obj: Obj) -> list[Message]:
+    """An OME kind under a group that looks like OME's but is not (``ome.oracle.com``) is passed through."""
+    group = obj.api_version.rpartition("/")[0]
+    if obj.kind not in OME_KINDS or group == OME_GROUP or "ome" not in group.split("."):
+        return []
+    return [Message("warning", f"apiVersion {obj.api_version} is not OME's API group, so this {obj.kind} is passed "
+                    f"through unrendered; to render it, use apiVersion: {OME_API_VERSION}", obj.ref, obj.file,
+                    "apiVersion")]
 
 
 def _check_string_map(obj: Obj, value, path: str) -> None:

@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import accelerators, select
+from . import accelerators, apirules, select
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
@@ -56,6 +56,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
     ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
     """
     report = Report()
+    report.extend(inputs.messages)
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report)
     if options.locked:
@@ -63,30 +64,75 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
             check_locked_entries(inputs, lock)
         except OmeError as err:
             errors.append(err)
-    rendered: list[dict] = []
+    rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
         try:
-            isvc_facts.objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts)
-            rendered.extend(isvc_facts.objects)
+            objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts)
+            for obj in objects:
+                check_rendered(obj)
+            isvc_facts.objects = objects
+            rendered.extend((obj, isvc) for obj in objects)
         except OmeError as err:
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
+    kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
+    errors.extend(duplicate_errors(kept + rendered))
     if errors:
         raise OmeErrors(errors)
-    for text in multinode.shared_leader_service_warnings(rendered):
+    for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text)
-    return Result(passthrough(inputs, options) + rendered, report.messages, facts)
+    return Result([obj for obj, _ in kept + rendered], report.messages, facts)
 
 
-def passthrough(inputs: Inputs, options: Options) -> list[dict]:
+def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
     """Objects that are not rendered, in an order that does not depend on the input's order."""
     kept = [o for o in inputs.objects if (not o.is_ome or options.keep_inputs) and not is_lock_object(o)]
-    return [o.data for o in sorted(kept, key=_object_order)]
+    return sorted(kept, key=_object_order)
+
+
+# ---------------------------------------------------------------- what the API server would refuse
+
+# Labels whose values omerender copies from an input, for the error that names the rendered field.
+LABEL_SOURCES = {"base-model-name": "the model's metadata.name", "base-model-vendor": "the model's spec.vendor",
+                 "serving-runtime": "the runtime's metadata.name",
+                 "ome.io/inferenceservice": "the InferenceService's metadata.name"}
+
+
+def check_rendered(obj: dict) -> None:
+    """An object omerender writes passes the API server's rules (apirules); the error names it."""
+    try:
+        apirules.check_object(obj)
+    except OmeError as err:
+        source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
+        hint = f" (the value of {source})" if source else ""
+        # no field: the error is located at the InferenceService, and err.field is one of the rendered object
+        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
+
+
+def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:
+    """One object identity (group, kind, namespace, name) written twice, naming both sources."""
+    errors = []
+    for first, (obj, source) in apirules.duplicates(entries):
+        errors.append(source.error(f"{_object_text(obj)} would be written twice: {_origin(*first)} and "
+                                   f"{_origin(obj, source)}; the API server keeps one object per kind, namespace and "
+                                   f"name: rename one", "metadata.name"))
+    return errors
+
+
+def _object_text(obj: dict) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{obj.get('kind')} {'/'.join(p for p in (meta.get('namespace'), meta.get('name')) if p)}"
+
+
+def _origin(obj: dict, source: Obj) -> str:
+    if source.data is obj:
+        return f"the input object in {source.file}"
+    return f"rendered from {source.ref} ({source.file})"
 
 
 def _object_order(obj: Obj) -> tuple:

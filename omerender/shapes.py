@@ -9,11 +9,14 @@ list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name)
 """
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
+                       check_labels, check_port, check_resource_list)
 from .errors import OmeError, type_name
 
 REQUIRED = "!required"  # in an object shape: the fields that must be set
@@ -38,7 +41,29 @@ def k8s_types() -> dict:
     return {name.rsplit(".", 1)[-1]: value for name, value in json.loads(text)["types"].items()}
 
 
+@dataclass(frozen=True)
+class Int32:
+    """A count OME's Go types hold in an int32; ``typed``: a non-integer is an error here, else where it is read."""
+
+    typed: bool = False
+
+
+INT32 = Int32()
+
+
 STRING_MAP = MapOf(str)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``shape``, then the API server's rule ``check(value, path)`` on the value."""
+
+    shape: object
+    check: object
+
+
+LABELS = Rule(STRING_MAP, check_labels)
+ANNOTATIONS = Rule(STRING_MAP, check_annotations)
 CONTAINER = K8s("Container")
 # Lists that merge by a key (merge.LIST_KEYS) need that key on every item, on either side of a merge.
 MERGE_KEYS = {"env": "name", "volumes": "name", "containers": "name", "initContainers": "name",
@@ -46,10 +71,10 @@ MERGE_KEYS = {"env": "name", "volumes": "name", "containers": "name", "initConta
 # OME's fields of a component besides the pod's (api.md §3.4); replicas, budgets and the autoscaler
 # have checks of their own with OME's texts (autoscaling.py).
 EXTENSION = {
-    "runner": CONTAINER, "labels": STRING_MAP, "annotations": STRING_MAP,
+    "runner": CONTAINER, "labels": LABELS, "annotations": ANNOTATIONS,
     "deploymentStrategy": K8s("DeploymentStrategy"), "servicePortAppProtocols": STRING_MAP, "config": STRING_MAP,
     "acceleratorOverride": {"acceleratorClass": str, "policy": str, "constraints": dict},
-    "minReplicas": object, "maxReplicas": object, "minAvailable": object, "maxUnavailable": object,
+    "minReplicas": INT32, "maxReplicas": INT32, "minAvailable": INT32, "maxUnavailable": INT32,
     "autoscaler": object, "autoscalerPolicyRef": object, "timeoutSeconds": object, "lifecycle": object,
     "containerConcurrency": object, "canaryTrafficPercent": object, "kedaConfig": object, "scaleMetric": object,
     "scaleTarget": object, "topologyKey": object, "topologySpread": object, "topologySpreadKey": object,
@@ -65,27 +90,73 @@ class Component:
 
 
 PART = Component({"runner": CONTAINER})
-COMPONENT = Component({**EXTENSION, "leader": PART, "worker": Component({"runner": CONTAINER, "size": int})})
+WORKER = Component({"runner": CONTAINER, "size": Int32(typed=True)})
+COMPONENT = Component({**EXTENSION, "leader": PART, "worker": WORKER})
+# Object shapes are closed: a field they do not list is an error, as for the API server with OME's CRDs
+# (/work/shared/ome/crds lists the fields). ``object``: any value, checked where it is read.
+CONSTRAINTS = {key: object for key in ("architectureFamilies", "excludedClasses", "maxMemory",
+                                        "minArchitectureVersion", "minComputePerformanceTFLOPS", "minMemory",
+                                        "preferredPrecisions", "requiredFeatures")}
+FORMAT = {"name": object, "operator": object, "version": object, "weight": object}
+PIPELINE_PART = {"library": object, "type": object}
+DIFFUSION_PIPELINE = {"className": object, "additionalComponents": object, "scheduler": PIPELINE_PART,
+                      "textEncoder": PIPELINE_PART, "tokenizer": PIPELINE_PART, "transformer": PIPELINE_PART,
+                      "vae": PIPELINE_PART}
+ACCELERATOR_CONFIG = MapOf({"environmentOverride": object, "minMemoryPerBillionParams": object,
+                            "runtimeArgsOverride": object,
+                            "tensorParallelismOverride": {"dataParallelSize": object, "pipelineParallelSize": object,
+                                                          "tensorParallelSize": object}})
 ISVC_SPEC = {
     "model": {"name": str, "kind": str, "apiGroup": str, "fineTunedWeights": [str],
               "overlays": [{"name": str, "kind": str}]},
     "runtime": {"name": str, "kind": str, "apiGroup": str, "autoSync": bool, "revision": str},
     "engine": COMPONENT, "decoder": COMPONENT, "router": COMPONENT,
-    "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": dict},
+    "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": CONSTRAINTS},
     "deploymentMode": str, "scalingPolicy": {"mode": str},
+    "predictor": object, "kedaConfig": object, "replicaRefs": object, "compartmentID": object,
+}
+SUPPORTED_FORMAT = {
+    "name": object, "version": object, "modelFormat": FORMAT, "modelFramework": FORMAT, "modelArchitecture": object,
+    "modelType": object, "quantization": object, "autoSelect": object, "priority": object,
+    "acceleratorConfig": ACCELERATOR_CONFIG, "diffusionPipeline": DIFFUSION_PIPELINE,
 }
 RUNTIME_SPEC = {
-    "supportedModelFormats": [dict], "modelSizeRange": dict, "disabled": bool,
-    "acceleratorRequirements": {"acceleratorClasses": [str]},
+    "supportedModelFormats": [SUPPORTED_FORMAT], "modelSizeRange": {"min": object, "max": object}, "disabled": bool,
+    "acceleratorRequirements": {"acceleratorClasses": [str], "minArchitectureVersion": object,
+                                "minComputePerformanceTFLOPS": object, "minMemory": object,
+                                "preferredPrecisions": object, "requiredFeatures": object},
     "engineConfig": COMPONENT, "decoderConfig": COMPONENT, "routerConfig": COMPONENT,
-    "nodeSelector": STRING_MAP, "schedulerName": str, "scalingPolicy": {"mode": str},
+    "nodeSelector": LABELS, "schedulerName": str, "scalingPolicy": {"mode": str},
+    # the pod fields before OME v1.3 (render.py warns that they are ignored)
+    "protocolVersions": object, "workers": object, "affinity": object, "annotations": object, "containers": object,
+    "dnsPolicy": object, "hostIPC": object, "hostNetwork": object, "imagePullSecrets": object, "labels": object,
+    "tolerations": object, "volumes": object,
 }
 MODEL_SPEC = {
-    "storage": {"storageUri": str, "path": str, "key": str}, "modelFormat": dict, "modelFramework": dict,
-    "vendor": str, "disabled": bool, "distribution": str,
+    "storage": {"storageUri": str, "path": str, "key": str, "downloadPolicy": object,
+                "nodeAffinity": K8s("NodeAffinity"), "nodeSelector": object, "parameters": object,
+                "schemaPath": object},
+    "modelFormat": FORMAT, "modelFramework": FORMAT, "vendor": str, "disabled": bool, "distribution": str,
+    "additionalMetadata": object, "apiCapabilities": object, "compartmentID": object,
+    "diffusionPipeline": DIFFUSION_PIPELINE,
+    "displayName": object, "maxTokens": object, "modelArchitecture": object, "modelCapabilities": object,
+    "modelConfiguration": object, "modelParameterSize": object, "modelType": object, "quantization": object,
+    "servingMode": object, "version": object,
+}
+PERFORMANCE = {"fp16Tflops": object, "fp32Tflops": object, "int4Tops": object, "int8Tops": object,
+               "latency": {"averageMillis": object, "maximumMillis": object}}
+CLASS_SPEC = {
+    "family": object, "vendor": object, "model": object, "integration": {"kueueResourceFlavor": object,
+                                                                         "volcanoGPUType": object},
+    "capabilities": {"clockSpeedMHz": object, "computeCapability": object, "features": object,
+                     "levelZeroVersion": object, "memoryBandwidthGBps": object, "memoryGB": object,
+                     "performance": PERFORMANCE},
+    "cost": {"perHour": object, "perMillionTokens": object, "spotPerHour": object, "tier": object},
+    "discovery": {"affinity": K8s("Affinity"), "deviceIDs": object, "nodeSelector": object, "pciVendorID": object},
+    "resources": [{"name": object, "quantity": object, "divisible": object}],
 }
 SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "ClusterServingRuntime": RUNTIME_SPEC,
-               "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC}
+               "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC, "AcceleratorClass": CLASS_SPEC}
 
 
 def check_spec(kind: str, spec: dict) -> None:
@@ -103,7 +174,15 @@ def check_pod(pod: dict, path: str) -> None:
 def check(value, shape, path: str) -> None:
     if value is None or shape is object:
         return  # null means unset everywhere omerender reads
-    if isinstance(shape, Component):
+    if isinstance(shape, Rule):
+        check(value, shape.shape, path)
+        shape.check(value, path)
+    elif isinstance(shape, Int32):
+        if shape.typed:
+            _expect(value, int, path)
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_integer(value, "int32", path)
+    elif isinstance(shape, Component):
         _check_component(value, shape, path)
     elif isinstance(shape, K8s):
         _check_k8s(value, shape.name, path, required=False)
@@ -112,9 +191,10 @@ def check(value, shape, path: str) -> None:
         for key in shape.get(REQUIRED, ()):
             if value.get(key) is None:
                 _required(f"{path}.{key}")
-        for key, field_shape in shape.items():
-            if key in value and key != REQUIRED:
-                check(value[key], field_shape, f"{path}.{key}")
+        for key, item in value.items():
+            if key not in shape or key == REQUIRED:
+                _unknown(f"{path}.{key}", [k for k in shape if k != REQUIRED])
+            check(item, shape[key], f"{path}.{key}")
     elif isinstance(shape, list):
         _expect(value, list, path)
         for i, item in enumerate(value):
@@ -137,8 +217,9 @@ def _check_component(value, shape: Component, path: str) -> None:
             check(item, shape.extension[key], f"{path}.{key}")
         elif key in pod_fields:
             _check_ref(item, pod_fields[key], f"{path}.{key}", key, required=False)
+            _field_rule("PodSpec", key, item, f"{path}.{key}")
         else:
-            _unknown(f"{path}.{key}")
+            _unknown(f"{path}.{key}", [*shape.extension, *pod_fields])
 
 
 def _check_k8s(value, name: str, path: str, required: bool) -> None:
@@ -152,8 +233,15 @@ def _check_k8s(value, name: str, path: str, required: bool) -> None:
                 _required(f"{path}.{key}")
     for key, item in value.items():
         if key not in definition["fields"]:
-            _unknown(f"{path}.{key}")
+            _unknown(f"{path}.{key}", definition["fields"])
         _check_ref(item, definition["fields"][key], f"{path}.{key}", key, required)
+        _field_rule(name, key, item, f"{path}.{key}")
+
+
+def _field_rule(type_name_: str, key: str, value, path: str) -> None:
+    rule = _FIELD_RULES.get((type_name_, key))
+    if rule is not None and value is not None:
+        rule(value, path)
 
 
 def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
@@ -178,8 +266,17 @@ def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
         _check_scalar(value, ref, path)
 
 
-_SCALARS = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "object": (dict,),
-            "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
+# Value rules of the API server beyond the type, by (Kubernetes type, field).
+_FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"): check_labels,
+                ("ContainerPort", "containerPort"): check_port, ("ContainerPort", "hostPort"): check_host_port,
+                ("HTTPGetAction", "port"): check_port, ("TCPSocketAction", "port"): check_port,
+                ("GRPCAction", "port"): check_port,
+                ("Container", "name"): check_dns_label, ("Volume", "name"): check_dns_label,
+                ("EnvFromSource", "prefix"): check_env_name,
+                ("ResourceRequirements", "requests"): check_resource_list,
+                ("ResourceRequirements", "limits"): check_resource_list}
+_SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,),
+            "object": (dict,), "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
 
 
 def _check_scalar(value, ref: str, path: str) -> None:
@@ -188,6 +285,8 @@ def _check_scalar(value, ref: str, path: str) -> None:
         _fail(value, ref.replace("-", " "), path)
     if not isinstance(value, allowed):
         _fail(value, ref.replace("-", " "), path)
+    if isinstance(value, int) and not isinstance(value, bool) and ref in ("integer", "int32", "int-or-string"):
+        check_integer(value, "int64" if ref == "integer" else "int32", path)
 
 
 _NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array"}
@@ -208,5 +307,8 @@ def _required(path: str) -> None:
     raise OmeError(f"{path}: Required value", field=path)
 
 
-def _unknown(path: str) -> None:
-    raise OmeError(f'{path}: unknown field "{path.rsplit(".", 1)[-1]}"', field=path)
+def _unknown(path: str, known) -> None:
+    name = path.rsplit(".", 1)[-1]
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+    hint = f'; did you mean "{near[0]}"?' if near else ""
+    raise OmeError(f'{path}: unknown field "{name}"{hint}', field=path)

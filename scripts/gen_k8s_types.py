@@ -37,6 +37,8 @@ def typeref(schema: dict, defs: dict, todo: list):
     if "oneOf" in schema:
         return "int-or-string"
     kind = _scalar(schema)
+    if kind == "integer" and schema.get("format") == "int32":
+        return "int32"  # the API server refuses a larger number; the rest are int64
     if kind == "array":
         return {"list": typeref(schema.get("items", {}), defs, todo)}
     if kind == "object" and isinstance(schema.get("additionalProperties"), dict):

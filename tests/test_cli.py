@@ -233,7 +233,7 @@ def test_unknown_and_mistyped_pod_fields_name_the_field():
     objs["isvc"]["spec"]["engine"]["runner"]["imagePullPolicyy"] = "Always"
     assert render_objects(list(objs.values())).lines == [
         'error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.engine.runner.imagePullPolicyy: '
-        'unknown field "imagePullPolicyy"']
+        'unknown field "imagePullPolicyy"; did you mean "imagePullPolicy"?']
     objs = worked_example()
     objs["runtime"]["spec"]["engineConfig"]["tolerations"][0]["tolerationSeconds"] = "60"
     assert render_objects(list(objs.values())).lines == [

@@ -423,7 +423,7 @@ def test_chain_errors_apply_to_profiles_too():
 
 
 def test_empty_inherit_from_means_no_parent():
-    assert merged(csr("a", parent="", spec={"priority": 1}), head="a") == {"priority": 1}
+    assert merged(csr("a", parent="", spec={"schedulerName": "s1"}), head="a") == {"schedulerName": "s1"}
 
 
 # ---------------------------------------------------------------- X7, X8: where parents resolve
@@ -435,17 +435,17 @@ def test_x7_cluster_runtime_never_inherits_from_a_servingruntime():
 
 
 def test_x7_servingruntime_parent_shadows_the_cluster_one():
-    inputs = build(sr("s", parent="p"), sr("p", spec={"priority": 2}), csr("p", spec={"priority": 3}),
-                   sr("p", namespace="other", spec={"priority": 4}))
+    inputs = build(sr("s", parent="p"), sr("p", spec={"schedulerName": "s2"}), csr("p", spec={"schedulerName": "s3"}),
+                   sr("p", namespace="other", spec={"schedulerName": "s4"}))
     chains = Chains(inputs, Report())
     chain = chains.chain(inputs.runtimes[("llama-demo", "s")])
     assert [str(rt.ref) for rt in chain] == ["ServingRuntime llama-demo/s", "ServingRuntime llama-demo/p"]
-    assert chains.merged_spec(inputs.runtimes[("llama-demo", "s")]) == {"priority": 2}
+    assert chains.merged_spec(inputs.runtimes[("llama-demo", "s")]) == {"schedulerName": "s2"}
 
 
 def test_servingruntime_falls_back_to_cluster_parent_not_other_namespaces():
-    inputs = build(sr("s", parent="p"), csr("p", spec={"priority": 3}), sr("p", namespace="other"))
-    assert Chains(inputs, Report()).merged_spec(inputs.runtimes[("llama-demo", "s")]) == {"priority": 3}
+    inputs = build(sr("s", parent="p"), csr("p", spec={"schedulerName": "s3"}), sr("p", namespace="other"))
+    assert Chains(inputs, Report()).merged_spec(inputs.runtimes[("llama-demo", "s")]) == {"schedulerName": "s3"}
 
 
 def test_x8_head_rule_applies_to_every_hop_and_warns_w_i1():
@@ -590,17 +590,17 @@ def test_maps_merge_by_key_with_child_winning():
 
 
 def test_three_level_fold_from_the_root_down():
-    texts = [csr("a", spec={"priority": 1, "schedulerName": "s1", "nodeSelector": {"a": "1"}}),
-             csr("b", parent="a", spec={"priority": 2, "nodeSelector": {"b": "1"}}),
+    texts = [csr("a", spec={"protocolVersions": 1, "schedulerName": "s1", "nodeSelector": {"a": "1"}}),
+             csr("b", parent="a", spec={"protocolVersions": 2, "nodeSelector": {"b": "1"}}),
              csr("c", parent="b", spec={"schedulerName": "s3"})]
-    assert merged(*texts, head="c") == {"priority": 2, "schedulerName": "s3", "nodeSelector": {"a": "1", "b": "1"}}
+    assert merged(*texts, head="c") == {"protocolVersions": 2, "schedulerName": "s3", "nodeSelector": {"a": "1", "b": "1"}}
 
 
 def test_disabled_parent_is_inherited_from_and_only_spec_is_inherited():
-    inputs = build(csr("p", spec={"disabled": True, "priority": 5}, annotations={"team": "x"}), csr("c", parent="p"))
+    inputs = build(csr("p", spec={"disabled": True, "protocolVersions": 5}, annotations={"team": "x"}), csr("c", parent="p"))
     chains = Chains(inputs, Report())
     child = inputs.cluster_runtimes["c"]
-    assert chains.merged_spec(child) == {"disabled": True, "priority": 5}
+    assert chains.merged_spec(child) == {"disabled": True, "protocolVersions": 5}
     assert child.metadata == {"name": "c", "annotations": {"ome.io/inherit-from": "p"}}
 
 
@@ -616,9 +616,9 @@ def test_merged_spec_is_a_fresh_copy_and_inputs_are_not_mutated():
 
 
 def test_own_spec_hook_fills_each_runtime_before_merging():
-    inputs = build(csr("p", spec={"priority": 1}), csr("c", parent="p"))
+    inputs = build(csr("p", spec={"protocolVersions": 1}), csr("c", parent="p"))
     filled = Chains(inputs, Report(), own_spec=lambda rt: dict(rt.spec, schedulerName=f"from-{rt.name}"))
-    assert filled.merged_spec(inputs.cluster_runtimes["c"]) == {"priority": 1, "schedulerName": "from-c"}
+    assert filled.merged_spec(inputs.cluster_runtimes["c"]) == {"protocolVersions": 1, "schedulerName": "from-c"}
 
 
 def test_placeholders_survive_the_merge():
