@@ -424,14 +424,21 @@ def test_input_limits_hold_for_a_revision(repo, monkeypatch):
 
 def test_names_from_the_repository_cannot_change_the_markdown_or_the_terminal(tmp_path):
     head = head_of(tmp_path, "max-replicas")
-    (head / "odd.yaml").write_text('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a|`b`<i>\\e[31m"}\n'
-                                   'data: {"k\\e[2J": v}\n')
-    markdown = run_cli("diff", str(BASE), str(head), "--format", "markdown").stdout
-    assert "<details><summary>Pass-through objects: 1 changed</summary>\n\n" \
-           "- added ``v1 ConfigMap a\\|`b`<i>\\x1b[31m``\n\n</details>\n" in markdown
-    text = run_cli("diff", str(BASE), str(head)).stdout
-    assert "\x1b" not in text and "  + v1 ConfigMap a|`b`<i>\\x1b[31m\n" in text
-
+    (head / "odd.yaml").write_text('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a|`b`<i>\\e[31m"}\n')
+    refused = run_cli("diff", str(BASE), str(head), "--format", "markdown")
+    assert refused.code == 2 and refused.stdout == "" and "\x1b" not in refused.stderr
+    assert "ConfigMap a|`b`<i>\\x1b[31m" in refused.stderr   # a name Kubernetes refuses, escaped
+    (head / "odd.yaml").write_text('apiVersion: example.com/v1\nkind: Odd\nmetadata: {name: odd}\n'
+                                   'spec: {"k|`b`<i>\\e[2J": v}\n')
+    edited = tmp_path / "edited"
+    shutil.copytree(head, edited)
+    (edited / "odd.yaml").write_text('apiVersion: example.com/v1\nkind: Odd\nmetadata: {name: odd}\n'
+                                     'spec: {"k|`b`<i>\\e[2J": w}\n')
+    markdown = run_cli("diff", str(head), str(edited), "--format", "markdown").stdout
+    # the key stays inside a code span (no HTML, no table cell break) and the escape is text
+    assert "\x1b" not in markdown and '``spec["k\\|`b`<i>\\u001b[2J"]``' in markdown
+    text = run_cli("diff", str(head), str(edited)).stdout
+    assert "\x1b" not in text and "Odd odd" in text
 
 def test_help_shows_an_example():
     run = run_cli("diff", "--help")
