@@ -24,7 +24,7 @@ from typing import Callable
 
 import yaml
 
-from . import atomicdir, limits
+from . import apirules, atomicdir, limits
 from .emit import dump
 from .errors import Message, ObjRef, OmeError, OmeErrors
 from .load import RENDERED_MARKER as MARKER, SafeLoader
@@ -37,12 +37,7 @@ CLUSTER_DIR = "_cluster"
 ISVC_LABEL = "ome.io/inferenceservice"
 MAX_FILE_NAME = 100  # characters; far below every file system's 255 bytes, and readable in a listing
 HASH_CHARS = 16
-RBAC_GROUP = "rbac.authorization.k8s.io/"
 
-_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
-DNS_LABEL = re.compile(rf"{_LABEL}\Z")
-DNS_1035_LABEL = re.compile(r"[a-z](?:[-a-z0-9]*[a-z0-9])?\Z")
-DNS_SUBDOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\Z")
 KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}\Z")
 PLAIN_FILE_PART = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -71,26 +66,10 @@ def name_problem(kind: str, api_version: str, name) -> str | None:
     """Why ``name`` is not a valid ``metadata.name`` for ``kind`` (the API server's rules), or None."""
     if not isinstance(name, str) or not name:
         return "Required value: render -o writes one file per object, named after it"
-    if CONTROL.search(name):
+    if CONTROL.search(name):  # RBAC names allow them; a file name must not
         return f"Invalid value: {shown(name)}: a name may not contain control characters"
-    if name in (".", "..") or "/" in name or "%" in name:
-        return f"Invalid value: {shown(name)}: a name may not be '.' or '..' or contain '/' or '%'"
-    if api_version.startswith(RBAC_GROUP):
-        return None  # RBAC names are path segments only (system:controller:... is valid)
-    if kind == "Namespace":
-        return _dns_problem(name, DNS_LABEL, 63, "a DNS-1123 label")
-    if kind == "Service" and api_version == "v1":
-        return _dns_problem(name, DNS_1035_LABEL, 63, "a DNS-1035 label (starting with a letter)")
-    return _dns_problem(name, DNS_SUBDOMAIN, 253, "a DNS-1123 subdomain")
-
-
-def _dns_problem(name: str, pattern: re.Pattern, limit: int, what: str) -> str | None:
-    if len(name) > limit:
-        return f"Invalid value: {shown(name[:20] + '...')}: must be no more than {limit} characters ({what})"
-    if not pattern.match(name):
-        return (f"Invalid value: {shown(name)}: must be {what}: lower-case letters, digits, '-'"
-                f"{' and .' if pattern is DNS_SUBDOMAIN else ''}, starting and ending with a letter or digit")
-    return None
+    problems = apirules.path_segment(name) or apirules.name_rule(api_version, kind)(name)
+    return f"Invalid value: {shown(name)}: {problems[0]}" if problems else None
 
 
 def path_parts(obj: dict) -> tuple[str, str]:
@@ -106,9 +85,9 @@ def path_parts(obj: dict) -> tuple[str, str]:
     namespace = meta.get("namespace")
     if namespace in (None, ""):
         return CLUSTER_DIR, file_name(kind, meta["name"])
-    if not isinstance(namespace, str) or len(namespace) > 63 or not DNS_LABEL.match(namespace):
-        raise OmeError(f"metadata.namespace: Invalid value: {shown(namespace)}: a namespace must be a DNS-1123 "
-                       "label (lower-case letters, digits and '-', at most 63 characters)",
+    problems = apirules.dns1123_label(namespace) if isinstance(namespace, str) else ["must be a string"]
+    if problems:
+        raise OmeError(f"metadata.namespace: Invalid value: {shown(namespace)}: {problems[0]}",
                        field="metadata.namespace")
     return namespace, file_name(kind, meta["name"])
 
