@@ -13,7 +13,8 @@ import yaml
 from .emit import write_resource_list
 from .errors import Message, OmeError
 from . import limits
-from .load import STDIN, Budget, Doc, YAMLLimitError, index, load_one, read_stream, yaml_problem
+from .load import (STDIN, Budget, Doc, YAMLLimitError, index, load_one, read_stream, too_many_objects,
+                   yaml_problem)
 from .lock import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded
@@ -98,13 +99,17 @@ def _load_by_item(text: str, budget: Budget | None = None) -> dict | None:
         else:
             end = i
             break
+    if len(chunks) > limits.MAX_OBJECTS:  # before loading any: each costs a loader
+        raise too_many_objects(None)
     head = _load_piece("".join(lines[:start] + ["items: []\n"] + lines[end:]), budget,
                        lambda line: (line + end - start - 1 if line > start else line, 0))
     if not isinstance(head, dict) or head.get("items") != []:
         return None
-    head["items"] = [_load_piece("".join(line[2:] if line != "\n" else line for line in chunk), budget,
-                                 lambda line, first=first: (first + line, 2))
-                     for first, chunk in chunks]
+    head["items"] = []
+    for first, chunk in chunks:
+        head["items"].append(_load_piece("".join(line[2:] if line != "\n" else line for line in chunk), budget,
+                                         lambda line, first=first: (first + line, 2)))
+        budget.documents -= 1  # an item is no YAML document: index() counts it as an object
     return head
 
 

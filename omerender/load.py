@@ -356,13 +356,13 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
             except OmeError as err:
                 errors.append(err)
             if len(docs) > limits.MAX_OBJECTS:
-                raise OmeErrors(errors + [_too_many_objects(file)])
+                raise OmeErrors(errors + [too_many_objects(file)])
     if errors:
         raise OmeErrors(errors)
     return docs
 
 
-def _too_many_objects(file: str | None) -> OmeError:
+def too_many_objects(file: str | None) -> OmeError:
     return OmeError(f"more than {limits.MAX_OBJECTS:,} objects in the inputs; render fewer files at a time",
                     file=file)
 
@@ -438,8 +438,10 @@ def _yaml_files(directory: str) -> list[str]:
     return sorted(found)
 
 
-def read_file(file: str, limit: int = limits.MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes; anything else is an error naming it."""
+def read_file(file: str, limit: int | None = None) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (default: the file limit); anything else
+    is an error naming it."""
+    limit = limits.MAX_FILE_BYTES if limit is None else limit
     try:
         _check_regular(os.stat(file), file, limit)  # before open: opening a FIFO would block
         with open(file, "rb") as handle:
@@ -468,17 +470,21 @@ def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = Non
     try:
         raw = [d for d in load_all(text, budget if budget is not None else Budget()) if d is not None]
     except yaml.YAMLError as err:
-        problem = yaml_problem(err)
-        prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
-        raise OmeError(f"{prefix}{problem}", file=file) from None
+        raise OmeError(yaml_error_text(err), file=file) from None
     docs = []
     for data in raw:
         items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
         for item in (items if isinstance(items, list) else [data]):
             docs.append(Doc(item, file, start + len(docs)))
             if len(docs) > limits.MAX_OBJECTS:
-                raise _too_many_objects(file)
+                raise too_many_objects(file)
     return docs
+
+
+def yaml_error_text(err: yaml.YAMLError) -> str:
+    """What a message says about YAML that could not be read: over a limit, or malformed."""
+    prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
+    return prefix + yaml_problem(err)
 
 
 def yaml_problem(err: yaml.YAMLError) -> str:
@@ -494,7 +500,7 @@ def yaml_problem(err: yaml.YAMLError) -> str:
 def index(docs: list[Doc]) -> Inputs:
     """Validate every document as a Kubernetes object and sort the OME ones by role."""
     if len(docs) > limits.MAX_OBJECTS:
-        raise _too_many_objects(None)
+        raise too_many_objects(None)
     inputs = Inputs()
     errors: list[OmeError] = []
     for doc in docs:

@@ -22,7 +22,7 @@ import yaml
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
-from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, read_named_file, yaml_problem
+from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, read_named_file, yaml_error_text
 from .select import Resolution, find_runtime, resolve
 
 LOCK_FILE = "omerender.lock.yaml"
@@ -169,7 +169,7 @@ def parse_lock(text: str, file: str = LOCK_FILE) -> Lock:
     try:
         data = yaml.load(text, Loader=SafeLoader)  # the inputs' loader: same limits, dates kept as text
     except yaml.YAMLError as err:
-        raise OmeError(f"{LOCK_FILE}: malformed YAML: {yaml_problem(err)}", file=file) from None
+        raise OmeError(f"{LOCK_FILE}: {yaml_error_text(err)}", file=file) from None
     return lock_from_data(data or {}, file)
 
 

@@ -366,3 +366,271 @@ def test_krm_non_map_fields_are_error_results_not_internal_errors(extra):
     assert code == 1 and resource_list["items"] == []
     messages = [r["message"] for r in resource_list["results"]]
     assert messages and not any("internal error" in m for m in messages), messages
+
+
+# ---------------------------------------------------------------- limits hold across a whole input (issue 12)
+
+def bomb_item(i: int) -> str:
+    """One ResourceList item (kustomize's layout) whose aliases expand to 472,392 nodes: under the limit alone."""
+    return (f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n"
+            "    a: &a [x, x, x, x, x, x, x, x, x]\n    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n    f: [*e, *e, *e, *e, *e, *e, *e, *e]\n")
+
+
+def test_the_alias_budget_spans_every_item_of_a_resource_list():
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(map(bomb_item, range(5)))
+    assert 1600 < len(text) < 1800
+    started = time.monotonic()
+    run = run_cli("fn", input=text)
+    assert time.monotonic() - started < 3
+    assert run.code == 1
+    assert yaml.safe_load(run.stdout) == {
+        "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
+        "results": [{"message": "malformed ResourceList on stdin: aliases expand to more than 1,000,000 nodes "
+                                "(a YAML alias bomb?) (line 25, column 25)", "severity": "error"}]}
+    assert text.splitlines()[24][24:] == "*e, *e, *e, *e]"  # in the second item, already past the limit
+
+
+def test_one_item_under_the_alias_budget_still_renders():
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + bomb_item(0)
+    resource_list, code = krm_run(text)
+    assert code == 0, resource_list.get("results")
+    assert len(resource_list["items"][0]["data"]["f"]) == 8
+
+
+def test_the_alias_budget_spans_every_file_of_a_render(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    write(tmp_path / "a.yaml", "a: &x [1, 2]\nb: *x\n")  # 3 nodes
+    write(tmp_path / "b.yaml", "a: &x [1, 2]\nb: *x\n")  # 3 more: 6 > 5
+    assert_fails(run_cli("render", str(tmp_path)),
+                 f"error: {tmp_path / 'b.yaml'}: aliases expand to more than 5 nodes (a YAML alias bomb?) "
+                 "(line 2, column 4)")
+    assert_fails(run_cli("render", str(tmp_path / "a.yaml"), "-", input="c: &y [1, 2]\nd: *y\n"),
+                 "error: <stdin>: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 2, column 4)")
+
+
+def test_the_alias_budget_spans_items_aliased_across_each_other(monkeypatch):
+    # An alias from one item to another defeats the item-by-item reading: the whole text is read at once.
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {k: v}}\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}, data: *d}\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: *d}\n")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert resource_list["results"][0]["message"] == (
+        "malformed ResourceList on stdin: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 6, column 64)")
+    assert text.splitlines()[5][63:] == "*d}"
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 6)
+    resource_list, code = krm_run(text)
+    assert code == 0, resource_list.get("results")
+    assert [item["data"] for item in resource_list["items"]] == [{"k": "v"}] * 3
+
+
+@pytest.mark.parametrize("layout", ["kustomize", "flow"])
+def test_items_of_a_resource_list_count_as_objects_in_either_layout(monkeypatch, layout):
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 3)
+    items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(4)]
+    text = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items},
+                          sort_keys=False, default_flow_style=True if layout == "flow" else False)
+    assert ("items:\n- " in text) == (layout == "kustomize")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert [r["message"] for r in resource_list["results"]] == [
+        "more than 3 objects in the inputs; render fewer files at a time"]
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 4)
+    assert krm_run(text)[1] == 0
+
+
+def annotated_fleet(value: str, args: int, count: int = 1) -> list[dict]:
+    objects = worked_example()
+    isvcs = []
+    for i in range(count):
+        isvc = copy.deepcopy(objects["isvc"])
+        isvc["metadata"]["name"] = f"svc-{i}"
+        isvc["metadata"]["annotations"] = {"a": value}
+        isvc["spec"]["engine"]["runner"]["args"] = ["{{.Annotations.a}}"] * args
+        isvcs.append(isvc)
+    return [objects["model"], objects["runtime"]] + isvcs
+
+
+def test_placeholder_output_is_capped_across_the_render():
+    # A 1 MB annotation printed by 1,500 args would be 1.5 GB of output (a MemoryError, before the cap).
+    started = time.monotonic()
+    run = render_objects(annotated_fleet("x" * 1_000_000, 1500))
+    assert time.monotonic() - started < 20
+    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-0: placeholders in engine.runner.args[67] take "
+                      "the text they print past 67,108,864 characters across the render; print shorter labels and "
+                      "annotations, or fewer of them")
+
+
+def test_the_placeholder_cap_spans_inferenceservices_and_is_reported_once(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_EXPANDED_CHARS", 2500)
+    assert render_objects(annotated_fleet("x" * 100, 12, count=2)).code == 0  # 2,400 characters
+    run = render_objects(annotated_fleet("x" * 100, 12, count=5))
+    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-2: placeholders in engine.runner.args[0] take "
+                      "the text they print past 2,500 characters across the render; print shorter labels and "
+                      "annotations, or fewer of them")
+
+
+def test_the_placeholder_cap_starts_afresh_for_each_render(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_EXPANDED_CHARS", 2500)
+    for _ in range(3):
+        assert render_objects(annotated_fleet("x" * 100, 12, count=2)).code == 0
+
+
+class Endless(io.RawIOBase):
+    """A stdin that never ends: reading it in full would hang."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = b"#" * len(buffer)
+        return len(buffer)
+
+
+def endless_stdin():
+    return io.BufferedReader(Endless())
+
+
+def test_render_stdin_is_refused_while_reading(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    assert_fails(run_cli("render", "-", input=endless_stdin()),
+                 "error: <stdin>: larger than 0 MiB; split it into several files")
+
+
+def test_krm_stdin_is_refused_while_reading(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    run = run_cli("fn", input=endless_stdin())
+    assert run.code == 1
+    assert yaml.safe_load(run.stdout)["results"] == [
+        {"message": "larger than 0 MiB; render fewer objects in one kustomization", "severity": "error",
+         "file": {"path": "<stdin>"}}]
+
+
+def test_render_stdin_of_32_mib_is_refused_without_reading_further():
+    # The real limit, through the real console script: /dev/zero never ends.
+    with open("/dev/zero", "rb") as zero:
+        child = subprocess.run([sys.executable, "-m", "omerender.cli", "render", "-"], stdin=zero, cwd=ROOT,
+                               capture_output=True, text=True, timeout=60, check=False)
+    assert (child.returncode, child.stdout) == (1, "")
+    assert child.stderr == "error: <stdin>: larger than 32 MiB; split it into several files\n"
+
+
+# ---------------------------------------------------------------- the lock file is read like any input
+
+def fixture_file(tmp_path):
+    """An input file; render looks for omerender.lock.yaml beside it (a directory input reads it as an input)."""
+    return write(tmp_path / "repo" / "inputs.yaml", fixture_text())
+
+
+def test_a_lock_symlinked_to_dev_zero_is_an_error_not_a_hang(tmp_path):
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    os.symlink("/dev/zero", lock)
+    started = time.monotonic()
+    run = run_cli("render", str(inputs))
+    assert time.monotonic() - started < 5
+    assert_fails(run, f"error: {lock}: symbolic link to /dev/zero, outside {inputs.parent}; "
+                      "omerender reads only the files it is given")
+
+
+@pytest.mark.parametrize("command", [("render",), ("lock", "update")])
+def test_a_lock_that_is_a_device_or_fifo_is_refused(tmp_path, command):
+    inputs = fixture_file(tmp_path)
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for lock in ("/dev/zero", str(tmp_path / "fifo.yaml")):
+        assert_fails(run_cli(*command, str(inputs), "--lock", lock),
+                     f"error: {lock}: not a regular file; omerender reads only files, directories and -")
+
+
+@pytest.mark.parametrize("command", [("render",), ("lock", "update")])
+def test_a_lock_linking_out_of_its_directory_is_not_read(tmp_path, command):
+    secret = write(tmp_path / "secret.yaml", "password: hunter2\n")
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    os.symlink(secret, lock)
+    assert_fails(run_cli(*command, str(inputs)), f"error: {lock}: symbolic link to {secret}, outside {inputs.parent}; "
+                                                 "omerender reads only the files it is given")
+    assert secret.read_text() == "password: hunter2\n"
+
+
+def test_a_dangling_lock_link_is_an_error_not_a_missing_lock(tmp_path):
+    inputs = fixture_file(tmp_path)
+    os.symlink("gone.yaml", inputs.parent / "omerender.lock.yaml")
+    assert_fails(run_cli("render", str(inputs)),
+                 f"error: {inputs.parent / 'omerender.lock.yaml'}: cannot read file: No such file or directory")
+
+
+def test_a_lock_over_the_size_limit_or_not_utf8_is_refused(tmp_path, monkeypatch):
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    lock.write_bytes(b"kind: RuntimeLock # \xe9\n")
+    assert_fails(run_cli("render", str(inputs)), f"error: {lock}: not UTF-8 text: byte 0xe9 at offset 20 {NOT_UTF8}")
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", len(fixture_text()))
+    lock.write_text("#" * (len(fixture_text()) + 1))
+    assert_fails(run_cli("render", str(inputs)), f"error: {lock}: larger than 0 MiB; split it into several files")
+
+
+def test_a_lock_alias_bomb_is_refused(tmp_path):
+    inputs = fixture_file(tmp_path)
+    lock = write(inputs.parent / "omerender.lock.yaml", BOMB)
+    assert_fails(run_cli("render", str(inputs)),
+                 f"error: {lock}: omerender.lock.yaml: aliases expand to more than 1,000,000 nodes (a YAML alias "
+                 "bomb?) (line 7, column 8)")
+
+
+# ---------------------------------------------------------------- duplicate mapping keys (issue 13)
+
+def isvc_text() -> str:
+    objects = worked_example()
+    return yaml.safe_dump_all([objects["model"], objects["runtime"]], sort_keys=False) + "---\n" + \
+        yaml.safe_dump(objects["isvc"], sort_keys=False)
+
+
+def test_two_engine_blocks_are_an_error_naming_the_line():
+    text = isvc_text() + "  engine:\n    maxReplicas: 10\n"
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line == "  engine:") + 1
+    assert_fails(run_cli("render", "-", input=text),
+                 f'error: <stdin>: malformed YAML: mapping key "engine" already defined at line {first}; remove one '
+                 f"of them (line {len(lines) - 1}, column 3)")
+
+
+def test_a_second_namespace_is_an_error_in_a_file(tmp_path):
+    text = isvc_text().replace("  namespace: llama-demo\n", "  namespace: llama-demo\n  namespace: kube-system\n")
+    line = text.splitlines().index("  namespace: kube-system") + 1
+    path = write(tmp_path / "isvc.yaml", text)
+    assert_fails(run_cli("render", str(path)),
+                 f'error: {path}: malformed YAML: mapping key "namespace" already defined at line {line - 1}; '
+                 f"remove one of them (line {line}, column 3)")
+
+
+@pytest.mark.parametrize("text, shown, line, column", [
+    ("a: {k: 1, k: 2}\n", '"k"', 1, 11),
+    ("a: 1\n'a': 2\n", '"a"', 2, 1),
+    ('"x\\ny": 1\n"x\\ny": 2\n', '"x\\ny"', 2, 1),
+    (f"{'k' * 70}: 1\n{'k' * 70}: 2\n", '"' + "k" * 60 + '..."', 2, 1),
+], ids=["flow", "quoted", "newline-escaped", "long-key-cut"])
+def test_duplicate_keys_are_refused_in_every_style(text, shown, line, column):
+    assert_fails(run_cli("render", "-", input=text),
+                 f"error: <stdin>: malformed YAML: mapping key {shown} already defined at line 1; remove one of them "
+                 f"(line {line}, column {column})")
+
+
+def test_merge_keys_may_be_overridden_by_the_mapping_s_own_keys():
+    from omerender.load import parse_text
+    docs = parse_text("base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\n", "f.yaml")
+    assert docs[0].data["merged"] == {"x": 1, "y": 3}
+
+
+def test_duplicate_keys_in_a_resource_list_item_are_an_error_result():
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: b\n")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert resource_list["results"][0]["message"] == (
+        'malformed ResourceList on stdin: mapping key "name" already defined at line 7; remove one of them '
+        "(line 8, column 5)")
