@@ -332,7 +332,7 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
     """
     docs: list[Doc] = []
     errors: list[OmeError] = []
-    total_bytes = 0
+    total_bytes = file_count = 0
     budget = Budget()
     for path in paths:
         try:
@@ -340,6 +340,9 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
+        file_count += len(files)
+        if file_count > limits.MAX_FILES:
+            raise OmeErrors(errors + [_too_many_files(path)])
         for file in files:
             try:
                 text = read_stream(stdin if stdin is not None else sys.stdin, limits.MAX_FILE_BYTES, STDIN) \
@@ -347,7 +350,7 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
             except OmeError as err:
                 errors.append(err)
                 continue
-            total_bytes += len(text)
+            total_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
             if total_bytes > limits.MAX_TOTAL_BYTES:
                 raise OmeErrors(errors + [OmeError(f"the inputs are larger than {_mib(limits.MAX_TOTAL_BYTES)} "
                                                    "in total; render fewer files at a time", file=file)])
@@ -360,6 +363,11 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
     if errors:
         raise OmeErrors(errors)
     return docs
+
+
+def _too_many_files(path: str) -> OmeError:
+    return OmeError(f"more than {limits.MAX_FILES:,} YAML files in the inputs; render fewer files at a time",
+                    file=path)
 
 
 def too_many_objects(file: str | None) -> OmeError:
@@ -432,9 +440,8 @@ def _yaml_files(directory: str) -> list[str]:
                 continue
             if name.endswith((".yaml", ".yml")):
                 found.append(os.path.join(root, name))
-        if len(found) > limits.MAX_FILES:
-            raise OmeError(f"more than {limits.MAX_FILES:,} YAML files; render fewer files at a time",
-                           file=directory)
+        if len(found) > limits.MAX_FILES:  # stop walking: read_paths counts across every path
+            raise _too_many_files(directory)
     return sorted(found)
 
 

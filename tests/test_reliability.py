@@ -207,7 +207,29 @@ def test_file_count_limit(tmp_path, monkeypatch):
     for i in range(3):
         write(tmp_path / f"d{i}" / "x.yaml", "")
     assert_fails(run_cli("render", str(tmp_path)),
-                 f"error: {tmp_path}: more than 2 YAML files; render fewer files at a time")
+                 f"error: {tmp_path}: more than 2 YAML files in the inputs; render fewer files at a time")
+
+
+def test_file_count_limit_spans_every_path(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_FILES", 2)
+    for name in ("a", "b"):
+        write(tmp_path / name / "x.yaml", "")
+        write(tmp_path / name / "y.yaml", "")
+    assert run_cli("render", str(tmp_path / "a")).code == 0
+    assert_fails(run_cli("render", str(tmp_path / "a"), str(tmp_path / "b")),
+                 f"error: {tmp_path / 'b'}: more than 2 YAML files in the inputs; render fewer files at a time")
+    assert_fails(run_cli("render", str(tmp_path / "a"), str(tmp_path / "b" / "x.yaml")),
+                 f"error: {tmp_path / 'b' / 'x.yaml'}: more than 2 YAML files in the inputs; render fewer files at a "
+                 "time")
+
+
+def test_total_size_counts_bytes_not_characters(tmp_path, monkeypatch):
+    text = "a: " + "é" * 600 + "\n"  # 603 characters, 1,203 bytes
+    write(tmp_path / "a.yaml", text)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    assert_fails(run_cli("render", str(tmp_path / "a.yaml")),
+                 f"error: {tmp_path / 'a.yaml'}: the inputs are larger than 0 MiB in total; render fewer files at a "
+                 "time")
 
 
 def test_a_fleet_of_2000_runtimes_and_10000_inferenceservices_loads(tmp_path):
