@@ -11,12 +11,12 @@ before it hurts.
 
 MIB = 1024 * 1024
 
-# One file, the lock file, or the text on stdin of `render -`. The loader needs about 0.4 s per MB and a few times the text in memory;
+# One file, or the lock file. The loader needs about 0.4 s per MB and a few times the text in memory;
 # a real object is at most 1.5 MiB (etcd's request limit), so 32 MiB holds thousands of them in one file.
 MAX_FILE_BYTES = 32 * MIB
 
-# Everything one command reads, all files together (and one KRM ResourceList on stdin, which holds the whole
-# kustomization; stdin is refused as soon as this many bytes have arrived, never read in full first): a 100 MB fleet split over files fits, with room to spare, under about two minutes of parsing.
+# Everything one command reads, all files together, and stdin (`render -` or a KRM ResourceList), which often
+# holds a whole kustomization; stdin is refused as soon as this many bytes have arrived, never read in full first.: a 100 MB fleet split over files fits, with room to spare, under about two minutes of parsing.
 MAX_TOTAL_BYTES = 256 * MIB
 
 # Files read from the given directories: a fleet kept one object per file has 12,000.

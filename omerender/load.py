@@ -345,8 +345,7 @@ def read_paths(paths: Iterable[str], stdin=None) -> list[Doc]:
             raise OmeErrors(errors + [_too_many_files(path)])
         for file in files:
             try:
-                text = read_stream(stdin if stdin is not None else sys.stdin, limits.MAX_FILE_BYTES, STDIN) \
-                    if path == "-" else read_file(file)
+                text = _read_stdin(stdin) if path == "-" else read_file(file)
             except OmeError as err:
                 errors.append(err)
                 continue
@@ -387,6 +386,12 @@ def _files(path: str) -> list[str]:
         raise OmeError(f"no such file or directory: {path}")
     _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
     return _yaml_files(path) if os.path.isdir(path) else [path]
+
+
+def _read_stdin(stdin) -> str:
+    # stdin often carries a whole input (`kustomize build . | omerender render -`): the total limit applies.
+    return read_stream(stdin if stdin is not None else sys.stdin, limits.MAX_TOTAL_BYTES, STDIN,
+                       "render fewer objects at a time")
 
 
 def read_stream(stream, limit: int, name: str, fix: str = "split it into several files") -> str:

@@ -190,10 +190,13 @@ def test_a_50_mb_file_is_refused_without_reading_it(tmp_path):
     assert_fails(run, f"error: {big}: larger than 32 MiB; split it into several files")
 
 
-def test_stdin_over_the_file_limit_is_refused(monkeypatch):
+def test_stdin_holds_a_whole_input_up_to_the_total_limit(monkeypatch):
+    # `kustomize build . | omerender render -` puts everything on stdin: the one-file limit does not apply.
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    assert run_cli("render", "-", input="# " + "x" * 1000 + "\n").code == 0
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
     assert_fails(run_cli("render", "-", input="# " + "x" * 1000 + "\n"),
-                 "error: <stdin>: larger than 0 MiB; split it into several files")
+                 "error: <stdin>: larger than 0 MiB; render fewer objects at a time")
 
 
 def test_total_input_size_limit(tmp_path, monkeypatch):
@@ -542,9 +545,9 @@ def endless_stdin():
 
 
 def test_render_stdin_is_refused_while_reading(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
     assert_fails(run_cli("render", "-", input=endless_stdin()),
-                 "error: <stdin>: larger than 0 MiB; split it into several files")
+                 "error: <stdin>: larger than 0 MiB; render fewer objects at a time")
 
 
 def test_krm_stdin_is_refused_while_reading(monkeypatch):
@@ -556,13 +559,23 @@ def test_krm_stdin_is_refused_while_reading(monkeypatch):
          "file": {"path": "<stdin>"}}]
 
 
-def test_render_stdin_of_32_mib_is_refused_without_reading_further():
-    # The real limit, through the real console script: /dev/zero never ends.
+@pytest.mark.parametrize("command, fix", [("render -", "error: <stdin>: larger than 256 MiB; render fewer objects "
+                                                              "at a time"),
+                                          ("fn", "error: larger than 256 MiB; render fewer objects in one "
+                                                 "kustomization")])
+def test_stdin_of_256_mib_is_refused_without_reading_further(command, fix):
+    # The real limit, through the real command: /dev/zero never ends.
     with open("/dev/zero", "rb") as zero:
-        child = subprocess.run([sys.executable, "-m", "omerender.cli", "render", "-"], stdin=zero, cwd=ROOT,
+        child = subprocess.run([sys.executable, "-m", "omerender.cli", *command.split()], stdin=zero, cwd=ROOT,
                                capture_output=True, text=True, timeout=60, check=False)
-    assert (child.returncode, child.stdout) == (1, "")
-    assert child.stderr == "error: <stdin>: larger than 32 MiB; split it into several files\n"
+    assert child.returncode == 1
+    assert child.stderr == fix + "\n"
+    if command == "fn":
+        assert yaml.safe_load(child.stdout) == {
+            "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
+            "results": [{"message": fix[len("error: "):], "severity": "error", "file": {"path": "<stdin>"}}]}
+    else:
+        assert child.stdout == ""
 
 
 # ---------------------------------------------------------------- the lock file is read like any input
