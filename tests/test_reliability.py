@@ -693,3 +693,37 @@ def test_duplicate_keys_in_a_resource_list_item_are_an_error_result():
     assert resource_list["results"][0]["message"] == (
         'malformed ResourceList on stdin: mapping key "name" already defined at line 7; remove one of them '
         "(line 8, column 5)")
+
+
+# ---------------------------------------------------------------- the legacy exec plugin (kubectl kustomize)
+
+def test_legacy_plugin_limits_span_its_config_and_resources(monkeypatch):
+    from omerender.gitops import legacy_plugin
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    config = "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\nspec: &s {}\nx: [*s, *s, *s]\n"
+    configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &x {k: v}\n"
+    assert legacy_plugin(config, configmap)[2] == 0  # 3 alias nodes in the config
+    assert legacy_plugin("apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\n",
+                         configmap + "extra: [*x]\n")[2] == 0  # 3 in the resources
+    assert legacy_plugin(config, configmap + "extra: [*x]\n") == (
+        "", ["error: YAML from kustomize: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 5, column 9)"], 1)
+
+
+def run_legacy_plugin(monkeypatch, capsys, config: str, stdin) -> tuple[int, str, str]:
+    from omerender.gitops import plugin_main
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+    code = plugin_main(["kustomize-plugin", config])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_legacy_plugin_stdin_is_refused_while_reading(monkeypatch, capsys, tmp_path):
+    config = write(tmp_path / "config.yaml", "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\n")
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    assert run_legacy_plugin(monkeypatch, capsys, str(config), endless_stdin()) == (
+        1, "", "error: <stdin>: larger than 0 MiB; render fewer objects in one kustomization\n")
+
+
+def test_legacy_plugin_config_is_read_like_any_input(monkeypatch, capsys):
+    assert run_legacy_plugin(monkeypatch, capsys, "/dev/zero", io.BytesIO(b"")) == (
+        1, "", "error: /dev/zero: not a regular file; omerender reads only files, directories and -\n")
