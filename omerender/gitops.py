@@ -20,7 +20,7 @@ import yaml
 
 from .emit import dump, dump_stream
 from .errors import Message, OmeError
-from .load import SafeLoader
+from .load import Budget, SafeLoader, load_all, load_one, read_file, yaml_error_text
 from .shell import fail, run_guarded
 
 KUSTOMIZE_FUNCTION_FLAGS = ("--enable-alpha-plugins", "--enable-exec")
@@ -110,11 +110,12 @@ def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str]
     """Run the KRM function for one legacy exec plugin call: (stdout YAML stream, stderr lines, exit code)."""
     from .krm import run as run_function
 
+    budget = Budget()  # the config and the resources are one input: one set of limits
     try:
-        config = yaml.load(config_text, Loader=SafeLoader)
-        items = [d for d in yaml.load_all(resources_text, Loader=SafeLoader) if d is not None]
+        config = load_one(config_text, budget)
+        items = [d for d in load_all(resources_text, budget) if d is not None]
     except yaml.YAMLError as err:
-        return "", [f"error: malformed YAML from kustomize: {err}"], 1
+        return "", [f"error: YAML from kustomize: {yaml_error_text(err)}"], 1
     resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
                      "functionConfig": config}
     output, code = run_function(dump(resource_list))
@@ -131,12 +132,15 @@ def plugin_main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "kustomize-plugin":
         sys.stderr.write("usage: python -m omerender.gitops kustomize-plugin CONFIG_FILE < resources.yaml\n")
         return 2
+    from .krm import read_input
+
     try:
-        config_text = Path(argv[1]).read_text(encoding="utf-8")
-    except OSError as err:
-        sys.stderr.write(f"error: cannot read the OMERender config {argv[1]}: {err.strerror}\n")
+        config_text = read_file(argv[1])
+        resources_text = read_input(sys.stdin)
+    except OmeError as err:
+        sys.stderr.write(err.message().line() + "\n")
         return 1
-    stream, lines, code = legacy_plugin(config_text, sys.stdin.read())
+    stream, lines, code = legacy_plugin(config_text, resources_text)
     for line in lines:
         sys.stderr.write(line + "\n")
     sys.stdout.write(stream)

@@ -12,7 +12,9 @@ import yaml
 
 from .emit import write_resource_list
 from .errors import Message, OmeError
-from .load import Doc, SafeLoader, index, yaml_problem
+from . import limits
+from .load import (STDIN, Budget, Doc, YAMLLimitError, index, load_one, read_stream, too_many_objects,
+                   yaml_problem)
 from .lock import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded
@@ -66,39 +68,62 @@ def load_resource_list(text: str):
     """The ResourceList as data: item by item where the text has kustomize's layout, else whole.
 
     kustomize and kpt write ``items:`` as a block sequence at column 0; loading one item at a time
-    holds one item's YAML node graph instead of the whole fleet's (benchmarks/NOTES.md).
+    holds one item's YAML node graph instead of the whole fleet's (benchmarks/NOTES.md). The items share
+    one budget: the limits hold for the whole ResourceList, not for each item.
     """
     try:
-        by_item = _load_by_item(text)
+        by_item = _load_by_item(text, Budget())
+    except YAMLLimitError:
+        raise
     except yaml.YAMLError:
         by_item = None  # an alias across items, say: the whole load reports what is wrong
-    return by_item if by_item is not None else yaml.load(text, Loader=SafeLoader)
+    return by_item if by_item is not None else load_one(text, Budget())
 
 
-def _load_by_item(text: str) -> dict | None:
+def _load_by_item(text: str, budget: Budget | None = None) -> dict | None:
+    budget = budget if budget is not None else Budget()
     lines = text.splitlines(keepends=True)
     if "items:\n" not in lines:
         return None
     start = lines.index("items:\n")
-    chunks: list[list[str]] = []
+    chunks: list[tuple[int, list[str]]] = []  # (line of the item's "- ", its lines)
     end = len(lines)
     for i in range(start + 1, len(lines)):
         line = lines[i]
         if line.startswith("- ") and line.strip() != "-":
-            chunks.append(["  " + line[2:]])
+            chunks.append((i, ["  " + line[2:]]))
         elif line.startswith("  ") or line == "\n":
             if not chunks:
                 return None
-            chunks[-1].append(line)
+            chunks[-1][1].append(line)
         else:
             end = i
             break
-    head = yaml.load("".join(lines[:start] + ["items: []\n"] + lines[end:]), Loader=SafeLoader)
+    if len(chunks) > limits.MAX_OBJECTS:  # before loading any: each costs a loader
+        raise too_many_objects(None)
+    head = _load_piece("".join(lines[:start] + ["items: []\n"] + lines[end:]), budget,
+                       lambda line: (line + end - start - 1 if line > start else line, 0))
     if not isinstance(head, dict) or head.get("items") != []:
         return None
-    head["items"] = [yaml.load("".join(line[2:] if line != "\n" else line for line in chunk), Loader=SafeLoader)
-                     for chunk in chunks]
+    head["items"] = []
+    for first, chunk in chunks:
+        head["items"].append(_load_piece("".join(line[2:] if line != "\n" else line for line in chunk), budget,
+                                         lambda line, first=first: (first + line, 2)))
+        budget.documents -= 1  # an item is no YAML document: index() counts it as an object
     return head
+
+
+def _load_piece(text: str, budget: Budget, position):
+    """One piece of the ResourceList; a limit error points at its line in the whole text (``position``
+    maps a line of the piece to the whole text's line and the columns the piece lost)."""
+    try:
+        return load_one(text, budget)
+    except YAMLLimitError as err:
+        mark = err.problem_mark
+        if mark is not None:
+            line, columns = position(mark.line)
+            err.problem_mark = yaml.Mark(mark.name, mark.index, line, mark.column + columns, None, None)
+        raise
 
 
 def _options(config) -> Options:
@@ -177,6 +202,11 @@ def _resource_list(items: list, results: list) -> dict:
     return out
 
 
+def read_input(stream) -> str:
+    """The ResourceList text: it holds the whole kustomization, so the input's total limit applies."""
+    return read_stream(stream, limits.MAX_TOTAL_BYTES, STDIN, "render fewer objects in one kustomization")
+
+
 HELP = f"""Usage: omerender-fn [-h | --help | --version]
 
   omerender as a KRM function: reads a ResourceList (apiVersion config.kubernetes.io/v1)
@@ -204,7 +234,8 @@ def main(argv: list[str] | None = None) -> None:
         from . import __version__
         sys.stdout.write(f"omerender-fn, version {__version__}\n")
         sys.exit(0)
-    resource_list, code = run(sys.stdin.read())
+    text, failures = run_guarded(lambda: read_input(sys.stdin))
+    resource_list, code = (_resource_list([], [_result(m) for m in failures]), 1) if failures else run(text)
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
             sys.stderr.write(f"{result['severity']}: {result['message']}\n")

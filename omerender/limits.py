@@ -1,5 +1,8 @@
 """Hard limits on what omerender reads, so crafted input cannot exhaust time, memory or the C stack.
 
+Each limit holds for a whole input (every file of one command, every item of one ResourceList), never per piece:
+reading the pieces one by one must not multiply it. docs/security.md lists them for users.
+
 Sizing target: a fleet of 2,000 runtimes and 10,000 InferenceServices. Built from the OME catalog, that fleet
 is 12.7 MB of YAML, 12,000 documents and 1.35 million parse events, nested at most 10 levels deep; it loads in
 about 5 s on one core. Each limit leaves room for roughly ten times that fleet, and stops crafted input long
@@ -8,19 +11,18 @@ before it hurts.
 
 MIB = 1024 * 1024
 
-# One file, or the text on stdin. The loader needs about 0.4 s per MB and a few times the text in memory;
+# One file, or the lock file. The loader needs about 0.4 s per MB and a few times the text in memory;
 # a real object is at most 1.5 MiB (etcd's request limit), so 32 MiB holds thousands of them in one file.
 MAX_FILE_BYTES = 32 * MIB
 
-# Everything one command reads, all files together (and one KRM ResourceList, which holds the whole
-# kustomization): a 100 MB fleet split over files fits, with room to spare, under about two minutes of parsing.
+# Everything one command reads, all files together, and stdin (`render -` or a KRM ResourceList), which often
+# holds a whole kustomization; stdin is refused as soon as this many bytes have arrived, never read in full first.: a 100 MB fleet split over files fits, with room to spare, under about two minutes of parsing.
 MAX_TOTAL_BYTES = 256 * MIB
 
 # Files read from the given directories: a fleet kept one object per file has 12,000.
 MAX_FILES = 100_000
 
-# Objects (YAML documents, and the items of `kind: List` documents) in the whole input, and documents in one
-# YAML stream. Ten times the target fleet. Also bounds streams of empty documents (`---` repeated).
+# Objects (YAML documents, and the items of `kind: List` documents), and YAML documents, in the whole input. Ten times the target fleet. Also bounds streams of empty documents (`---` repeated).
 MAX_OBJECTS = 100_000
 
 # Nesting of maps and lists. Kubernetes objects rarely pass 20 levels (a CRD's openAPIV3Schema reaches about 40).
@@ -28,6 +30,11 @@ MAX_OBJECTS = 100_000
 # walks must stay well below Python's recursion limit of 1,000.
 MAX_DEPTH = 100
 
-# Nodes that aliases (`*name`, `<<: *name`) add to one YAML stream when expanded. A real repo reusing an env list
+# Nodes that aliases (`*name`, `<<: *name`) add to the whole input when expanded. A real repo reusing an env list
 # of 20 entries in 10,000 InferenceServices needs 200,000; a "billion laughs" needs 10^9.
 MAX_ALIAS_NODES = 1_000_000
+
+# Characters that placeholders ({{.Annotations.a}}) print, across the whole render. One value may expand to
+# at most 1 MiB (placeholders.MAX_OUTPUT_CHARS), but a 1 MB annotation printed by 1,500 args would be 1.5 GB.
+# A real fleet prints a few hundred characters per InferenceService: 10,000 of them need about 5 MB.
+MAX_EXPANDED_CHARS = 64 * MIB

@@ -7,6 +7,7 @@ returns :class:`Doc` records, and :func:`index`, which sorts them into
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import stat
 import sys
@@ -34,6 +35,7 @@ STDIN = "<stdin>"
 # The record `render -o` keeps in the directory it writes; a directory holding one is output, not input.
 RENDERED_MARKER = ".omerender-rendered.yaml"
 DEFAULT_NAMESPACE = "default"
+SNIPPET_CHARS = 60
 
 
 @dataclass
@@ -117,6 +119,7 @@ class Inputs:
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 # Tags that SafeLoader turns into types Kubernetes YAML does not have (bytes, sets, tuples, datetimes).
 _UNSUPPORTED_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
@@ -132,27 +135,38 @@ class YAMLLimitError(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)
 
 
+@dataclass
+class Budget:
+    """What one input has used of the limits that span it: every file of a render, every item of a
+    ResourceList. Parsing the pieces one by one must not multiply the limits by the number of pieces."""
+
+    alias_nodes: int = 0
+    documents: int = 0
+
+
 class SafeLoader(_BaseLoader):
     """The libyaml safe loader, with the limits of :mod:`omerender.limits` checked before anything is built.
 
     Timestamps stay strings (as Kubernetes reads them); explicit tags for bytes, sets, ordered maps and
-    timestamps, and mapping keys that are not strings, are errors. Aliases are expanded into plain trees, so
-    callers never see shared or cyclic data. ``yaml.load``/``yaml.load_all`` with this loader are safe on any text.
+    timestamps, mapping keys that are not strings, and a key twice in one mapping, are errors. Aliases are
+    expanded into plain trees, so callers never see shared or cyclic data. ``yaml.load``/``yaml.load_all`` with
+    this loader are safe on any text; :func:`load_all` and :func:`load_one` share a :class:`Budget` across texts.
     """
 
     yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
                                for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
 
-    def __init__(self, stream):
+    def __init__(self, stream, budget: Budget | None = None):
         if hasattr(stream, "read"):
             stream = stream.read(limits.MAX_TOTAL_BYTES + 1)
         self._text = stream
+        self._budget = budget if budget is not None else Budget()
         self._aliased: bool | None = None
         super().__init__(stream)
 
     def _checked(self) -> bool:
         if self._aliased is None:
-            self._aliased = check_structure(self._text)
+            self._aliased = check_structure(self._text, self._budget)
         return self._aliased
 
     def check_data(self):
@@ -166,11 +180,10 @@ class SafeLoader(_BaseLoader):
         return _unshare(super().get_single_data()) if self._checked() else super().get_single_data()
 
     def construct_mapping(self, node, deep=False):
-        self.flatten_mapping(node)  # resolves merge keys (<<) first; the base class does it again harmlessly
-        for key_node, _ in node.value:
-            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
-                raise ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; "
-                                       "quote it", key_node.start_mark)
+        merges = _check_keys(node.value)
+        if merges:
+            self.flatten_mapping(node)  # resolves merge keys (<<); the base class does it again harmlessly
+            _check_keys(node.value, unique=False)  # merged keys may repeat: the mapping's own ones win
         return super().construct_mapping(node, deep)
 
     def construct_unsupported(self, node):
@@ -182,65 +195,128 @@ for _tag in _UNSUPPORTED_TAGS:
     SafeLoader.add_constructor(_tag, SafeLoader.construct_unsupported)
 
 
+def _check_keys(pairs, unique: bool = True) -> bool:
+    """Refuse keys that are not strings and (``unique``) a key twice, as Go's YAML readers (kustomize,
+    kubectl) do where PyYAML would keep the last silently. Returns whether there are merge keys (``<<``)."""
+    seen: dict[str, yaml.Node] = {}
+    merges = False
+    for key_node, _ in pairs:
+        if key_node.tag == _MERGE_TAG:
+            merges = True
+            continue
+        if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
+            raise ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; "
+                                   "quote it", key_node.start_mark)
+        if unique and seen.setdefault(key_node.value, key_node) is not key_node:
+            raise ConstructorError(None, None, f"mapping key {_quoted(key_node.value)} already defined at line "
+                                   f"{seen[key_node.value].start_mark.line + 1}; remove one of them",
+                                   key_node.start_mark)
+    return merges
+
+
+def _quoted(text: str) -> str:
+    """A key as messages show it: quoted, control characters escaped, long ones cut."""
+    cut = text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS] + "..."
+    return json.dumps(cut, ensure_ascii=False)
+
+
 def _node_text(node) -> str:
     if isinstance(node, yaml.ScalarNode):
         return repr(node.value) if node.value == "" else node.value
     return "of a map or list"
 
 
-def check_structure(text) -> bool:
+def check_structure(text, budget: Budget | None = None) -> bool:
     """Check a YAML stream against the limits from its parse events; return whether it uses aliases.
 
     Runs before anything is composed: libyaml's composer recurses in C per nesting level and an expanded
-    alias bomb never fits in memory, so both must be caught on the flat event stream.
+    alias bomb never fits in memory, so both must be caught on the flat event stream. ``budget`` carries the
+    alias nodes and documents of the texts read before this one in the same input.
     """
     if len(text) > limits.MAX_TOTAL_BYTES:
         raise YAMLLimitError(f"input is larger than {limits.MAX_TOTAL_BYTES // limits.MIB} MiB")
     parser = _BaseLoader(text)
     try:
-        return _scan(parser.get_event)
+        return _scan(parser.get_event, budget if budget is not None else Budget())
+    except yaml.MarkedYAMLError as err:
+        if _LIBYAML_DEPTH in str(getattr(err, "problem", "")):
+            raise _too_deep(err.problem_mark) from None
+        raise
     finally:
         parser.dispose()
 
 
-def _scan(next_event) -> bool:
+# libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops nesting at 1,000 levels, and scans flow collections ahead of
+# the events we count: whichever layer refuses, the user reads one message.
+_LIBYAML_DEPTH = "maximum nesting depth"
+
+
+def _too_deep(mark) -> YAMLLimitError:
+    return YAMLLimitError(f"nesting deeper than {limits.MAX_DEPTH} levels", mark)
+
+
+def _scan(next_event, budget: Budget) -> bool:
     open_anchors: list[str | None] = []
     sizes: dict[str, int] = {}  # anchor -> nodes in its expanded value
     starts: list[int] = []
-    nodes = alias_nodes = documents = 0
-    while (event := next_event()) is not None:
-        kind = event.__class__
-        if kind is ScalarEvent:
-            nodes += 1
-            if event.anchor:
-                sizes[event.anchor] = 1
-        elif kind in _OPENS:
-            nodes += 1
-            starts.append(nodes)
-            open_anchors.append(event.anchor)
-            if len(starts) > limits.MAX_DEPTH:
-                raise YAMLLimitError(f"nesting deeper than {limits.MAX_DEPTH} levels", event.start_mark)
-        elif kind in _CLOSES:
-            anchor = open_anchors.pop()
-            start = starts.pop()
-            if anchor:
-                sizes[anchor] = nodes - start + 1
-        elif kind is AliasEvent:
-            if event.anchor in open_anchors:
-                raise YAMLLimitError(f"alias *{event.anchor} refers to a value that contains it "
-                                     "(recursive alias)", event.start_mark)
-            size = sizes.get(event.anchor, 0)  # 0: undefined, the composer reports it
-            nodes += size
-            alias_nodes += size
-            if alias_nodes > limits.MAX_ALIAS_NODES:
-                raise YAMLLimitError(f"aliases expand to more than {limits.MAX_ALIAS_NODES:,} nodes "
-                                     "(a YAML alias bomb?)", event.start_mark)
-        elif kind is DocumentStartEvent:
-            sizes = {}
-            documents += 1
-            if documents > limits.MAX_OBJECTS:
-                raise YAMLLimitError(f"more than {limits.MAX_OBJECTS:,} YAML documents", event.start_mark)
-    return alias_nodes > 0
+    nodes = stream_aliases = 0
+    alias_nodes, documents = budget.alias_nodes, budget.documents
+    try:
+        while (event := next_event()) is not None:
+            kind = event.__class__
+            if kind is ScalarEvent:
+                nodes += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif kind in _OPENS:
+                nodes += 1
+                starts.append(nodes)
+                open_anchors.append(event.anchor)
+                if len(starts) > limits.MAX_DEPTH:
+                    raise _too_deep(event.start_mark)
+            elif kind in _CLOSES:
+                anchor = open_anchors.pop()
+                start = starts.pop()
+                if anchor:
+                    sizes[anchor] = nodes - start + 1
+            elif kind is AliasEvent:
+                if event.anchor in open_anchors:
+                    raise YAMLLimitError(f"alias *{event.anchor} refers to a value that contains it "
+                                         "(recursive alias)", event.start_mark)
+                size = sizes.get(event.anchor, 0)  # 0: undefined, the composer reports it
+                nodes += size
+                stream_aliases += size
+                alias_nodes += size
+                if alias_nodes > limits.MAX_ALIAS_NODES:
+                    raise YAMLLimitError(f"aliases expand to more than {limits.MAX_ALIAS_NODES:,} nodes "
+                                         "(a YAML alias bomb?)", event.start_mark)
+            elif kind is DocumentStartEvent:
+                sizes = {}
+                documents += 1
+                if documents > limits.MAX_OBJECTS:
+                    raise YAMLLimitError(f"more than {limits.MAX_OBJECTS:,} YAML documents in the inputs",
+                                         event.start_mark)
+    finally:
+        budget.alias_nodes, budget.documents = alias_nodes, documents
+    return stream_aliases > 0
+
+
+def load_all(text: str, budget: Budget) -> list:
+    """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``."""
+    loader = SafeLoader(text, budget)
+    try:
+        return [loader.get_data() for _ in iter(loader.check_data, False)]
+    finally:
+        loader.dispose()
+
+
+def load_one(text: str, budget: Budget):
+    """The single document of ``text`` (None if empty), counted against ``budget``."""
+    loader = SafeLoader(text, budget)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def _unshare(value):
@@ -264,29 +340,33 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     skipped: list[str] = []
     docs: list[Doc] = []
     errors: list[OmeError] = []
-    total_bytes = 0
+    total_bytes = file_count = 0
+    budget = Budget()
     for path in paths:
         try:
             files = _files(path, skipped)
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
+        file_count += len(files)
+        if file_count > limits.MAX_FILES:
+            raise OmeErrors(errors + [_too_many_files(path)])
         for file in files:
             try:
-                text = _read_stdin(stdin if stdin is not None else sys.stdin) if path == "-" else _read_file(file)
+                text = _read_stdin(stdin) if path == "-" else read_file(file)
             except OmeError as err:
                 errors.append(err)
                 continue
-            total_bytes += len(text)
+            total_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
             if total_bytes > limits.MAX_TOTAL_BYTES:
                 raise OmeErrors(errors + [OmeError(f"the inputs are larger than {_mib(limits.MAX_TOTAL_BYTES)} "
                                                    "in total; render fewer files at a time", file=file)])
             try:
-                docs.extend(parse_text(text, file, start=len(docs)))
+                docs.extend(parse_text(text, file, start=len(docs), budget=budget))
             except OmeError as err:
                 errors.append(err)
             if len(docs) > limits.MAX_OBJECTS:
-                raise OmeErrors(errors + [_too_many_objects(file)])
+                raise OmeErrors(errors + [too_many_objects(file)])
     if notes is not None:
         notes.extend(Message("info", f"skipped: `omerender render -o` wrote this directory (it holds "
                                      f"{RENDERED_MARKER}); its objects are output, not input", file=folder)
@@ -296,7 +376,12 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     return docs
 
 
-def _too_many_objects(file: str | None) -> OmeError:
+def _too_many_files(path: str) -> OmeError:
+    return OmeError(f"more than {limits.MAX_FILES:,} YAML files in the inputs; render fewer files at a time",
+                    file=path)
+
+
+def too_many_objects(file: str | None) -> OmeError:
     return OmeError(f"more than {limits.MAX_OBJECTS:,} objects in the inputs; render fewer files at a time",
                     file=file)
 
@@ -315,11 +400,38 @@ def _files(path: str, skipped: list[str]) -> list[str]:
     return _yaml_files(path, skipped) if os.path.isdir(path) else [path]
 
 
-def _read_stdin(stream) -> str:
-    text = stream.read(limits.MAX_FILE_BYTES + 1)
-    if len(text) > limits.MAX_FILE_BYTES:
-        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=STDIN)
-    return text
+def _read_stdin(stdin) -> str:
+    # stdin often carries a whole input (`kustomize build . | omerender render -`): the total limit applies.
+    return read_stream(stdin if stdin is not None else sys.stdin, limits.MAX_TOTAL_BYTES, STDIN,
+                       "render fewer objects at a time")
+
+
+def read_stream(stream, limit: int, name: str, fix: str = "split it into several files") -> str:
+    """The text of ``stream`` (stdin), read as bytes and refused once it passes ``limit`` bytes: never
+    more than ``limit`` + 1 bytes are held."""
+    source = getattr(stream, "buffer", stream)
+    data = source.read(limit + 1)
+    if isinstance(data, str):  # a text stream without bytes underneath (tests pass StringIO)
+        data = data.encode("utf-8", "surrogatepass")
+    if len(data) > limit:
+        raise OmeError(f"larger than {_mib(limit)}; {fix}", file=name)
+    return decode(data, name)
+
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 text, or an error giving the offset of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise OmeError(f"not UTF-8 text: byte 0x{data[err.start]:02x} at offset {err.start} is not valid "
+                       "UTF-8; save it as UTF-8 (Kubernetes YAML is UTF-8)", file=name) from None
+
+
+def read_named_file(path: str) -> str:
+    """A file named by the user or found beside an input (the lock): read as :func:`read_file` reads
+    inputs, and a symbolic link must stay inside its own directory."""
+    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
+    return read_file(path)
 
 
 def _refuse_escape(path: str, directory: str, shown: str) -> None:
@@ -350,54 +462,58 @@ def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
                 continue
             if name.endswith((".yaml", ".yml")):
                 found.append(os.path.join(root, name))
-        if len(found) > limits.MAX_FILES:
-            raise OmeError(f"more than {limits.MAX_FILES:,} YAML files; render fewer files at a time",
-                           file=directory)
+        if len(found) > limits.MAX_FILES:  # stop walking: read_paths counts across every path
+            raise _too_many_files(directory)
     return sorted(found)
 
 
-def _read_file(file: str) -> str:
+def read_file(file: str, limit: int | None = None) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (default: the file limit); anything else
+    is an error naming it."""
+    limit = limits.MAX_FILE_BYTES if limit is None else limit
     try:
-        _check_regular(os.stat(file), file)  # before open: opening a FIFO would block
+        _check_regular(os.stat(file), file, limit)  # before open: opening a FIFO would block
         with open(file, "rb") as handle:
-            _check_regular(os.fstat(handle.fileno()), file)
-            data = handle.read(limits.MAX_FILE_BYTES + 1)  # the file may have grown since
+            _check_regular(os.fstat(handle.fileno()), file, limit)
+            data = handle.read(limit + 1)  # the file may have grown since
     except OSError as err:
         raise OmeError(f"cannot read file: {err.strerror}", file=file) from None
-    if len(data) > limits.MAX_FILE_BYTES:
-        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise OmeError("not a UTF-8 text file", file=file) from None
+    if len(data) > limit:
+        raise OmeError(f"larger than {_mib(limit)}; split it into several files", file=file)
+    return decode(data, file)
 
 
-def _check_regular(info: os.stat_result, file: str) -> None:
+def _check_regular(info: os.stat_result, file: str, limit: int) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise OmeError("not a regular file; omerender reads only files, directories and -", file=file)
-    if info.st_size > limits.MAX_FILE_BYTES:
-        raise OmeError(f"larger than {_mib(limits.MAX_FILE_BYTES)}; split it into several files", file=file)
+    if info.st_size > limit:
+        raise OmeError(f"larger than {_mib(limit)}; split it into several files", file=file)
 
 
-def parse_text(text: str, file: str, start: int = 0) -> list[Doc]:
+def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = None) -> list[Doc]:
     """Parse a multi-document YAML text; ``kind: List`` is flattened.
 
     Only plain YAML is read (see :class:`SafeLoader`); input over a limit is an error naming ``file``.
+    ``budget`` is shared by every text of one input.
     """
     try:
-        raw = [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
+        raw = [d for d in load_all(text, budget if budget is not None else Budget()) if d is not None]
     except yaml.YAMLError as err:
-        problem = yaml_problem(err)
-        prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
-        raise OmeError(f"{prefix}{problem}", file=file) from None
+        raise OmeError(yaml_error_text(err), file=file) from None
     docs = []
     for data in raw:
         items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
         for item in (items if isinstance(items, list) else [data]):
             docs.append(Doc(item, file, start + len(docs)))
             if len(docs) > limits.MAX_OBJECTS:
-                raise _too_many_objects(file)
+                raise too_many_objects(file)
     return docs
+
+
+def yaml_error_text(err: yaml.YAMLError) -> str:
+    """What a message says about YAML that could not be read: over a limit, or malformed."""
+    prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
+    return prefix + yaml_problem(err)
 
 
 def yaml_problem(err: yaml.YAMLError) -> str:
@@ -413,7 +529,7 @@ def yaml_problem(err: yaml.YAMLError) -> str:
 def index(docs: list[Doc]) -> Inputs:
     """Validate every document as a Kubernetes object and sort the OME ones by role."""
     if len(docs) > limits.MAX_OBJECTS:
-        raise _too_many_objects(None)
+        raise too_many_objects(None)
     inputs = Inputs()
     errors: list[OmeError] = []
     for doc in docs:

@@ -22,7 +22,7 @@ import yaml
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
-from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, yaml_problem
+from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, read_named_file, yaml_error_text
 from .select import Resolution, find_runtime, resolve
 
 LOCK_FILE = "omerender.lock.yaml"
@@ -169,7 +169,7 @@ def parse_lock(text: str, file: str = LOCK_FILE) -> Lock:
     try:
         data = yaml.load(text, Loader=SafeLoader)  # the inputs' loader: same limits, dates kept as text
     except yaml.YAMLError as err:
-        raise OmeError(f"{LOCK_FILE}: malformed YAML: {yaml_problem(err)}", file=file) from None
+        raise OmeError(f"{LOCK_FILE}: {yaml_error_text(err)}", file=file) from None
     return lock_from_data(data or {}, file)
 
 
@@ -249,10 +249,16 @@ def find_lock(paths: list[str], explicit: str | None = None) -> str | None:
 
 def read_lock(path: str | None) -> Lock | None:
     """The lock at ``path``; None when there is no such file (an empty lock)."""
-    if path is None or not os.path.exists(path):
+    text = read_lock_text(path)
+    return None if text is None else parse_lock(text, path)
+
+
+def read_lock_text(path: str | None) -> str | None:
+    """The lock file's text, read like any input (a regular file within the size limit, UTF-8, no link
+    out of its directory); None when there is none. A dangling link is an error, not a missing lock."""
+    if path is None or not os.path.lexists(path):
         return None
-    with open(path, encoding="utf-8") as handle:
-        return parse_lock(handle.read(), path)
+    return read_named_file(path)
 
 
 def is_lock_object(obj: Obj) -> bool:

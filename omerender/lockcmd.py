@@ -1,14 +1,12 @@
 """``omerender lock update``: write and advance ``omerender.lock.yaml`` (inheritance-and-pinning.md §16)."""
 from __future__ import annotations
 
-import os
-
 import click
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, validate_runtime_chain
 from .load import Inputs, index, read_paths
-from .lock import LOCK_FILE, dump_lock, find_lock, read_lock, update_lock
+from .lock import LOCK_FILE, dump_lock, find_lock, parse_lock, read_lock_text, update_lock
 from .shell import fail, run_guarded
 
 
@@ -38,8 +36,8 @@ def update(paths, lock_path, advance, advance_all, debug):
             raise OmeError("lock update reads its input from stdin: name the lock file with --lock")
         inputs = index(read_paths(paths))
         _check_advance(inputs, advance)
-        old_text = _read_text(target)
-        old = read_lock(target)
+        old_text = read_lock_text(target)
+        old = None if old_text is None else parse_lock(old_text, target)
         chains = Chains(inputs, report)
         _validate_runtimes(inputs, chains)
         new_text = dump_lock(update_lock(inputs, chains, old, True if advance_all else set(advance), report))
@@ -52,13 +50,6 @@ def update(paths, lock_path, advance, advance_all, debug):
         click.echo(message.line(), err=True)
     if failures:
         fail(failures)
-
-
-def _read_text(path: str) -> str | None:
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
 
 
 def _check_advance(inputs: Inputs, advance) -> None:

@@ -13,7 +13,7 @@ import click
 from .emit import dump
 from . import limits
 from .errors import Message, OmeError, OmeErrors, Report
-from .load import _files, _read_file
+from .load import _files, read_file
 from .modelinfo import Budget, compute, open_source
 from .modelinfo.update import insert, load_objects, missing_fields, models_in
 from .shell import fail, run_guarded
@@ -72,7 +72,7 @@ def _update(path: str, source: str | None, report: Report) -> None:
     writes, errors = [], []
     for file in _files(path, []):
         try:
-            text = _read_file(file)
+            text = read_file(file)
             total += len(text)
             if total > limits.MAX_TOTAL_BYTES:
                 raise OmeErrors(errors + [OmeError(f"the files are larger than {limits.MAX_TOTAL_BYTES // limits.MIB} "

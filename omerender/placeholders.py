@@ -16,6 +16,10 @@ environment, files or Python objects: the only data is the metadata dict.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
+from . import limits
 from .errors import OmeError
 
 MAX_TEXT_CHARS = 1 << 20
@@ -32,6 +36,28 @@ GO_KEYWORDS = ("block", "break", "continue", "define", "else", "end", "if", "ran
 ESCAPE_HINT = 'to pass literal braces, write {{"{{"}} and {{"}}"}}'
 SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
                   "\\": "\\", '"': '"'}
+
+
+class _Spent:
+    """Characters expanded so far in one render."""
+
+    def __init__(self):
+        self.chars = 0
+        self.over = False  # reported once; the render fails, so later values are left unexpanded
+
+
+# The render opens one budget (:func:`render_budget`); the pod builders that expand placeholders stay unaware.
+_SPENT: contextvars.ContextVar[_Spent | None] = contextvars.ContextVar("omerender_expanded_chars", default=None)
+
+
+@contextlib.contextmanager
+def render_budget():
+    """Count every expansion inside against :data:`limits.MAX_EXPANDED_CHARS`, across all InferenceServices."""
+    token = _SPENT.set(_Spent())
+    try:
+        yield
+    finally:
+        _SPENT.reset(token)
 
 
 class PlaceholderError(ValueError):
@@ -74,10 +100,25 @@ def _expand_value(value, meta: dict, path: str, subpath: str):
 
 
 def _expand_field(text: str, meta: dict, field: str) -> str:
+    spent = _SPENT.get()
+    if spent is not None and spent.over:
+        return text
     try:
-        return expand(text, meta)
+        value = expand(text, meta)
     except PlaceholderError as err:
         raise OmeError(f"invalid placeholder in {field}: {err.reason}", field=field) from None
+    if value is not text and spent is not None:
+        _spend(spent, len(value), field)
+    return value
+
+
+def _spend(spent: _Spent, chars: int, field: str) -> None:
+    spent.chars += chars
+    if spent.chars > limits.MAX_EXPANDED_CHARS:
+        spent.over = True
+        raise OmeError(f"placeholders in {field} take the text they print past {limits.MAX_EXPANDED_CHARS:,} "
+                       "characters across the render; print shorter labels and annotations, or fewer of them",
+                       field=field)
 
 
 class _Expander:

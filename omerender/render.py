@@ -16,6 +16,7 @@ from .lock import Lock, check_locked_entries, is_lock_object, resolve_with_lock
 from .load import Inputs, Obj
 from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .names import trunc63
+from .placeholders import render_budget
 from .pods import PodPlan, build_pod
 from .presets import check_engine_annotation
 from .storage import model_storage, overlay_storage
@@ -55,6 +56,11 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
 
     ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
     """
+    with render_budget():
+        return _render(inputs, options, lock)
+
+
+def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report = Report()
     report.extend(inputs.messages)
     chains = Chains(inputs, report)

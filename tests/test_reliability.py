@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import copy
+import io
 import os
+import re
 import subprocess
 import sys
 import time
@@ -111,15 +113,22 @@ def test_aliased_values_are_separate_objects():
 
 # ---------------------------------------------------------------- nesting
 
-@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "- " * 100_000 + "x\n",
-                                  "{a: " * 100_000 + "1" + "}" * 100_000], ids=["flow", "block", "map"])
-def test_deep_nesting_is_refused_without_crashing(text):
+# libyaml 0.2.6 (PyYAML 6.0.4) refuses flow nesting past 1,000 levels while scanning ahead, before the events
+# reach omerender's own check; either way the user reads one message, at the position where it stopped.
+TOO_DEEP = "error: <stdin>: nesting deeper than 100 levels (line 1, column {})"
+
+
+@pytest.mark.parametrize("text, columns", [("[" * 100_000 + "]" * 100_000, (101, 1001)),
+                                           ("- " * 100_000 + "x\n", (201,)),
+                                           ("{a: " * 100_000 + "1" + "}" * 100_000, (401,)),
+                                           ("[" * 500 + "]" * 500, (101,))],
+                         ids=["flow", "block", "map", "flow-500"])
+def test_deep_nesting_is_refused_without_crashing(text, columns):
     # libyaml's composer used to crash the whole process (SIGSEGV) near 30,000 levels: run it in a child.
     child = subprocess.run([sys.executable, "-m", "omerender.cli", "render", "-"], input=text, cwd=ROOT,
                            capture_output=True, text=True, timeout=60, check=False)
     assert (child.returncode, child.stdout) == (1, "")
-    assert child.stderr == "error: <stdin>: nesting deeper than 100 levels (line 1, column 101)\n" or \
-        child.stderr.startswith("error: <stdin>: nesting deeper than 100 levels (line ")
+    assert child.stderr in [TOO_DEEP.format(column) + "\n" for column in columns]
 
 
 def test_deep_nesting_in_a_krm_resource_list_is_an_error_result():
@@ -127,9 +136,33 @@ def test_deep_nesting_in_a_krm_resource_list_is_an_error_result():
     child = subprocess.run([sys.executable, "-m", "omerender.cli", "fn"], input=text, cwd=ROOT,
                            capture_output=True, text=True, timeout=60, check=False)
     assert child.returncode == 1
-    result = yaml.safe_load(child.stdout)["results"][0]
+    [result] = yaml.safe_load(child.stdout)["results"]
     assert result["severity"] == "error"
-    assert "nesting deeper than 100 levels" in result["message"]
+    assert re.fullmatch(r"malformed ResourceList on stdin: nesting deeper than 100 levels "
+                        r"\(line 3, column (107|1007)\)", result["message"]), result["message"]
+
+
+# PyYAML without libyaml (no wheel for the platform): the same input gives the same message.
+HIDE_LIBYAML = ("import runpy, sys, yaml\n"
+                "for name in [n for n in dir(yaml) if n.startswith('C') and n[1:2].isupper()]:\n"
+                "    delattr(yaml, name)\n"
+                "sys.argv = ['omerender', 'render', '-']\n"
+                "runpy.run_module('omerender.cli', run_name='__main__')\n")
+
+
+@pytest.mark.parametrize("text", ["[" * 500 + "]" * 500, "- " * 10_000 + "x\n", BOMB, "a: 1\nb: 2\na: 3\n",
+                                  "a: &a\n  b: *a\n", "a: [\n"],
+                         ids=["flow-nesting", "block-nesting", "alias-bomb", "duplicate-key", "recursive-alias",
+                              "unclosed"])
+def test_pyyaml_without_libyaml_refuses_alike(text):
+    def run(*args):
+        return subprocess.run([sys.executable, *args], input=text, cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, check=False)
+    with_c, pure = run("-m", "omerender.cli", "render", "-"), run("-c", HIDE_LIBYAML)
+    assert (pure.returncode, pure.stdout) == (with_c.returncode, with_c.stdout) == (1, "")
+    if text != "a: [\n":  # the parsers word syntax errors differently; limits and our checks alike
+        assert pure.stderr == with_c.stderr
+    assert pure.stderr.startswith("error: <stdin>: ") and pure.stderr.count("\n") == 1
 
 
 def test_nesting_at_the_limit_renders_and_one_more_level_fails():
@@ -157,10 +190,13 @@ def test_a_50_mb_file_is_refused_without_reading_it(tmp_path):
     assert_fails(run, f"error: {big}: larger than 32 MiB; split it into several files")
 
 
-def test_stdin_over_the_file_limit_is_refused(monkeypatch):
+def test_stdin_holds_a_whole_input_up_to_the_total_limit(monkeypatch):
+    # `kustomize build . | omerender render -` puts everything on stdin: the one-file limit does not apply.
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    assert run_cli("render", "-", input="# " + "x" * 1000 + "\n").code == 0
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
     assert_fails(run_cli("render", "-", input="# " + "x" * 1000 + "\n"),
-                 "error: <stdin>: larger than 0 MiB; split it into several files")
+                 "error: <stdin>: larger than 0 MiB; render fewer objects at a time")
 
 
 def test_total_input_size_limit(tmp_path, monkeypatch):
@@ -175,20 +211,21 @@ def test_total_input_size_limit(tmp_path, monkeypatch):
 def test_object_count_limit_counts_documents_and_list_items(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_OBJECTS", 3)
     configmaps = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(4)]
-    assert_fails(render_objects(configmaps), "error: <stdin>: more than 3 YAML documents (line 15, column 1)")
+    assert_fails(render_objects(configmaps),
+                 "error: <stdin>: more than 3 YAML documents in the inputs (line 15, column 1)")
     as_list = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": configmaps})
     assert_fails(run_cli("render", "-", input=as_list),
                  "error: <stdin>: more than 3 objects in the inputs; render fewer files at a time")
     write(tmp_path / "a.yaml", yaml.safe_dump_all(configmaps[:2]))
     write(tmp_path / "b.yaml", yaml.safe_dump_all(configmaps[2:]))
     assert_fails(run_cli("render", str(tmp_path)),
-                 f"error: {tmp_path / 'b.yaml'}: more than 3 objects in the inputs; render fewer files at a time")
+                 f"error: {tmp_path / 'b.yaml'}: more than 3 YAML documents in the inputs (line 5, column 1)")
 
 
 def test_a_stream_of_empty_documents_is_bounded(monkeypatch):
     monkeypatch.setattr(limits, "MAX_OBJECTS", 1000)
     assert_fails(run_cli("render", "-", input="---\n" * 5000),
-                 "error: <stdin>: more than 1,000 YAML documents (line 1001, column 1)")
+                 "error: <stdin>: more than 1,000 YAML documents in the inputs (line 1001, column 1)")
 
 
 def test_file_count_limit(tmp_path, monkeypatch):
@@ -196,7 +233,29 @@ def test_file_count_limit(tmp_path, monkeypatch):
     for i in range(3):
         write(tmp_path / f"d{i}" / "x.yaml", "")
     assert_fails(run_cli("render", str(tmp_path)),
-                 f"error: {tmp_path}: more than 2 YAML files; render fewer files at a time")
+                 f"error: {tmp_path}: more than 2 YAML files in the inputs; render fewer files at a time")
+
+
+def test_file_count_limit_spans_every_path(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_FILES", 2)
+    for name in ("a", "b"):
+        write(tmp_path / name / "x.yaml", "")
+        write(tmp_path / name / "y.yaml", "")
+    assert run_cli("render", str(tmp_path / "a")).code == 0
+    assert_fails(run_cli("render", str(tmp_path / "a"), str(tmp_path / "b")),
+                 f"error: {tmp_path / 'b'}: more than 2 YAML files in the inputs; render fewer files at a time")
+    assert_fails(run_cli("render", str(tmp_path / "a"), str(tmp_path / "b" / "x.yaml")),
+                 f"error: {tmp_path / 'b' / 'x.yaml'}: more than 2 YAML files in the inputs; render fewer files at a "
+                 "time")
+
+
+def test_total_size_counts_bytes_not_characters(tmp_path, monkeypatch):
+    text = "a: " + "é" * 600 + "\n"  # 603 characters, 1,203 bytes
+    write(tmp_path / "a.yaml", text)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    assert_fails(run_cli("render", str(tmp_path / "a.yaml")),
+                 f"error: {tmp_path / 'a.yaml'}: the inputs are larger than 0 MiB in total; render fewer files at a "
+                 "time")
 
 
 def test_a_fleet_of_2000_runtimes_and_10000_inferenceservices_loads(tmp_path):
@@ -250,10 +309,35 @@ def test_mapping_keys_must_be_strings(key, shown):
                  f"error: <stdin>: malformed YAML: mapping key {shown} is not a string; quote it (line 2, column 3)")
 
 
+NOT_UTF8 = "is not valid UTF-8; save it as UTF-8 (Kubernetes YAML is UTF-8)"
+
+
 def test_binary_input_is_refused(tmp_path):
     write(tmp_path / "bad.yaml", "")
     (tmp_path / "bad.yaml").write_bytes(b"\xff\xfe\x00garbage")
-    assert_fails(run_cli("render", str(tmp_path / "bad.yaml")), f"error: {tmp_path / 'bad.yaml'}: not a UTF-8 text file")
+    assert_fails(run_cli("render", str(tmp_path / "bad.yaml")),
+                 f"error: {tmp_path / 'bad.yaml'}: not UTF-8 text: byte 0xff at offset 0 {NOT_UTF8}")
+
+
+def test_latin1_file_names_the_offset_of_the_first_bad_byte(tmp_path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("kind: ConfigMap\ndata: {city: Zürich}\n".encode("latin-1"))
+    assert_fails(run_cli("render", str(bad)), f"error: {bad}: not UTF-8 text: byte 0xfc at offset 30 {NOT_UTF8}")
+
+
+def test_non_utf8_stdin_is_an_error_line_not_an_internal_error():
+    assert_fails(run_cli("render", "-", input=b"a: \xc3(\n"),
+                 f"error: <stdin>: not UTF-8 text: byte 0xc3 at offset 3 {NOT_UTF8}")
+
+
+def test_non_utf8_stdin_of_the_krm_function_is_an_error_result():
+    run = run_cli("fn", input=b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n# \xff\n")
+    assert run.code == 1
+    assert yaml.safe_load(run.stdout) == {
+        "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
+        "results": [{"message": f"not UTF-8 text: byte 0xff at offset 67 {NOT_UTF8}", "severity": "error",
+                     "file": {"path": "<stdin>"}}]}
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
 
 
 # ---------------------------------------------------------------- paths and symbolic links
@@ -313,10 +397,11 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 
 def test_every_unreadable_path_is_reported(tmp_path):
     missing = tmp_path / "missing.yaml"
-    assert_fails(run_cli("render", "/dev/zero", str(missing), "-", input="a: ["),
+    assert_fails(run_cli("render", "/dev/zero", str(missing), "-", input="a: !!binary aGk=\n"),
                  "error: /dev/zero: not a regular file; omerender reads only files, directories and -",
                  f"error: no such file or directory: {missing}",
-                 "error: <stdin>: malformed YAML: did not find expected node content (line 2, column 1)")
+                 "error: <stdin>: malformed YAML: unsupported YAML tag !!binary; use plain maps, lists, strings, "
+                 "numbers, booleans and null (line 1, column 4)")
 
 
 # ---------------------------------------------------------------- crashes found by fuzzing (fixes belong in krm.py)
@@ -330,3 +415,315 @@ def test_krm_non_map_fields_are_error_results_not_internal_errors(extra):
     assert code == 1 and resource_list["items"] == []
     messages = [r["message"] for r in resource_list["results"]]
     assert messages and not any("internal error" in m for m in messages), messages
+
+
+# ---------------------------------------------------------------- limits hold across a whole input (issue 12)
+
+def bomb_item(i: int) -> str:
+    """One ResourceList item (kustomize's layout) whose aliases expand to 472,392 nodes: under the limit alone."""
+    return (f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n"
+            "    a: &a [x, x, x, x, x, x, x, x, x]\n    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n    f: [*e, *e, *e, *e, *e, *e, *e, *e]\n")
+
+
+def test_the_alias_budget_spans_every_item_of_a_resource_list():
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(map(bomb_item, range(5)))
+    assert 1600 < len(text) < 1800
+    started = time.monotonic()
+    run = run_cli("fn", input=text)
+    assert time.monotonic() - started < 3
+    assert run.code == 1
+    assert yaml.safe_load(run.stdout) == {
+        "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
+        "results": [{"message": "malformed ResourceList on stdin: aliases expand to more than 1,000,000 nodes "
+                                "(a YAML alias bomb?) (line 25, column 25)", "severity": "error"}]}
+    assert text.splitlines()[24][24:] == "*e, *e, *e, *e]"  # in the second item, already past the limit
+
+
+def test_one_item_under_the_alias_budget_still_renders():
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + bomb_item(0)
+    resource_list, code = krm_run(text)
+    assert code == 0, resource_list.get("results")
+    assert len(resource_list["items"][0]["data"]["f"]) == 8
+
+
+def test_the_alias_budget_spans_every_file_of_a_render(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    write(tmp_path / "a.yaml", "a: &x [1, 2]\nb: *x\n")  # 3 nodes
+    write(tmp_path / "b.yaml", "a: &x [1, 2]\nb: *x\n")  # 3 more: 6 > 5
+    assert_fails(run_cli("render", str(tmp_path)),
+                 f"error: {tmp_path / 'b.yaml'}: aliases expand to more than 5 nodes (a YAML alias bomb?) "
+                 "(line 2, column 4)")
+    assert_fails(run_cli("render", str(tmp_path / "a.yaml"), "-", input="c: &y [1, 2]\nd: *y\n"),
+                 "error: <stdin>: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 2, column 4)")
+
+
+def test_the_alias_budget_spans_items_aliased_across_each_other(monkeypatch):
+    # An alias from one item to another defeats the item-by-item reading: the whole text is read at once.
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {k: v}}\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}, data: *d}\n"
+            "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: *d}\n")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert resource_list["results"][0]["message"] == (
+        "malformed ResourceList on stdin: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 6, column 64)")
+    assert text.splitlines()[5][63:] == "*d}"
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 6)
+    resource_list, code = krm_run(text)
+    assert code == 0, resource_list.get("results")
+    assert [item["data"] for item in resource_list["items"]] == [{"k": "v"}] * 3
+
+
+@pytest.mark.parametrize("layout", ["kustomize", "flow"])
+def test_items_of_a_resource_list_count_as_objects_in_either_layout(monkeypatch, layout):
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 3)
+    items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(4)]
+    text = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items},
+                          sort_keys=False, default_flow_style=True if layout == "flow" else False)
+    assert ("items:\n- " in text) == (layout == "kustomize")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert [r["message"] for r in resource_list["results"]] == [
+        "more than 3 objects in the inputs; render fewer files at a time"]
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 4)
+    assert krm_run(text)[1] == 0
+
+
+def annotated_fleet(value: str, args: int, count: int = 1) -> list[dict]:
+    objects = worked_example()
+    isvcs = []
+    for i in range(count):
+        isvc = copy.deepcopy(objects["isvc"])
+        isvc["metadata"]["name"] = f"svc-{i}"
+        isvc["metadata"]["annotations"] = {"a": value}
+        isvc["spec"]["engine"]["runner"]["args"] = ["{{.Annotations.a}}"] * args
+        isvcs.append(isvc)
+    return [objects["model"], objects["runtime"]] + isvcs
+
+
+def test_placeholder_output_is_capped_across_the_render():
+    # A 1 MB annotation printed by 1,500 args would be 1.5 GB of output (a MemoryError, before the cap).
+    started = time.monotonic()
+    run = render_objects(annotated_fleet("x" * 1_000_000, 1500))
+    assert time.monotonic() - started < 20
+    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-0: placeholders in engine.runner.args[67] take "
+                      "the text they print past 67,108,864 characters across the render; print shorter labels and "
+                      "annotations, or fewer of them")
+
+
+def test_the_placeholder_cap_spans_inferenceservices_and_is_reported_once(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_EXPANDED_CHARS", 2500)
+    assert render_objects(annotated_fleet("x" * 100, 12, count=2)).code == 0  # 2,400 characters
+    run = render_objects(annotated_fleet("x" * 100, 12, count=5))
+    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-2: placeholders in engine.runner.args[0] take "
+                      "the text they print past 2,500 characters across the render; print shorter labels and "
+                      "annotations, or fewer of them")
+
+
+def test_the_placeholder_cap_starts_afresh_for_each_render(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_EXPANDED_CHARS", 2500)
+    for _ in range(3):
+        assert render_objects(annotated_fleet("x" * 100, 12, count=2)).code == 0
+
+
+class Endless(io.RawIOBase):
+    """A stdin that never ends: reading it in full would hang."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = b"#" * len(buffer)
+        return len(buffer)
+
+
+def endless_stdin():
+    return io.BufferedReader(Endless())
+
+
+def test_render_stdin_is_refused_while_reading(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    assert_fails(run_cli("render", "-", input=endless_stdin()),
+                 "error: <stdin>: larger than 0 MiB; render fewer objects at a time")
+
+
+def test_krm_stdin_is_refused_while_reading(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    run = run_cli("fn", input=endless_stdin())
+    assert run.code == 1
+    assert yaml.safe_load(run.stdout)["results"] == [
+        {"message": "larger than 0 MiB; render fewer objects in one kustomization", "severity": "error",
+         "file": {"path": "<stdin>"}}]
+
+
+@pytest.mark.parametrize("command, fix", [("render -", "error: <stdin>: larger than 256 MiB; render fewer objects "
+                                                              "at a time"),
+                                          ("fn", "error: larger than 256 MiB; render fewer objects in one "
+                                                 "kustomization")], ids=["render", "fn"])
+def test_stdin_of_256_mib_is_refused_without_reading_further(command, fix):
+    # The real limit, through the real command: /dev/zero never ends.
+    with open("/dev/zero", "rb") as zero:
+        child = subprocess.run([sys.executable, "-m", "omerender.cli", *command.split()], stdin=zero, cwd=ROOT,
+                               capture_output=True, text=True, timeout=60, check=False)
+    assert child.returncode == 1
+    assert child.stderr == fix + "\n"
+    if command == "fn":
+        assert yaml.safe_load(child.stdout) == {
+            "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
+            "results": [{"message": fix[len("error: "):], "severity": "error", "file": {"path": "<stdin>"}}]}
+    else:
+        assert child.stdout == ""
+
+
+# ---------------------------------------------------------------- the lock file is read like any input
+
+def fixture_file(tmp_path):
+    """An input file; render looks for omerender.lock.yaml beside it (a directory input reads it as an input)."""
+    return write(tmp_path / "repo" / "inputs.yaml", fixture_text())
+
+
+def test_a_lock_symlinked_to_dev_zero_is_an_error_not_a_hang(tmp_path):
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    os.symlink("/dev/zero", lock)
+    started = time.monotonic()
+    run = run_cli("render", str(inputs))
+    assert time.monotonic() - started < 5
+    assert_fails(run, f"error: {lock}: symbolic link to /dev/zero, outside {inputs.parent}; "
+                      "omerender reads only the files it is given")
+
+
+@pytest.mark.parametrize("command", [("render",), ("lock", "update")])
+def test_a_lock_that_is_a_device_or_fifo_is_refused(tmp_path, command):
+    inputs = fixture_file(tmp_path)
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for lock in ("/dev/zero", str(tmp_path / "fifo.yaml")):
+        assert_fails(run_cli(*command, str(inputs), "--lock", lock),
+                     f"error: {lock}: not a regular file; omerender reads only files, directories and -")
+
+
+@pytest.mark.parametrize("command", [("render",), ("lock", "update")])
+def test_a_lock_linking_out_of_its_directory_is_not_read(tmp_path, command):
+    secret = write(tmp_path / "secret.yaml", "password: hunter2\n")
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    os.symlink(secret, lock)
+    assert_fails(run_cli(*command, str(inputs)), f"error: {lock}: symbolic link to {secret}, outside {inputs.parent}; "
+                                                 "omerender reads only the files it is given")
+    assert secret.read_text() == "password: hunter2\n"
+
+
+def test_a_dangling_lock_link_is_an_error_not_a_missing_lock(tmp_path):
+    inputs = fixture_file(tmp_path)
+    os.symlink("gone.yaml", inputs.parent / "omerender.lock.yaml")
+    assert_fails(run_cli("render", str(inputs)),
+                 f"error: {inputs.parent / 'omerender.lock.yaml'}: cannot read file: No such file or directory")
+
+
+def test_a_lock_over_the_size_limit_or_not_utf8_is_refused(tmp_path, monkeypatch):
+    inputs = fixture_file(tmp_path)
+    lock = inputs.parent / "omerender.lock.yaml"
+    lock.write_bytes(b"kind: RuntimeLock # \xe9\n")
+    assert_fails(run_cli("render", str(inputs)), f"error: {lock}: not UTF-8 text: byte 0xe9 at offset 20 {NOT_UTF8}")
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", len(fixture_text()))
+    lock.write_text("#" * (len(fixture_text()) + 1))
+    assert_fails(run_cli("render", str(inputs)), f"error: {lock}: larger than 0 MiB; split it into several files")
+
+
+def test_a_lock_alias_bomb_is_refused(tmp_path):
+    inputs = fixture_file(tmp_path)
+    lock = write(inputs.parent / "omerender.lock.yaml", BOMB)
+    assert_fails(run_cli("render", str(inputs)),
+                 f"error: {lock}: omerender.lock.yaml: aliases expand to more than 1,000,000 nodes (a YAML alias "
+                 "bomb?) (line 7, column 8)")
+
+
+# ---------------------------------------------------------------- duplicate mapping keys (issue 13)
+
+def isvc_text() -> str:
+    objects = worked_example()
+    return yaml.safe_dump_all([objects["model"], objects["runtime"]], sort_keys=False) + "---\n" + \
+        yaml.safe_dump(objects["isvc"], sort_keys=False)
+
+
+def test_two_engine_blocks_are_an_error_naming_the_line():
+    text = isvc_text() + "  engine:\n    maxReplicas: 10\n"
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line == "  engine:") + 1
+    assert_fails(run_cli("render", "-", input=text),
+                 f'error: <stdin>: malformed YAML: mapping key "engine" already defined at line {first}; remove one '
+                 f"of them (line {len(lines) - 1}, column 3)")
+
+
+def test_a_second_namespace_is_an_error_in_a_file(tmp_path):
+    text = isvc_text().replace("  namespace: llama-demo\n", "  namespace: llama-demo\n  namespace: kube-system\n")
+    line = text.splitlines().index("  namespace: kube-system") + 1
+    path = write(tmp_path / "isvc.yaml", text)
+    assert_fails(run_cli("render", str(path)),
+                 f'error: {path}: malformed YAML: mapping key "namespace" already defined at line {line - 1}; '
+                 f"remove one of them (line {line}, column 3)")
+
+
+@pytest.mark.parametrize("text, shown, line, column", [
+    ("a: {k: 1, k: 2}\n", '"k"', 1, 11),
+    ("a: 1\n'a': 2\n", '"a"', 2, 1),
+    ('"x\\ny": 1\n"x\\ny": 2\n', '"x\\ny"', 2, 1),
+    (f"{'k' * 70}: 1\n{'k' * 70}: 2\n", '"' + "k" * 60 + '..."', 2, 1),
+], ids=["flow", "quoted", "newline-escaped", "long-key-cut"])
+def test_duplicate_keys_are_refused_in_every_style(text, shown, line, column):
+    assert_fails(run_cli("render", "-", input=text),
+                 f"error: <stdin>: malformed YAML: mapping key {shown} already defined at line 1; remove one of them "
+                 f"(line {line}, column {column})")
+
+
+def test_merge_keys_may_be_overridden_by_the_mapping_s_own_keys():
+    from omerender.load import parse_text
+    docs = parse_text("base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\n", "f.yaml")
+    assert docs[0].data["merged"] == {"x": 1, "y": 3}
+
+
+def test_duplicate_keys_in_a_resource_list_item_are_an_error_result():
+    text = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    name: b\n")
+    resource_list, code = krm_run(text)
+    assert code == 1
+    assert resource_list["results"][0]["message"] == (
+        'malformed ResourceList on stdin: mapping key "name" already defined at line 7; remove one of them '
+        "(line 8, column 5)")
+
+
+# ---------------------------------------------------------------- the legacy exec plugin (kubectl kustomize)
+
+def test_legacy_plugin_limits_span_its_config_and_resources(monkeypatch):
+    from omerender.gitops import legacy_plugin
+    monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
+    config = "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\nspec: &s {}\nx: [*s, *s, *s]\n"
+    configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &x {k: v}\n"
+    assert legacy_plugin(config, configmap)[2] == 0  # 3 alias nodes in the config
+    assert legacy_plugin("apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\n",
+                         configmap + "extra: [*x]\n")[2] == 0  # 3 in the resources
+    assert legacy_plugin(config, configmap + "extra: [*x]\n") == (
+        "", ["error: YAML from kustomize: aliases expand to more than 5 nodes (a YAML alias bomb?) (line 5, column 9)"], 1)
+
+
+def run_legacy_plugin(monkeypatch, capsys, config: str, stdin) -> tuple[int, str, str]:
+    from omerender.gitops import plugin_main
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+    code = plugin_main(["kustomize-plugin", config])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_legacy_plugin_stdin_is_refused_while_reading(monkeypatch, capsys, tmp_path):
+    config = write(tmp_path / "config.yaml", "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\n")
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 1000)
+    assert run_legacy_plugin(monkeypatch, capsys, str(config), endless_stdin()) == (
+        1, "", "error: <stdin>: larger than 0 MiB; render fewer objects in one kustomization\n")
+
+
+def test_legacy_plugin_config_is_read_like_any_input(monkeypatch, capsys):
+    assert run_legacy_plugin(monkeypatch, capsys, "/dev/zero", io.BytesIO(b"")) == (
+        1, "", "error: /dev/zero: not a regular file; omerender reads only files, directories and -\n")
