@@ -505,11 +505,12 @@ def annotated_fleet(value: str, args: int, count: int = 1) -> list[dict]:
 
 
 def test_placeholder_output_is_capped_across_the_render():
-    # A 1 MB annotation printed by 1,500 args would be 1.5 GB of output (a MemoryError, before the cap).
+    # A 250 kB annotation (the API server allows 256 KiB of them) printed by 1,500 args would be 375 MB of
+    # output per InferenceService; the 269th arg passes the cap (268 x 250,000 < 64 Mi < 269 x 250,000).
     started = time.monotonic()
-    run = render_objects(annotated_fleet("x" * 1_000_000, 1500))
+    run = render_objects(annotated_fleet("x" * 250_000, 1500))
     assert time.monotonic() - started < 20
-    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-0: placeholders in engine.runner.args[67] take "
+    assert_fails(run, "error: <stdin>: InferenceService llama-demo/svc-0: placeholders in engine.runner.args[268] take "
                       "the text they print past 67,108,864 characters across the render; print shorter labels and "
                       "annotations, or fewer of them")
 
