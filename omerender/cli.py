@@ -81,11 +81,12 @@ def fn_cmd():
 
 
 def _register_commands() -> None:
+    from .argocd import argocd
     from .explain import explain
     from .gitops import build_cmd, check_cmd
     from .lockcmd import lock
     from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd):
+    for command in (explain, lock, tree, build_cmd, check_cmd, argocd):
         cli.add_command(command)
 
 

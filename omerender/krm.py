@@ -22,6 +22,14 @@ CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
+UNNAMED = "ResourceList items"  # an item kustomize gave no file name
+NO_ITEMS = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
+            "under generators: nothing else; list it under transformers:")
+
+
+def _is_config(item) -> bool:
+    return isinstance(item, dict) and (item.get("apiVersion"), item.get("kind")) == (CONFIG_API, CONFIG_KIND)
 
 
 def run(text: str) -> tuple[dict, int]:
@@ -34,8 +42,10 @@ def run(text: str) -> tuple[dict, int]:
 
 def _run(text: str) -> tuple[dict, int]:
     resource_list = _parse(text)
-    options = _options(resource_list.get("functionConfig"))
+    options = function_options(resource_list.get("functionConfig"))
     docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
+    if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
+        raise OmeError(NO_ITEMS)
     def render_items():
         inputs = index(docs)
         return render(inputs, options, lock_from_inputs(inputs))
@@ -101,7 +111,8 @@ def _load_by_item(text: str) -> dict | None:
     return head
 
 
-def _options(config) -> Options:
+def function_options(config) -> Options:
+    """The render options an OMERender config (or a kpt ConfigMap) sets, read as data."""
     if config is None:
         return Options()
     if not isinstance(config, dict):
@@ -144,7 +155,10 @@ def _item_path(item, position: int) -> str:
     for key in PATH_ANNOTATIONS:
         if isinstance(annotations, dict) and isinstance(annotations.get(key), str):
             return annotations[key]
-    return f"ResourceList items[{position}]"
+    origin = annotations.get(ORIGIN_ANNOTATION) if isinstance(annotations, dict) else None
+    if isinstance(origin, str) and origin.startswith("path: "):
+        return origin[len("path: "):].splitlines()[0].strip()
+    return f"{UNNAMED}[{position}]"
 
 
 def _with_path(obj: dict) -> dict:
@@ -181,6 +195,8 @@ def main() -> None:
     resource_list, code = run(sys.stdin.read())
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
-            sys.stderr.write(f"{result['severity']}: {result['message']}\n")
+            named = "file" in result and not result["file"]["path"].startswith(UNNAMED)
+            file = f"{result['file']['path']}: " if named else ""
+            sys.stderr.write(f"{result['severity']}: {file}{result['message']}\n")
     write_resource_list(resource_list, sys.stdout)
     sys.exit(code)

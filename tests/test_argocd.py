@@ -119,7 +119,7 @@ def test_kustomization_without_the_transformer_is_built_then_rendered(tmp_path):
     objs = manifests(done.stdout)
     assert kinds(objs) == RENDERED_KINDS
     assert MODEL_SELECTOR not in (deployment(objs)["spec"]["template"]["spec"].get("nodeSelector") or {})
-    assert "warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
+    assert "warning: isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
            "will be auto-selected for model llama-3-2-3b-instruct" in done.stderr
 
 
