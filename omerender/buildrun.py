@@ -58,6 +58,11 @@ def build(directory: str, boundary: str, options: Options | None = None,
     ``options`` come from the caller (Argo CD's env/parameters); naming them (``flag_names``) where the tree
     holds an OMERender config is an error, so the two can't silently disagree.
     """
+    if not os.path.isdir(directory):
+        raise OmeError(f"no such directory: {directory}")
+    if kbuild.find_kustomization(directory) is None:
+        raise OmeError(f"{directory} holds no kustomization.yaml; for a plain directory of OME YAML run: "
+                       f"omerender render {directory}")
     name, binary = tool()
     tree = kbuild.scan(directory, boundary)
     plan = kbuild.decide(tree)
