@@ -174,8 +174,8 @@ def _local(tree: Tree, kfile: str, name: str, entry: str) -> str | None:
 
 def _check_inside(tree: Tree, real: str, entry: str, kfile: str | None) -> None:
     if not _inside(real, tree.boundary):
-        raise OmeError(f"{entry!r} leads to {real}, outside {shown(tree.boundary)}; omerender builds only what is "
-                       f"inside the repository", file=shown(kfile) if kfile else None)
+        raise OmeError(f"{entry!r} leads to {real}, outside the repository {tree.boundary}; omerender builds "
+                       f"only what is inside it", file=shown(kfile) if kfile else None)
 
 
 def _file_docs(file: str) -> list[dict]:
@@ -360,8 +360,8 @@ def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
             if not _inside(real, tree.boundary):
-                raise OmeError(f"symbolic link to {real}, outside {shown(tree.boundary)}; omerender builds only "
-                               f"what is inside the repository", file=shown(entry.path))
+                raise OmeError(f"symbolic link to {real}, outside the repository {tree.boundary}; omerender "
+                               f"builds only what is inside it", file=shown(entry.path))
             if not os.path.isfile(real):
                 raise OmeError("symbolic link to something other than a file; omerender build follows links to "
                                "files only", file=shown(entry.path))
