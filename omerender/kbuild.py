@@ -77,9 +77,10 @@ class Plan:
 
 
 def shown(path: str) -> str:
-    """A path as messages print it: relative to the working directory when inside it."""
-    cwd = os.getcwd()
-    return os.path.relpath(path, cwd) if _inside(path, cwd) else path
+    """A path as messages print it: relative to the working directory where the two share a folder below /
+    (Argo CD runs in the app's directory: ``../../base/kustomization.yaml``)."""
+    cwd = os.path.realpath(os.getcwd())
+    return os.path.relpath(path, cwd) if os.path.commonpath([path, cwd]) != os.path.sep else path
 
 
 def _inside(path: str, directory: str) -> bool:
