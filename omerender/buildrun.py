@@ -52,7 +52,7 @@ def tool() -> tuple[str, str]:
 
 
 def build(directory: str, boundary: str, options: Options | None = None,
-          flag_names: tuple[str, ...] = ()) -> Built:
+          flag_names: tuple[str, ...] = (), hint: str = "") -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
     ``options`` come from the caller (Argo CD's env/parameters); naming them (``flag_names``) where the tree
@@ -64,7 +64,7 @@ def build(directory: str, boundary: str, options: Options | None = None,
         raise OmeError(f"{directory} holds no kustomization.yaml; for a plain directory of OME YAML run: "
                        f"omerender render {directory}")
     name, binary = tool()
-    tree = kbuild.scan(directory, boundary)
+    tree = kbuild.scan(directory, boundary, hint)
     plan = kbuild.decide(tree)
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "

@@ -193,6 +193,9 @@ def unrendered_isvcs(stream: str) -> list[str]:
     return found
 
 
+BOUNDARY_HINT = " (the Git work tree holding DIR, else the working directory; --root DIR widens it)"
+
+
 def default_boundary(directory: str) -> str:
     """What ``omerender build`` may read: the Git work tree holding DIR, else the working directory when DIR
     is inside it, else DIR itself."""
@@ -241,7 +244,7 @@ def build_cmd(directory, output, root, verbose):
     from .buildrun import build
 
     def run():
-        return build(directory, root or default_boundary(directory))
+        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
 
     built = built_or_fail(run)
     if verbose:

@@ -63,6 +63,7 @@ class ConfigRef:
 class Tree:
     root: str                                   # the real path of the kustomization directory built
     boundary: str                               # nothing outside it is read
+    hint: str = ""                              # how the caller widens the boundary, for messages
     dirs: list[str] = dc_field(default_factory=list)       # every kustomization directory reached, real paths
     kustomizations: dict[str, dict] = dc_field(default_factory=dict)  # kustomization file -> its data
     refs: list[ConfigRef] = dc_field(default_factory=list)
@@ -97,13 +98,13 @@ def find_kustomization(directory: str) -> str | None:
 
 # ---------------------------------------------------------------- walking the tree
 
-def scan(directory: str, boundary: str) -> Tree:
+def scan(directory: str, boundary: str, hint: str = "") -> Tree:
     """Every kustomization directory the build of ``directory`` reaches, and every OMERender config.
 
     Raises :class:`OmeError` for a reference that would run another program, or a path outside ``boundary``.
     """
     boundary = os.path.realpath(boundary)
-    tree = Tree(os.path.realpath(directory), boundary)
+    tree = Tree(os.path.realpath(directory), boundary, hint)
     _check_inside(tree, tree.root, directory, None)
     _visit(tree, tree.root, configs=False)
     return tree
@@ -176,7 +177,7 @@ def _local(tree: Tree, kfile: str, name: str, entry: str) -> str | None:
 def _check_inside(tree: Tree, real: str, entry: str, kfile: str | None) -> None:
     if not _inside(real, tree.boundary):
         raise OmeError(f"{entry!r} leads to {real}, outside the repository {tree.boundary}; omerender builds "
-                       f"only what is inside it", file=shown(kfile) if kfile else None)
+                       f"only what is inside it{tree.hint}", file=shown(kfile) if kfile else None)
 
 
 def _file_docs(file: str) -> list[dict]:
@@ -362,7 +363,7 @@ def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
             real = os.path.realpath(entry.path)
             if not _inside(real, tree.boundary):
                 raise OmeError(f"symbolic link to {real}, outside the repository {tree.boundary}; omerender "
-                               f"builds only what is inside it", file=shown(entry.path))
+                               f"builds only what is inside it{tree.hint}", file=shown(entry.path))
             if not os.path.isfile(real):
                 raise OmeError("symbolic link to something other than a file; omerender build follows links to "
                                "files only", file=shown(entry.path))

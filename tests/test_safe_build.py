@@ -20,6 +20,7 @@ import fleet  # noqa: E402  benchmarks/fleet.py: fleets built from OME's catalog
 
 ISVC = "llama-3-2-3b-instruct"
 EVIL_SCRIPT = "#!/bin/sh\ntouch '{marker}'\ncat\n"
+HINT = " (the Git work tree holding DIR, else the working directory; --root DIR widens it)"
 FN_FIX = "only omerender's own function may run here: list plugins/kustomize/omerender-fn.yaml"
 
 
@@ -201,7 +202,7 @@ def test_a_resource_symlinked_out_of_the_repository_is_refused(repo, tmp_path):
     done = omerender("build", str(repo / "kustomize" / "overlays" / "dev"), cwd=repo)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (f"error: kustomize/base/kustomization.yaml: 'leak.yaml' leads to {secret}, outside the "
-                           f"repository {repo}; omerender builds only what is inside it\n")
+                           f"repository {repo}; omerender builds only what is inside it{HINT}\n")
 
 
 def test_any_file_symlinked_out_of_the_repository_is_refused(repo, tmp_path):
@@ -212,7 +213,7 @@ def test_any_file_symlinked_out_of_the_repository_is_refused(repo, tmp_path):
     done = omerender("build", str(repo / "kustomize" / "overlays" / "dev"), cwd=repo)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (f"error: kustomize/base/leak.yaml: symbolic link to {secret}, outside the repository "
-                           f"{repo}; omerender builds only what is inside it\n")
+                           f"{repo}; omerender builds only what is inside it{HINT}\n")
 
 
 def test_a_base_outside_the_repository_is_refused(repo, tmp_path):
@@ -224,7 +225,7 @@ def test_a_base_outside_the_repository_is_refused(repo, tmp_path):
     done = omerender("build", str(dev), cwd=repo)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (f"error: kustomize/overlays/dev/kustomization.yaml: '../../../../outside' leads to "
-                           f"{outside}, outside the repository {repo}; omerender builds only what is inside it\n")
+                           f"{outside}, outside the repository {repo}; omerender builds only what is inside it{HINT}\n")
 
 
 def test_an_absolute_path_is_refused(repo):
@@ -333,3 +334,17 @@ def test_a_kustomization_without_omerender_is_built_then_rendered():
     rendered = omerender("render", str(ROOT / "fixtures" / "quickstart"), cwd=ROOT)
     key = lambda o: (o["kind"], o["metadata"]["name"])  # noqa: E731
     assert sorted(objects(done.stdout), key=key) == sorted(objects(rendered.stdout), key=key)
+
+
+def test_without_git_only_the_working_directory_is_read_unless_root_widens_it(tmp_path):
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    dev = tree / "overlays" / "dev"
+    done = omerender("build", ".", cwd=dev)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: kustomization.yaml: '../../base' leads to {tree / 'base'}, outside the repository "
+                           f"{dev}; omerender builds only what is inside it{HINT}\n")
+    done = omerender("build", ".", "--root", str(tree), cwd=dev)
+    assert done.returncode == 0, done.stderr
+    assert {o["kind"] for o in objects(done.stdout)} == {"Service", "Deployment", "HorizontalPodAutoscaler",
+                                                         "PodDisruptionBudget"}
