@@ -304,8 +304,8 @@ def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str]
 
 
 def _result_line(result: dict) -> str:
-    # As `omerender fn` prints them: the stream kustomize sends has no file names to show.
-    return f"{result.get('severity', 'error')}: {result.get('message', '')}"
+    from .krm import result_line
+    return result_line(result)
 
 
 def plugin_main(argv: list[str]) -> int:

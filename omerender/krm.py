@@ -191,12 +191,17 @@ def _resource_list(items: list, results: list) -> dict:
     return out
 
 
+def result_line(result: dict) -> str:
+    """A result as its stderr line: ``<severity>: [<file>: ]<message>``, the file where kustomize named it."""
+    file = (result.get("file") or {}).get("path")
+    named = isinstance(file, str) and not file.startswith(UNNAMED)
+    return f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+
+
 def main() -> None:
     resource_list, code = run(sys.stdin.read())
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
-            named = "file" in result and not result["file"]["path"].startswith(UNNAMED)
-            file = f"{result['file']['path']}: " if named else ""
-            sys.stderr.write(f"{result['severity']}: {file}{result['message']}\n")
+            sys.stderr.write(result_line(result) + "\n")
     write_resource_list(resource_list, sys.stdout)
     sys.exit(code)

@@ -351,3 +351,41 @@ def test_build_reports_a_failing_kustomize_with_its_message(tmp_path):
 def tempfile_prefix_free(stderr: str) -> bool:
     """kustomize's messages name the repository's paths, not the staged copy's."""
     return "omerender-build-" not in stderr
+
+
+def test_warnings_kubectl_kustomize_drops_are_printed_by_omerender_build(tmp_path):
+    """kubectl kustomize discards a legacy plugin's stderr when it succeeds (its warnings are lost; errors
+    show); `omerender build` on the same tree prints them."""
+    home = install_legacy_plugin(tmp_path)
+    tree = legacy_copy(tmp_path)
+    isvc = tree / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("  runtime:\n    name: sglang-llama-3-2-3b\n", ""))
+    warning = (f"warning: base/isvc.yaml: InferenceService llama-dev/{ISVC}: Runtime sglang-llama-3-2-3b "
+               f"will be auto-selected for model {ISVC}\n")
+    legacy = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / "dev")],
+                 KUSTOMIZE_PLUGIN_HOME=str(home))
+    assert legacy.returncode == 0 and "auto-selected" not in legacy.stderr
+    only_kubectl = tmp_path / "bin"
+    only_kubectl.mkdir()
+    (only_kubectl / "kubectl").symlink_to(kubectl_binary())
+    done = subprocess.run([sys.executable, "-m", "omerender.cli", "build", "--root", str(tree), "overlays/dev"],
+                          cwd=tmp_path / "kustomize", capture_output=True, text=True, check=False,
+                          env={**tool_env(), "PATH": str(only_kubectl)})
+    assert done.returncode == 0, done.stderr
+    assert warning in done.stderr
+    assert objects(done.stdout) == objects(legacy.stdout)
+
+
+def test_the_function_with_only_its_own_config_returns_an_error_result():
+    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OMERender", "metadata": {"name": "omerender"},
+              "spec": {"keepInputs": False}}
+    resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [config],
+                     "functionConfig": config}
+    done = subprocess.run([sys.executable, "-m", "omerender.cli", "fn"], input=yaml.safe_dump(resource_list),
+                          capture_output=True, text=True, env=tool_env(), check=False)
+    assert done.returncode == 1
+    message = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
+               "under generators: nothing else; list it under transformers:")
+    assert done.stderr == f"error: {message}\n"
+    output = yaml.safe_load(done.stdout)
+    assert (output["items"], output["results"]) == ([], [{"message": message, "severity": "error"}])
