@@ -12,9 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 from pathlib import Path

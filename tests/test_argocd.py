@@ -248,8 +248,9 @@ def test_nothing_above_the_app_is_read_when_the_source_path_does_not_match(tmp_p
     environ = environment("elsewhere/dev", {}, [])
     done = run_command(PLUGIN["spec"]["generate"], app, environ)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (f"error: kustomization.yaml: '../../base' leads to {work / 'fixtures' / 'kustomize' / 'base'}"
-                           f", outside the repository {app}; omerender builds only what is inside it\n")
+    base = work / "fixtures" / "kustomize" / "base"
+    assert done.stderr == (f"error: kustomization.yaml: '../../base' leads to {base}, outside the repository {app}; "
+                           f"omerender builds only what is inside it\n")
 
 
 def test_env_options_on_a_kustomization_without_the_transformer_reach_the_render(tmp_path):
