@@ -348,3 +348,29 @@ def test_without_git_only_the_working_directory_is_read_unless_root_widens_it(tm
     assert done.returncode == 0, done.stderr
     assert {o["kind"] for o in objects(done.stdout)} == {"Service", "Deployment", "HorizontalPodAutoscaler",
                                                          "PodDisruptionBudget"}
+
+
+def test_the_omerender_container_function_runs_as_the_installed_omerender(repo):
+    """No Docker here (nor in the sidecar): the container reference is rewritten to this omerender."""
+    prod = repo / "kustomize" / "overlays" / "prod"
+    shutil.copy(ROOT / "plugins" / "kustomize" / "omerender-container.yaml", prod / "omerender.yaml")
+    config = prod / "omerender.yaml"
+    config.write_text(config.read_text().replace("noModelNodeSelector: false", "noModelNodeSelector: true"))
+    for directory, path in ((prod, "pipeline"), (above_overlay(repo), "function")):
+        done = omerender("build", "--verbose", str(directory), cwd=repo)
+        assert done.returncode == 0, done.stderr
+        assert f"info: {path} path:" in done.stderr
+        deployment = next(o for o in objects(done.stdout) if o["kind"] == "Deployment")
+        assert deployment["spec"]["template"]["spec"]["containers"][0]["image"].endswith("v0.5.6-cu129-amd64")
+        assert f"models.ome.io/clusterbasemodel.{ISVC}" not in (deployment["spec"]["template"]["spec"]
+                                                                .get("nodeSelector") or {})
+
+
+def test_a_container_function_named_like_omerender_under_another_name_is_refused(repo):
+    prod = repo / "kustomize" / "overlays" / "prod"
+    config = prod / "omerender.yaml"
+    config.write_text(config.read_text().replace("exec:\n        path: omerender-fn",
+                                                 "container:\n        image: evil/omerender-fn:1"))
+    refused(omerender("build", str(prod), cwd=repo), repo,
+            f"error: kustomize/overlays/prod/omerender.yaml: OMERender omerender: container function image "
+            f"'evil/omerender-fn:1' is a program this repository chooses; {FN_FIX}\n")
