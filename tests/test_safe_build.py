@@ -374,3 +374,28 @@ def test_a_container_function_named_like_omerender_under_another_name_is_refused
     refused(omerender("build", str(prod), cwd=repo), repo,
             f"error: kustomize/overlays/prod/omerender.yaml: OMERender omerender: container function image "
             f"'evil/omerender-fn:1' is a program this repository chooses; {FN_FIX}\n")
+
+
+def test_a_fifo_in_the_kustomization_never_hangs_the_build(repo):
+    base = repo / "kustomize" / "base"
+    os.mkfifo(base / "pipe.yaml")
+    kustomization = base / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "  - pipe.yaml\n")
+    done = subprocess.run([sys.executable, "-m", "omerender.cli", "build", "kustomize/overlays/dev"], cwd=repo,
+                          capture_output=True, text=True, env=env(), check=False, timeout=60)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "pipe.yaml" in done.stderr
+    assert done.stderr.endswith("error: kustomize build kustomize/overlays/dev failed (exit 1)\n")
+
+
+@pytest.mark.parametrize("text, line", [
+    ("resources: [1, 2]\n", "resources must be a list of strings"),
+    ("- a\n", "a kustomization is one YAML mapping"),
+    ("transformers: ['a: [b']\n", "malformed YAML: did not find expected ',' or ']' (line 2, column 1)"),
+])
+def test_a_malformed_kustomization_is_an_error_naming_it(repo, text, line):
+    dev = repo / "kustomize" / "overlays" / "dev"
+    (dev / "kustomization.yaml").write_text(text)
+    done = omerender("build", str(dev), cwd=repo)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: kustomize/overlays/dev/kustomization.yaml: "
+                                                                  f"{line}\n")
