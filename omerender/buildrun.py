@@ -96,7 +96,8 @@ def _pipeline(tree, plan, name, binary, work, options: Options) -> Built:
     inputs = index(docs)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
-    return Built(plan, objects=objects, messages=list(result.messages), tool_stderr=done.stderr)
+    warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
+    return Built(plan, objects=objects, messages=warnings + list(result.messages), tool_stderr=done.stderr)
 
 
 def _function(tree, plan, name, binary, work) -> Built:

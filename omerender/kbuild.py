@@ -11,7 +11,9 @@ exec plugins). On a repository nobody vetted (Argo CD) none of those may run, ex
   being built: kustomize applies that kustomization's built-in transformations (namespace, labels,
   patches, images, replicas…) and its earlier ``transformers:`` before it, and nothing after it.
 * **function**: kustomize runs omerender inside the build, needed where something transforms the
-  rendered objects (an overlay above the kustomization that lists OMERender, or a transformer after it).
+  rendered objects: an overlay above the kustomization that lists OMERender, a transformer after it, or
+  a rename (namePrefix, a generator's hash suffix…), since kustomize rewrites references to renamed
+  objects after all transformers.
   The tree is staged in a temporary copy whose every OMERender reference names the installed omerender.
 
 :func:`stage` writes that copy (only the kustomization directories the build reaches; symbolic links
@@ -42,6 +44,9 @@ FN_NAME = "omerender-fn"
 OMERENDER_IMAGE = re.compile(r"^([\w.-]+(:\d+)?/)*omerender(:[\w.-]+)?(@sha256:[0-9a-f]{64})?$")
 REMOTE = re.compile(r"^(\w+://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)")
 ORIGIN = "originAnnotations"
+# kustomize builtins that rename objects (their references are rewritten after every transformer).
+RENAMING_BUILTINS = ("PrefixSuffixTransformer", "PrefixTransformer", "SuffixTransformer", "HashTransformer",
+                     "ConfigMapGenerator", "SecretGenerator")
 FIX = "only omerender's own function may run here: list plugins/kustomize/omerender-fn.yaml"
 
 
@@ -68,6 +73,7 @@ class Tree:
     kustomizations: dict[str, dict] = dc_field(default_factory=dict)  # kustomization file -> its data
     refs: list[ConfigRef] = dc_field(default_factory=list)
     remote: list[tuple[str, str]] = dc_field(default_factory=list)    # (kustomization file, entry)
+    renames: list[str] = dc_field(default_factory=list)   # what renames objects ("<file> namePrefix")
 
 
 @dataclass
@@ -75,6 +81,7 @@ class Plan:
     path: str            # "pipeline" or "function"
     reason: str
     config: dict | None  # the OMERender config whose spec gives the options (pipeline)
+    warning: str | None = None
 
 
 def shown(path: str) -> str:
@@ -121,6 +128,7 @@ def _visit(tree: Tree, directory: str, configs: bool) -> None:
         return  # kustomize says what is missing
     data = _kustomization(kfile)
     tree.kustomizations[kfile] = data
+    tree.renames.extend(f"{shown(kfile)} {name}" for name in renaming_fields(data))
     for name in DIR_FIELDS:
         for entry in _entries(data, name, kfile):
             local = _local(tree, kfile, name, entry)
@@ -197,6 +205,26 @@ def _check_docs(tree: Tree, kfile: str, name: str, position: int, file: str | No
     for index, doc in enumerate(docs):
         if check_config(doc, shown(file or kfile)):
             tree.refs.append(ConfigRef(kfile, name, position, file, index, len(docs), doc, nested))
+        elif doc.get("kind") in RENAMING_BUILTINS:
+            tree.renames.append(f"{shown(file or kfile)} {doc.get('kind')}")
+
+
+def renaming_fields(data: dict) -> list[str]:
+    """The fields of a kustomization that rename objects: kustomize rewrites references to a renamed object
+    (a ConfigMap an InferenceService's env names, say) after all transformers, rendered objects included."""
+    found = [name for name in ("namePrefix", "nameSuffix", "vars") if data.get(name)]
+    hashed_by_default = not _disables_hash(data.get("generatorOptions"))
+    for name in ("configMapGenerator", "secretGenerator"):
+        generators = data.get(name) if isinstance(data.get(name), list) else []
+        if any(not isinstance(g, dict) or not _disables_hash(g.get("options"), hashed_by_default)
+               for g in generators):
+            found.append(name)
+    return found
+
+
+def _disables_hash(options, default_hashed: bool = True) -> bool:
+    value = options.get("disableNameSuffixHash") if isinstance(options, dict) else None
+    return value is True or (value is None and not default_hashed)
 
 
 def check_config(doc, file: str) -> bool:
@@ -265,9 +293,17 @@ def decide(tree: Tree) -> Plan:
                            "nothing; list it under transformers:", file=shown(ref.kustomization),
                            field=f"generators[{ref.entry}]")
     if not tree.refs:
+        warning = None if not tree.renames else (
+            f"{', '.join(tree.renames)} renames objects; kustomize can't rewrite references to them inside "
+            f"InferenceServices, so rendered objects would keep the old names: list omerender last under "
+            f"transformers: (plugins/kustomize/omerender-fn.yaml) and kustomize rewrites them")
         return Plan("pipeline", "no OMERender transformer in the tree: kustomize build with plugins off, then "
-                                "omerender render", None)
+                                "omerender render", None, warning)
     last = _last_transformer(tree, top)
+    if len(tree.refs) == 1 and last is not None and tree.renames:
+        return Plan("function", f"{', '.join(tree.renames)} renames objects, and kustomize rewrites references "
+                                f"to them after its transformers, in rendered objects too: kustomize runs the "
+                                f"installed omerender function", None)
     if len(tree.refs) == 1 and last is not None:
         return Plan("pipeline", f"OMERender is the last transformer of {shown(top)}: kustomize build with plugins "
                                 f"off and without it, then omerender render (the same objects, faster)",

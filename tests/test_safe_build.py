@@ -399,3 +399,66 @@ def test_a_malformed_kustomization_is_an_error_naming_it(repo, text, line):
     done = omerender("build", str(dev), cwd=repo)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: kustomize/overlays/dev/kustomization.yaml: "
                                                                   f"{line}\n")
+
+
+# ---------------------------------------------------------------- renamed objects: kustomize fixes references late
+
+ENV_FROM_CONFIGMAP = """\
+    runner:
+      env:
+        - name: MODE
+          valueFrom:
+            configMapKeyRef: {name: settings, key: mode}
+"""
+
+
+def with_settings(repo: Path, generator: str) -> Path:
+    isvc = repo / "kustomize" / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text() + ENV_FROM_CONFIGMAP)
+    prod = repo / "kustomize" / "overlays" / "prod"
+    kustomization = prod / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + generator)
+    return prod
+
+
+def configmap_ref(objs: list[dict]) -> str:
+    deployment = next(o for o in objs if o["kind"] == "Deployment")
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    return next(e for e in env if e["name"] == "MODE")["valueFrom"]["configMapKeyRef"]["name"]
+
+
+def test_a_hash_suffixed_configmap_takes_the_function_path_so_references_follow_it(repo):
+    """kustomize rewrites references to renamed objects after every transformer: the Deployment omerender
+    renders must name settings-<hash>, which only the function path gives."""
+    prod = with_settings(repo, "configMapGenerator:\n  - name: settings\n    literals: [mode=fast]\n")
+    done = omerender("build", "--verbose", str(prod), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert ("info: function path: kustomize/overlays/prod/kustomization.yaml configMapGenerator renames objects, and "
+            "kustomize rewrites references to them after its transformers, in rendered objects too: kustomize runs "
+            "the installed omerender function\n") in done.stderr
+    configmap = next(o for o in objects(done.stdout) if o["kind"] == "ConfigMap")
+    assert configmap["metadata"]["name"].startswith("settings-")
+    assert configmap_ref(objects(done.stdout)) == configmap["metadata"]["name"]
+    assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
+
+
+def test_a_configmap_without_hash_keeps_the_pipeline(repo):
+    prod = with_settings(repo, "configMapGenerator:\n  - name: settings\n    literals: [mode=fast]\n"
+                               "    options: {disableNameSuffixHash: true}\n")
+    done = omerender("build", "--verbose", str(prod), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "info: pipeline path:" in done.stderr
+    assert configmap_ref(objects(done.stdout)) == "settings"
+    assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
+
+
+def test_without_omerender_in_the_tree_a_rename_gets_a_warning(repo):
+    prod = with_settings(repo, "configMapGenerator:\n  - name: settings\n    literals: [mode=fast]\n")
+    kustomization = prod / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("transformers:\n  - omerender.yaml\n", ""))
+    done = omerender("build", str(prod), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert ("warning: kustomize/overlays/prod/kustomization.yaml configMapGenerator renames objects; kustomize can't "
+            "rewrite references to them inside InferenceServices, so rendered objects would keep the old names: list "
+            "omerender last under transformers: (plugins/kustomize/omerender-fn.yaml) and kustomize rewrites them\n"
+            ) in done.stderr
