@@ -65,7 +65,16 @@ def build(directory: str, boundary: str, options: Options | None = None,
                        f"omerender render {directory}")
     name, binary = tool()
     tree = kbuild.scan(directory, boundary, hint)
-    plan = kbuild.decide(tree)
+    with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
+        base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
+        plan = kbuild.decide(tree)
+        _check(tree, plan, flag_names)
+        if plan.path == "pipeline":
+            return _pipeline(tree, plan, name, binary, work, base, options or _config_options(plan.config))
+        return _function(tree, plan, name, binary, work, base)
+
+
+def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...]) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
                        f"options in that config's spec (noModelNodeSelector, keepInputs), not in the "
@@ -75,10 +84,6 @@ def build(directory: str, boundary: str, options: Options | None = None,
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "
                        f"omerender inside kustomize (the function path); vendor it into the repository",
                        file=kbuild.shown(kfile))
-    with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
-        if plan.path == "pipeline":
-            return _pipeline(tree, plan, name, binary, work, options or _config_options(plan.config))
-        return _function(tree, plan, name, binary, work)
 
 
 def _config_options(config: dict | None) -> Options:
@@ -86,8 +91,8 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, name, binary, work, options: Options) -> Built:
-    staged, base = kbuild.stage(tree, plan, os.path.join(work, "tree"), None)
+def _pipeline(tree, plan, name, binary, work, base, options: Options) -> Built:
+    staged = kbuild.prepare(tree, plan, os.path.join(work, "tree"), base, None)
     argv = [binary, "build", staged] if name == "kustomize" else [binary, "kustomize", staged]
     done = _run(argv, {**os.environ}, work, base, directory=tree.root)
     top = kbuild.find_kustomization(tree.root)
@@ -100,7 +105,7 @@ def _pipeline(tree, plan, name, binary, work, options: Options) -> Built:
     return Built(plan, objects=objects, messages=warnings + list(result.messages), tool_stderr=done.stderr)
 
 
-def _function(tree, plan, name, binary, work) -> Built:
+def _function(tree, plan, name, binary, work, base) -> Built:
     bin_dir = os.path.join(work, "bin")
     os.makedirs(bin_dir)
     wrapper = os.path.join(bin_dir, kbuild.FN_NAME)
@@ -110,7 +115,7 @@ def _function(tree, plan, name, binary, work) -> Built:
     plugin_home = os.path.join(work, "plugins")
     install_legacy_plugin(plugin_home)
     function = {"exec": {"path": wrapper}} if name == "kustomize" else None
-    staged, base = kbuild.stage(tree, plan, os.path.join(work, "tree"), function)
+    staged = kbuild.prepare(tree, plan, os.path.join(work, "tree"), base, function)
     flags = ["--enable-alpha-plugins", "--enable-exec"] if name == "kustomize" else ["--enable-alpha-plugins"]
     argv = [binary, "build", *flags, staged] if name == "kustomize" else [binary, "kustomize", *flags, staged]
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.

@@ -44,6 +44,7 @@ FN_NAME = "omerender-fn"
 OMERENDER_IMAGE = re.compile(r"^([\w.-]+(:\d+)?/)*omerender(:[\w.-]+)?(@sha256:[0-9a-f]{64})?$")
 REMOTE = re.compile(r"^(\w+://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)")
 ORIGIN = "originAnnotations"
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
 # kustomize builtins that rename objects (their references are rewritten after every transformer).
 RENAMING_BUILTINS = ("PrefixSuffixTransformer", "PrefixTransformer", "SuffixTransformer", "HashTransformer",
                      "ConfigMapGenerator", "SecretGenerator")
@@ -74,6 +75,7 @@ class Tree:
     refs: list[ConfigRef] = dc_field(default_factory=list)
     remote: list[tuple[str, str]] = dc_field(default_factory=list)    # (kustomization file, entry)
     renames: list[str] = dc_field(default_factory=list)   # what renames objects ("<file> namePrefix")
+    local_config: list[str] = dc_field(default_factory=list)  # files that mention LOCAL_CONFIG
 
 
 @dataclass
@@ -300,6 +302,11 @@ def decide(tree: Tree) -> Plan:
         return Plan("pipeline", "no OMERender transformer in the tree: kustomize build with plugins off, then "
                                 "omerender render", None, warning)
     last = _last_transformer(tree, top)
+    local = [f for f in tree.local_config if f not in {shown(r.file or r.kustomization) for r in tree.refs}]
+    if len(tree.refs) == 1 and last is not None and local:
+        return Plan("function", f"{', '.join(local)} marks objects {LOCAL_CONFIG}, which kustomize drops only "
+                                f"after its transformers, so OMERender sees them: kustomize runs the installed "
+                                f"omerender function", None)
     if len(tree.refs) == 1 and last is not None and tree.renames:
         return Plan("function", f"{', '.join(tree.renames)} renames objects, and kustomize rewrites references "
                                 f"to them after its transformers, in rendered objects too: kustomize runs the "
@@ -327,25 +334,31 @@ def _why_function(tree: Tree, top: str | None) -> str:
 
 # ---------------------------------------------------------------- staging a copy
 
-def stage(tree: Tree, plan: Plan, dest: str, function: dict | None) -> tuple[str, str]:
-    """Copy the tree under ``dest``; return the staged root directory and the directory ``dest`` stands for.
-
-    Pipeline: the OMERender entry is dropped from the top kustomization, which also asks kustomize for origin
-    annotations (so messages can name each object's file). Function path: every OMERender config is rewritten
-    to ``function`` (an annotation value), or made a legacy plugin config when None.
-    """
+def copy_tree(tree: Tree, dest: str) -> str:
+    """Copy every kustomization directory the build reaches under ``dest`` (their layout kept); return the
+    directory ``dest`` stands for. Notes the files marked local-config on the way (see :func:`decide`)."""
     base = os.path.commonpath(tree.dirs)
     outer = [d for d in tree.dirs if not any(d != o and _inside(d, o) for o in tree.dirs)]
     budget = {"files": 0, "bytes": 0}
     for directory in sorted(outer):
         _copy_dir(tree, directory, os.path.join(dest, os.path.relpath(directory, base)), budget)
+    return base
+
+
+def prepare(tree: Tree, plan: Plan, dest: str, base: str, function: dict | None) -> str:
+    """Adapt the copy to ``plan``; return the staged directory to build.
+
+    Pipeline: the OMERender entry is dropped from the top kustomization, which also asks kustomize for origin
+    annotations (so messages can name each object's file). Function path: every OMERender config is rewritten
+    to ``function`` (an annotation value), or made a legacy plugin config when None.
+    """
     staged = lambda path: os.path.join(dest, os.path.relpath(path, base))  # noqa: E731
     top = find_kustomization(tree.root)
     if plan.path == "pipeline" and top is not None:
         _write(staged(top), dump(pipeline_kustomization(tree.kustomizations[top], plan.config is not None)))
     elif plan.path == "function":
         _rewrite_refs(tree, staged, function)
-    return staged(tree.root), base
+    return staged(tree.root)
 
 
 def pipeline_kustomization(data: dict, drop_last_transformer: bool) -> dict:
@@ -403,21 +416,26 @@ def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
             if not os.path.isfile(real):
                 raise OmeError("symbolic link to something other than a file; omerender build follows links to "
                                "files only", file=shown(entry.path))
-            _copy_file(real, destination, budget, entry.path)
+            _copy_file(tree, real, destination, budget, entry.path)
         elif entry.is_dir(follow_symlinks=False):
             _copy_dir(tree, entry.path, destination, budget)
         elif entry.is_file(follow_symlinks=False):
-            _copy_file(entry.path, destination, budget, entry.path)
+            _copy_file(tree, entry.path, destination, budget, entry.path)
         # FIFOs, sockets and devices are left out: kustomize reading one would hang or leak
 
 
-def _copy_file(source: str, target: str, budget: dict, name: str) -> None:
+def _copy_file(tree: Tree, source: str, target: str, budget: dict, name: str) -> None:
     budget["files"] += 1
     budget["bytes"] += os.path.getsize(source)
     if budget["files"] > limits.MAX_FILES or budget["bytes"] > limits.MAX_TOTAL_BYTES:
         raise OmeError(f"the kustomization directories hold more than {limits.MAX_FILES:,} files or "
                        f"{limits.MAX_TOTAL_BYTES // limits.MIB} MiB", file=shown(name))
-    shutil.copyfile(source, target)
+    with open(source, "rb") as reader:
+        data = reader.read(limits.MAX_TOTAL_BYTES + 1)
+    if LOCAL_CONFIG.encode() in data:
+        tree.local_config.append(shown(name))
+    with open(target, "wb") as writer:
+        writer.write(data)
 
 
 def _write(path: str, text: str) -> None:

@@ -462,3 +462,20 @@ def test_without_omerender_in_the_tree_a_rename_gets_a_warning(repo):
             "rewrite references to them inside InferenceServices, so rendered objects would keep the old names: list "
             "omerender last under transformers: (plugins/kustomize/omerender-fn.yaml) and kustomize rewrites them\n"
             ) in done.stderr
+
+
+def test_inputs_marked_local_config_take_the_function_path(repo):
+    """kustomize drops local-config objects after its transformers: the function still renders from them (a
+    runtime kept out of the output, say), so the pipeline, which never sees them, can't stand in."""
+    runtime = repo / "kustomize" / "base" / "runtime.yaml"
+    runtime.write_text(runtime.read_text().replace("metadata:\n", "metadata:\n  annotations:\n"
+                                                   "    config.kubernetes.io/local-config: \"true\"\n", 1))
+    prod = repo / "kustomize" / "overlays" / "prod"
+    done = omerender("build", "--verbose", str(prod), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert ("info: function path: kustomize/base/runtime.yaml marks objects config.kubernetes.io/local-config, which "
+            "kustomize drops only after its transformers, so OMERender sees them: kustomize runs the installed "
+            "omerender function\n") in done.stderr
+    objs = objects(done.stdout)
+    assert "ClusterServingRuntime" not in {o["kind"] for o in objs} and "Deployment" in {o["kind"] for o in objs}
+    assert objs == objects(kustomize_fn(prod).stdout)
