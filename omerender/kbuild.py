@@ -302,6 +302,9 @@ def decide(tree: Tree) -> Plan:
         return Plan("pipeline", "no OMERender transformer in the tree: kustomize build with plugins off, then "
                                 "omerender render", None, warning)
     last = _last_transformer(tree, top)
+    if len(tree.refs) == 1 and last is not None and tree.kustomizations[top].get("buildMetadata"):
+        return Plan("function", f"{shown(top)} sets buildMetadata, which kustomize applies to every object it "
+                                f"outputs, rendered ones too: kustomize runs the installed omerender function", None)
     local = [f for f in tree.local_config if f not in {shown(r.file or r.kustomization) for r in tree.refs}]
     if len(tree.refs) == 1 and last is not None and local:
         return Plan("function", f"{', '.join(local)} marks objects {LOCAL_CONFIG}, which kustomize drops only "

@@ -479,3 +479,17 @@ def test_inputs_marked_local_config_take_the_function_path(repo):
     objs = objects(done.stdout)
     assert "ClusterServingRuntime" not in {o["kind"] for o in objs} and "Deployment" in {o["kind"] for o in objs}
     assert objs == objects(kustomize_fn(prod).stdout)
+
+
+def test_build_metadata_takes_the_function_path(repo):
+    prod = repo / "kustomize" / "overlays" / "prod"
+    kustomization = prod / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "buildMetadata: [managedByLabel, originAnnotations]\n")
+    done = omerender("build", "--verbose", str(prod), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert ("info: function path: kustomize/overlays/prod/kustomization.yaml sets buildMetadata, which kustomize "
+            "applies to every object it outputs, rendered ones too: kustomize runs the installed omerender function\n"
+            ) in done.stderr
+    assert {"app.kubernetes.io/managed-by"} <= set(next(o for o in objects(done.stdout) if o["kind"] == "Deployment")
+                                                  ["metadata"]["labels"])
+    assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
