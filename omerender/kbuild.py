@@ -302,31 +302,38 @@ def decide(tree: Tree) -> Plan:
         return Plan("pipeline", "no OMERender transformer in the tree: kustomize build with plugins off, then "
                                 "omerender render", None, warning)
     last = _last_transformer(tree, top)
-    if len(tree.refs) == 1 and last is not None and tree.kustomizations[top].get("buildMetadata"):
-        return Plan("function", f"{shown(top)} sets buildMetadata, which kustomize applies to every object it "
-                                f"outputs, rendered ones too: kustomize runs the installed omerender function", None)
-    local = [f for f in tree.local_config if f not in {shown(r.file or r.kustomization) for r in tree.refs}]
-    if len(tree.refs) == 1 and last is not None and local:
-        return Plan("function", f"{', '.join(local)} marks objects {LOCAL_CONFIG}, which kustomize drops only "
-                                f"after its transformers, so OMERender sees them: kustomize runs the installed "
-                                f"omerender function", None)
-    if len(tree.refs) == 1 and last is not None and tree.renames:
-        return Plan("function", f"{', '.join(tree.renames)} renames objects, and kustomize rewrites references "
-                                f"to them after its transformers, in rendered objects too: kustomize runs the "
-                                f"installed omerender function", None)
-    if len(tree.refs) == 1 and last is not None:
-        return Plan("pipeline", f"OMERender is the last transformer of {shown(top)}: kustomize build with plugins "
-                                f"off and without it, then omerender render (the same objects, faster)",
-                    last.config)
-    return Plan("function", _why_function(tree, top), None)
+    if last is None:
+        return Plan("function", _why_function(tree, top), None)
+    late = _late_steps(tree, top)
+    if late:
+        return Plan("function", f"{late}: kustomize runs the installed omerender function", None)
+    return Plan("pipeline", f"OMERender is the last transformer of {shown(top)}: kustomize build with plugins off "
+                            f"and without it, then omerender render (the same objects, faster)", last.config)
 
 
 def _last_transformer(tree: Tree, top: str | None) -> ConfigRef | None:
+    """The one OMERender config, when it is the last entry (a file or inline config of its own) of the
+    top kustomization's transformers:."""
     ref = tree.refs[0]
-    if top is None or ref.kustomization != top or ref.field != "transformers" or ref.nested or ref.docs != 1:
+    if len(tree.refs) != 1 or top is None or ref.kustomization != top or ref.field != "transformers" \
+            or ref.nested or ref.docs != 1:
         return None
-    transformers = tree.kustomizations[top].get("transformers") or []
-    return ref if ref.entry == len(transformers) - 1 else None
+    return ref if ref.entry == len(tree.kustomizations[top]["transformers"]) - 1 else None
+
+
+def _late_steps(tree: Tree, top: str) -> str | None:
+    """What kustomize does after the top kustomization's transformers that reaches rendered objects too."""
+    if tree.kustomizations[top].get("buildMetadata"):
+        return f"{shown(top)} sets buildMetadata, which kustomize applies to every object it outputs, rendered ones too"
+    configs = {shown(r.file or r.kustomization) for r in tree.refs}
+    local = [f for f in tree.local_config if f not in configs]
+    if local:
+        return (f"{', '.join(local)} marks objects {LOCAL_CONFIG}, which kustomize drops only after its "
+                f"transformers, so OMERender sees them")
+    if tree.renames:
+        return (f"{', '.join(tree.renames)} renames objects, and kustomize rewrites references to them after its "
+                f"transformers, in rendered objects too")
+    return None
 
 
 def _why_function(tree: Tree, top: str | None) -> str:
@@ -343,8 +350,13 @@ def copy_tree(tree: Tree, dest: str) -> str:
     base = os.path.commonpath(tree.dirs)
     outer = [d for d in tree.dirs if not any(d != o and _inside(d, o) for o in tree.dirs)]
     budget = {"files": 0, "bytes": 0}
-    for directory in sorted(outer):
-        _copy_dir(tree, directory, os.path.join(dest, os.path.relpath(directory, base)), budget)
+    try:
+        for directory in sorted(outer):
+            _copy_dir(tree, directory, os.path.join(dest, os.path.relpath(directory, base)), budget)
+    except OSError as err:
+        if err.filename and _inside(os.path.realpath(err.filename), base):
+            raise OmeError(f"cannot read: {err.strerror}", file=shown(err.filename)) from None
+        raise OmeError(f"cannot copy the kustomization for kustomize: {err.strerror}") from None
     return base
 
 

@@ -493,3 +493,4 @@ def test_build_metadata_takes_the_function_path(repo):
     assert {"app.kubernetes.io/managed-by"} <= set(next(o for o in objects(done.stdout) if o["kind"] == "Deployment")
                                                   ["metadata"]["labels"])
     assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
+
