@@ -53,12 +53,14 @@ def repo_root(app_dir: str, source_path: str | None) -> str:
     return root
 
 
-@click.group("argocd")
+@click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
+                               "    command: [omerender, argocd, generate]")
 def argocd():
     """The Argo CD Config Management Plugin's steps (plugins/argocd/plugin.yaml)."""
 
 
-@argocd.command("generate", epilog="\b\nRun by argocd-cmp-server in the Application's directory.")
+@argocd.command("generate", epilog="\b\nExample (what argocd-cmp-server runs in the app's directory):\n"
+                                   "  ARGOCD_ENV_NO_MODEL_NODE_SELECTOR=true omerender argocd generate")
 def generate():
     """Write the Application's manifests to stdout: a kustomization is built with no plugin the repository
     names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""

@@ -235,8 +235,8 @@ def build_cmd(directory, output, root, verbose):
     \b
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
     transformer left out, then omerender's render of the result. Where something transforms the
-    rendered objects (an overlay above the kustomization that lists OMERender, or a transformer
-    after it), kustomize runs the installed omerender function instead. Every function or plugin
+    rendered objects (an overlay above the kustomization that lists OMERender, a transformer after
+    it, a rename kustomize fixes last), kustomize runs the installed omerender function instead. Every function or plugin
     reference in the tree must be omerender's or a kustomize builtin; anything else is refused.
     Uses kustomize, else `kubectl kustomize`."""
     from .buildrun import build
