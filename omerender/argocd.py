@@ -33,7 +33,8 @@ def flag_values(environ: dict) -> dict[str, bool]:
     for name in FLAGS:
         value = environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", "false"))
         if value not in TRUE + FALSE:
-            raise OmeError(f'{name} must be true or false, got "{value}"')
+            shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+            raise OmeError(f'{name} must be true or false, got "{shown}"')
         values[name] = value in TRUE
     return values
 

@@ -257,3 +257,9 @@ def test_env_options_on_a_kustomization_without_the_transformer_reach_the_render
     done = cmp(tmp_path, "fixtures/quickstart", env={"KEEP_INPUTS": "true"})
     assert done.returncode == 0, done.stderr
     assert {"ServingRuntime", "ClusterBaseModel", "InferenceService"} <= {o["kind"] for o in manifests(done.stdout)}
+
+
+def test_a_bad_option_value_cannot_forge_message_lines(tmp_path):
+    done = cmp(tmp_path, "apps/plain", env={"KEEP_INPUTS": "no\nerror: all good"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: KEEP_INPUTS must be true or false, got "no\\nerror: all good"\n'
