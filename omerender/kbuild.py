@@ -76,6 +76,7 @@ class Tree:
     remote: list[tuple[str, str]] = dc_field(default_factory=list)    # (kustomization file, entry)
     renames: list[str] = dc_field(default_factory=list)   # what renames objects ("<file> namePrefix")
     local_config: list[str] = dc_field(default_factory=list)  # files that mention LOCAL_CONFIG
+    read_bytes: int = 0                         # what scan read, all files together (one budget)
 
 
 @dataclass
@@ -128,7 +129,7 @@ def _visit(tree: Tree, directory: str, configs: bool) -> None:
     kfile = find_kustomization(directory)
     if kfile is None:
         return  # kustomize says what is missing
-    data = _kustomization(kfile)
+    data = _kustomization(tree, kfile)
     tree.kustomizations[kfile] = data
     tree.renames.extend(f"{shown(kfile)} {name}" for name in renaming_fields(data))
     for name in DIR_FIELDS:
@@ -139,7 +140,7 @@ def _visit(tree: Tree, directory: str, configs: bool) -> None:
             if os.path.isdir(local):
                 _visit(tree, local, configs)
             elif configs and os.path.isfile(local):
-                _check_docs(tree, kfile, name, 0, local, _file_docs(local), nested=True)
+                _check_docs(tree, kfile, name, 0, local, _file_docs(tree, local), nested=True)
     for name in PLUGIN_FIELDS:
         for position, entry in enumerate(_entries(data, name, kfile)):
             if "\n" in entry or ":" in entry and not REMOTE.match(entry):
@@ -152,11 +153,19 @@ def _visit(tree: Tree, directory: str, configs: bool) -> None:
             if os.path.isdir(local):
                 _visit(tree, local, configs=True)
             elif os.path.isfile(local):
-                _check_docs(tree, kfile, name, position, local, _file_docs(local), nested=configs)
+                _check_docs(tree, kfile, name, position, local, _file_docs(tree, local), nested=configs)
 
 
-def _kustomization(kfile: str) -> dict:
-    docs = read_paths([kfile])
+def _read(tree: Tree, file: str):
+    tree.read_bytes += os.path.getsize(file)
+    if tree.read_bytes > limits.MAX_TOTAL_BYTES:
+        raise OmeError(f"the kustomizations and plugin configs are larger than "
+                       f"{limits.MAX_TOTAL_BYTES // limits.MIB} MiB in total", file=shown(file))
+    return read_paths([file])
+
+
+def _kustomization(tree: Tree, kfile: str) -> dict:
+    docs = _read(tree, kfile)
     data = docs[0].data if docs else {}
     if len(docs) > 1 or not isinstance(data, dict):
         raise OmeError("a kustomization is one YAML mapping", file=shown(kfile))
@@ -190,8 +199,8 @@ def _check_inside(tree: Tree, real: str, entry: str, kfile: str | None) -> None:
                        f"only what is inside it{tree.hint}", file=shown(kfile) if kfile else None)
 
 
-def _file_docs(file: str) -> list[dict]:
-    return [d.data for d in read_paths([file])]
+def _file_docs(tree: Tree, file: str) -> list[dict]:
+    return [d.data for d in _read(tree, file)]
 
 
 def _inline_docs(entry: str, kfile: str, name: str, position: int) -> list[dict]:
@@ -392,7 +401,7 @@ def _rewrite_refs(tree: Tree, staged, function: dict | None) -> None:
     for ref in tree.refs:
         rewritten = _as_installed(ref.config, function)
         if ref.file is not None:
-            files.setdefault(ref.file, _file_docs(ref.file))[ref.doc] = rewritten
+            files.setdefault(ref.file, _file_docs(tree, ref.file))[ref.doc] = rewritten
         else:
             data = inline.setdefault(ref.kustomization, dict(tree.kustomizations[ref.kustomization]))
             entries = list(data[ref.field])
