@@ -88,6 +88,7 @@ def fn_cmd():
 
 
 def _register_commands() -> None:
+    from .argocd import argocd
     from .diffcmd import diff_cmd
     from .explain import explain
     from .checkcmd import check_cmd
@@ -95,7 +96,7 @@ def _register_commands() -> None:
     from .lockcmd import lock
     from .modelinfocmd import model_info
     from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd, model_info, diff_cmd):
+    for command in (explain, lock, tree, build_cmd, check_cmd, model_info, diff_cmd, argocd):
         cli.add_command(command)
 
 

