@@ -562,7 +562,7 @@ def test_krm_stdin_is_refused_while_reading(monkeypatch):
 
 @pytest.mark.parametrize("command, fix", [("render -", "error: <stdin>: larger than 256 MiB; render fewer objects "
                                                               "at a time"),
-                                          ("fn", "error: larger than 256 MiB; render fewer objects in one "
+                                          ("fn", "error: <stdin>: larger than 256 MiB; render fewer objects in one "
                                                  "kustomization")], ids=["render", "fn"])
 def test_stdin_of_256_mib_is_refused_without_reading_further(command, fix):
     # The real limit, through the real command: /dev/zero never ends.
