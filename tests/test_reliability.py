@@ -574,7 +574,7 @@ def test_stdin_of_256_mib_is_refused_without_reading_further(command, fix):
     if command == "fn":
         assert yaml.safe_load(child.stdout) == {
             "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [],
-            "results": [{"message": fix[len("error: "):], "severity": "error", "file": {"path": "<stdin>"}}]}
+            "results": [{"message": fix[len("error: <stdin>: "):], "severity": "error", "file": {"path": "<stdin>"}}]}
     else:
         assert child.stdout == ""
 
