@@ -24,7 +24,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 FENCE = re.compile(r"^```(bash|sh|console)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
-DEPENDENCIES = ("yaml", "_yaml", "click")   # omerender's runtime dependencies, shared with the new virtualenv
+# omerender's runtime dependencies (import names and distributions), shared with the new virtualenv
+DEPENDENCIES = ("yaml", "_yaml", "click", "ruamel")
+DISTRIBUTIONS = ("pyyaml", "click", "ruamel.yaml", "ruamel.yaml.clib")
+CATALOG = ROOT.parent / "shared" / "ome"   # OME's catalog and model configs, as $OME_DATA in snippets
 
 SKIP = {
     ("README.md", "bash scripts/test.sh"):
@@ -33,10 +36,22 @@ SKIP = {
         "the same test command as README.md's",
     ("docs/integrations.md", 'pip install "git+https://git.example/omerender.git@COMMIT_SHA"'):
         "a placeholder URL and commit the reader replaces; needs the network",
+    ("README.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
+        "reads the Hugging Face Hub (tests/test_modelinfo_hub.py runs the same through a local server)",
 }
 SETUP = {
     ("docs/integrations.md", "omerender render omedeploy/ -o rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
+    # the catalog's model file and the model's own config.json, as a user has them
+    ("README.md", "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):
+        "mkdir -p models/meta Llama-3.2-3B-Instruct\n"
+        "cp \"$OME_DATA/models/meta/Llama-3.2-3B-Instruct.yaml\" models/meta/\n"
+        "cp \"$OME_DATA/modelconfig/llama3_2_3b.json\" Llama-3.2-3B-Instruct/config.json",
+    # a repository with an origin/main, its deploy/ directory, and two directories to compare
+    ("README.md", "omerender diff origin/main HEAD deploy/"):
+        "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/quickstart deploy\n"
+        "git add deploy && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
+        "git update-ref refs/remotes/origin/main HEAD && cp -r deploy old && cp -r deploy new",
 }
 
 
@@ -99,7 +114,8 @@ def sandbox(tmp_path_factory):
     site = Path(sysconfig.get_paths()["purelib"])
     for entry in site.iterdir():
         top = entry.name.split("-")[0].lower()
-        if entry.name in DEPENDENCIES or (entry.name.endswith(".dist-info") and top in ("pyyaml", "click")):
+        if entry.name in DEPENDENCIES or entry.name.startswith("_ruamel_yaml") or (
+                entry.name.endswith(".dist-info") and top in DISTRIBUTIONS):
             (deps / entry.name).symlink_to(entry)
     new_site = next((venv / "lib").glob("python3*/site-packages"))
     (new_site / "omerender_docs_deps.pth").write_text(f"{deps}\n")
@@ -110,7 +126,8 @@ def _environment(venv: Path) -> dict:
     path = os.pathsep.join([str(venv / "bin"), str(Path(sys.executable).parent), str(ROOT / ".tools" / "bin"),
                             os.environ.get("PATH", "")])
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    return {**env, "PATH": path, "VIRTUAL_ENV": str(venv), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return {**env, "PATH": path, "VIRTUAL_ENV": str(venv), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "OME_DATA": str(CATALOG)}
 
 
 @pytest.mark.parametrize("snippet", RUNNABLE, ids=str)
