@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from omerender.errors import OmeError, Report
 from omerender.inherit import Chains, check_runner_names, validate_runtime_chain, warn_auto_selected
 from omerender.load import index, parse_text
-from omerender.select import resolve
+from omerender.selection.resolve import resolve
 
 PROFILE = """
 apiVersion: ome.io/v1beta1
