@@ -7,7 +7,8 @@ import click
 
 from .errors import OmeError
 from .shell import fail, run_guarded
-from .load import Inputs, index, read_paths
+from .load import Inputs, index
+from .reading import read_paths
 from .selection.evaluation import Evaluation, evaluate
 from .selection.lookup import model_for_explain
 from .selection.request import Request, request_of

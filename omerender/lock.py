@@ -22,7 +22,9 @@ import yaml
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
-from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, read_named_file, yaml_error_text
+from .load import OME_API_VERSION, Inputs, Obj
+from .reading import read_named_file
+from .yamlread import SafeLoader, yaml_error_text
 from .selection.lookup import find_runtime
 from .selection.resolve import resolve
 from .selection.result import Resolution

@@ -827,7 +827,8 @@ from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
 
-from omerender.load import Doc, index, read_paths  # noqa: E402
+from omerender.load import index  # noqa: E402
+from omerender.reading import Doc, read_paths  # noqa: E402
 
 OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
 
