@@ -39,6 +39,7 @@ class Doc:
 
 # ---------------------------------------------------------------- reading
 
+
 def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 

@@ -1,4 +1,7 @@
-"""Checks 1-7 for every candidate runtime (selection.md §3.1-§3.8), their ranking and tie-breaks (§3.9); shared with explain."""
+"""Checks 1-7 for every candidate runtime (selection.md §3.1-§3.8), their ranking and tie-breaks (§3.9).
+
+Shared by auto-selection and ``omerender explain``.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import OmeError, type_name
 
+
 def _mapping(spec: dict, key: str, path: str) -> dict | None:
     value = spec.get(key)
     if value is None:

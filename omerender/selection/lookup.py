@@ -6,6 +6,7 @@ from ..load import Inputs, Obj
 from ..suggest import did_you_mean
 from .fields import _string
 
+
 def find_runtime(inputs: Inputs, namespace: str, name: str, kind: str | None) -> Obj | None:
     """§2.3: ``kind`` ClusterServingRuntime (default) looks at cluster scope, then the namespace."""
     namespaced = inputs.runtimes.get((namespace, name))

@@ -14,6 +14,7 @@ from .scoring import _accelerator_entry
 from .sizes import _size_reason
 from .validation import FORMAT_REQUIRED
 
+
 def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resolution:
     model_name = isvc.spec["model"]["name"] if model is not None else None
 

@@ -1,4 +1,5 @@
-"""Checks 2 and 3: the accelerator classes and deployment modes an InferenceService asks for (selection.md §3.6, §3.7)."""
+"""Checks 2 and 3: the accelerator classes and deployment modes an InferenceService asks for
+(selection.md §3.6, §3.7)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -11,6 +11,7 @@ from .lookup import _lookup_model
 from .named import _named
 from .result import Resolution
 
+
 def resolve(isvc: Obj, inputs: Inputs, report: Report,
             merged_spec: Callable[[Obj], dict] = lambda rt: rt.spec) -> Resolution:
     """selection.md §2.4 for one InferenceService. Raises OmeError; warnings go to ``report``."""

@@ -7,6 +7,7 @@ from typing import Iterable
 from ..errors import Report
 from ..load import Obj
 
+
 @dataclass
 class Resolution:
     model: Obj | None          # the BaseModel/ClusterBaseModel, None for runtime-only

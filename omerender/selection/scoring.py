@@ -8,6 +8,7 @@ from .entries import Entry, ModelFacts, _version_pieces
 if TYPE_CHECKING:
     from .runtimes import RuntimeFacts
 
+
 def _entry_score(entry: Entry, model: ModelFacts, priority: int, honour_auto: bool = True) -> int | None:
     """None when the entry does not score: autoSelect false, or format/framework (versions included) differ."""
     if (honour_auto and entry.auto is False) or not model.has_fw or not entry.has_fw:
