@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fleet  # noqa: E402
 
 from omerender.emit import dump_stream  # noqa: E402
-from omerender.load import index, read_paths  # noqa: E402
+from omerender.load import index  # noqa: E402
+from omerender.reading import read_paths  # noqa: E402
 from omerender.render import Options, render  # noqa: E402
 
 

@@ -15,7 +15,9 @@ import yaml
 from . import kbuild
 from .errors import Message, OmeError
 from .gitops import install_legacy_plugin
-from .load import Doc, SafeLoader, index, parse_text
+from .load import index
+from .reading import Doc, parse_text
+from .yamlread import SafeLoader
 from .lock import lock_from_inputs
 from .render import Options, render
 

@@ -7,7 +7,8 @@ import sys
 import click
 
 from .errors import Message
-from .load import index, read_paths
+from .load import index
+from .reading import read_paths
 from .outdir import missing_dir_message, origins, out_of_date
 from .render import Options, render
 from .shell import fail, run_guarded

@@ -8,7 +8,8 @@ import click
 from . import __version__
 from .emit import write_stream
 from .errors import Message
-from .load import index, read_paths
+from .load import index
+from .reading import read_paths
 from .lock import find_lock, lock_from_inputs, read_lock
 from .outdir import origins, write_rendered_dir
 from .render import Options, render

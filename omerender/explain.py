@@ -7,8 +7,12 @@ import click
 
 from .errors import OmeError
 from .shell import fail, run_guarded
-from .load import Inputs, index, read_paths
-from .select import Evaluation, FORMAT_REQUIRED, Request, evaluate, model_for_explain, request_of
+from .load import Inputs, index
+from .reading import read_paths
+from .selection.evaluation import Evaluation, evaluate
+from .selection.lookup import model_for_explain
+from .selection.request import Request, request_of
+from .selection.validation import FORMAT_REQUIRED
 from .suggest import did_you_mean
 
 HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")

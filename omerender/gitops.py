@@ -18,7 +18,8 @@ import yaml
 
 from .emit import dump, dump_stream
 from .errors import OmeError
-from .load import Budget, SafeLoader, load_all, load_one, read_file, yaml_error_text
+from .reading import read_file
+from .yamlread import Budget, SafeLoader, load_all, load_one, yaml_error_text
 from .shell import fail, run_guarded
 
 PLUGIN_API_VERSION = "omerender.io/v1alpha1"

@@ -31,7 +31,8 @@ import yaml
 from . import limits
 from .emit import dump, dump_stream
 from .errors import ObjRef, OmeError
-from .load import KUSTOMIZATION_FILES, SafeLoader, parse_text, read_paths
+from .reading import KUSTOMIZATION_FILES, parse_text, read_paths
+from .yamlread import SafeLoader
 
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"

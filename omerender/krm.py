@@ -13,8 +13,9 @@ import yaml
 from .emit import write_resource_list
 from .errors import Message, OmeError
 from . import limits
-from .load import (STDIN, Budget, Doc, YAMLLimitError, index, load_one, read_stream, too_many_objects,
-                   yaml_problem)
+from .load import index
+from .reading import STDIN, Doc, read_stream, too_many_objects
+from .yamlread import Budget, YAMLLimitError, load_one, yaml_problem
 from .lock import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded

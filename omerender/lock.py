@@ -4,7 +4,7 @@ Pure parts: :func:`canonical_json`/:func:`spec_hash` (§12), :func:`revision_nam
 :func:`parse_lock`/:func:`dump_lock` (§14, text in, text out). The decisions:
 :func:`resolve_with_lock` is what ``render`` calls per InferenceService (§15), and
 :func:`update_lock` is ``omerender lock update`` (§16). Both resolve the ISVC through
-:func:`omerender.select.resolve` with the merged specs of :class:`~omerender.inherit.Chains`.
+:func:`omerender.selection.resolve.resolve` with the merged specs of :class:`~omerender.inherit.Chains`.
 """
 from __future__ import annotations
 
@@ -22,8 +22,12 @@ import yaml
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
-from .load import OME_API_VERSION, Inputs, Obj, SafeLoader, read_named_file, yaml_error_text
-from .select import Resolution, find_runtime, resolve
+from .load import OME_API_VERSION, Inputs, Obj
+from .reading import read_named_file
+from .yamlread import SafeLoader, yaml_error_text
+from .selection.lookup import find_runtime
+from .selection.resolve import resolve
+from .selection.result import Resolution
 
 LOCK_FILE = "omerender.lock.yaml"
 LOCK_API_VERSION = "omerender.io/v1alpha1"

@@ -5,7 +5,8 @@ import click
 
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, validate_runtime_chain
-from .load import Inputs, index, read_paths
+from .load import Inputs, index
+from .reading import read_paths
 from .lock import LOCK_FILE, dump_lock, find_lock, parse_lock, read_lock_text, update_lock
 from .shell import fail, run_guarded
 

@@ -13,7 +13,7 @@ import click
 from .emit import dump
 from . import limits
 from .errors import Message, OmeError, OmeErrors, Report
-from .load import _files, read_file
+from .reading import _files, read_file
 from .modelinfo import Budget, compute, open_source
 from .modelinfo.update import insert, load_objects, missing_fields, models_in
 from .shell import fail, run_guarded

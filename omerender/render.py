@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import accelerators, apirules, select
+from . import accelerators, apirules
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
@@ -19,6 +19,8 @@ from .names import trunc63
 from .placeholders import render_budget
 from .pods import PodPlan, build_pod
 from .presets import check_engine_annotation
+from .selection.result import Resolution
+from .selection.validation import validate_runtime
 from .storage import model_storage, overlay_storage
 from . import multinode, workloads
 
@@ -175,7 +177,7 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
         return
     merged = chains.merged_spec(runtime)
     accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
-    select.validate_runtime(runtime)
+    validate_runtime(runtime)
     if "workers" in spec:
         report.warn("spec.workers was removed in OME v1.3 and is ignored")
 
@@ -250,7 +252,7 @@ class IsvcContext:
     inputs: Inputs
     options: Options
     report: Report
-    resolution: select.Resolution
+    resolution: Resolution
     runtime_spec: dict
     facts: IsvcFacts | None = None
 

@@ -15,7 +15,8 @@ import yaml
 from omerender import krm, limits
 from omerender.emit import dump_resource_list
 from omerender.errors import OmeError, OmeErrors
-from omerender.load import index, read_paths
+from omerender.load import index
+from omerender.reading import read_paths
 
 
 def fuzz_loader(data: bytes) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import copy
 
 from omerender.errors import Report
-from omerender.load import Doc, index
+from omerender.load import index
+from omerender.reading import Doc
 
 API = "ome.io/v1beta1"
 NS = "llama-demo"

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from omerender.errors import OmeError, Report
 from omerender.inherit import Chains, check_runner_names, validate_runtime_chain, warn_auto_selected
-from omerender.load import index, parse_text
-from omerender.select import resolve
+from omerender.load import index
+from omerender.reading import parse_text
+from omerender.selection.resolve import resolve
 
 PROFILE = """
 apiVersion: ome.io/v1beta1

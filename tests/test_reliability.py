@@ -104,7 +104,7 @@ def test_ordinary_anchors_render_like_the_expanded_text():
 
 
 def test_aliased_values_are_separate_objects():
-    from omerender.load import parse_text
+    from omerender.reading import parse_text
     docs = parse_text("a: &x {k: [1]}\nb: *x\nc: {<<: *x}\n", "f.yaml")
     data = docs[0].data
     assert data == {"a": {"k": [1]}, "b": {"k": [1]}, "c": {"k": [1]}}
@@ -269,7 +269,8 @@ def test_a_fleet_of_2000_runtimes_and_10000_inferenceservices_loads(tmp_path):
             for i in range(part * 2500, part * 2500 + 2500):
                 handle.write("---\n" + isvc.replace("  name: llama-3-2-3b-instruct\n  namespace",
                                                     f"  name: svc-{i}\n  namespace", 1))
-    from omerender.load import index, read_paths
+    from omerender.load import index
+    from omerender.reading import read_paths
     inputs = index(read_paths([str(tmp_path)]))
     assert (len(inputs.cluster_runtimes), len(inputs.isvcs)) == (2000, 10_000)
 
@@ -681,7 +682,7 @@ def test_duplicate_keys_are_refused_in_every_style(text, shown, line, column):
 
 
 def test_merge_keys_may_be_overridden_by_the_mapping_s_own_keys():
-    from omerender.load import parse_text
+    from omerender.reading import parse_text
     docs = parse_text("base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\n", "f.yaml")
     assert docs[0].data["merged"] == {"x": 1, "y": 3}
 

@@ -1,4 +1,4 @@
-"""omerender.select: lookups, matching, versions, sizes, scoring, ranking (selection.md §8)."""
+"""omerender.selection: lookups, matching, versions, sizes, scoring, ranking (selection.md §8)."""
 from __future__ import annotations
 
 import copy
@@ -7,8 +7,13 @@ from decimal import Decimal
 import pytest
 
 from omerender.errors import OmeError, Report
-from omerender.select import (entry_matches, evaluate, parse_size, request_of, resolve, validate_runtime,
-                              versions_match)
+from omerender.selection.entries import entry_matches
+from omerender.selection.evaluation import evaluate
+from omerender.selection.request import request_of
+from omerender.selection.resolve import resolve
+from omerender.selection.sizes import parse_size
+from omerender.selection.validation import validate_runtime
+from omerender.selection.versions import versions_match
 from select_helpers import L3, NS, bm, cbm, csr, entry, isvc, load, model_spec, sr, texts
 
 
@@ -822,7 +827,8 @@ from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
 
-from omerender.load import Doc, index, read_paths  # noqa: E402
+from omerender.load import index  # noqa: E402
+from omerender.reading import Doc, read_paths  # noqa: E402
 
 OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
 

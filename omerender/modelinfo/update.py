@@ -14,7 +14,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ..errors import ObjRef, OmeError
-from ..load import SafeLoader, yaml_problem
+from ..yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
 
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
