@@ -21,7 +21,9 @@ shared machine; the targets compare medians.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -86,6 +88,24 @@ class SizeResult:
     pipeline_identical: str | None = None
     pair_ratios: list[float] = field(default_factory=list)  # 3 / (4 + fn alone), pair by pair
     skipped: dict = field(default_factory=dict)  # column -> why it was not run
+    minutes: float = 0.0  # how long this size's measurements took
+    load: list = field(default_factory=list)  # 1-minute load average before and after them
+
+
+def save(result: SizeResult, work: Path) -> None:
+    (work / f"result-{result.n}.json").write_text(json.dumps(dataclasses.asdict(result)))
+
+
+def saved_results(work: Path) -> list[SizeResult]:
+    """What earlier runs measured into ``work``, one size per file (several runs can share a work dir)."""
+    results = []
+    for path in sorted(work.glob("result-*.json")):
+        data = json.loads(path.read_text())
+        for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "fn_alone", "pipeline"):
+            if data[name] is not None:
+                data[name] = Sample(**data[name])
+        results.append(SizeResult(**data))
+    return sorted(results, key=lambda r: r.n)
 
 
 def executable(name: str) -> str:
@@ -189,18 +209,16 @@ def bench_size(work: Path, n: int, m: int, args, omerender: str, omerender_fn: s
         if result.pipeline:
             result.pipeline_identical = _same_objects(piped.read_text(), rendered.read_text())
     else:
-        result.skipped["pipeline"] = (f"not run (--pipeline-max {args.pipeline_max}): kustomize build of the inputs "
-                                      "is expected to exceed 10 minutes here")
+        result.skipped["pipeline"] = f"not run (over --pipeline-max {args.pipeline_max})"
     if n <= args.kustomize_max:
         k_repeats = 3 if n <= 200 else 1
         log(f"[{n}] 2 kustomize build of the rendered YAML, {k_repeats}x")
         result.plain = _unless_timeout(result, "plain", lambda: measure(["kustomize", "build", str(plain)],
                                                                           k_repeats, timeout=TEN_MINUTES))
         _unless_timeout(result, "fn_path", lambda: _function_columns(
-            work, n, inputs, args.pairs or (5 if n <= 100 else 3 if n <= 200 else 1), result, omerender_fn))
+            work, n, inputs, args.pairs or (5 if n <= 100 else 2 if n <= 200 else 1), result, omerender_fn))
     else:
-        why = (f"not run (--kustomize-max {args.kustomize_max}): kustomize is superlinear in objects; "
-               "at this size it would take far over 10 minutes")
+        why = f"not run (over --kustomize-max {args.kustomize_max})"
         result.skipped.update({"plain": why, "fn_path": why, "replay": why})
         _fn_alone_on_synthetic_list(work, n, inputs, result, omerender_fn)
     return result
@@ -210,7 +228,7 @@ def _unless_timeout(result: SizeResult, column: str, run):
     try:
         return run()
     except subprocess.TimeoutExpired as err:
-        result.skipped[column] = f"did not finish within {err.timeout / 60:.0f} min"
+        result.skipped[column] = f"did not finish in {err.timeout / 60:.0f} min"
         log(f"[{result.n}] {column}: {result.skipped[column]}")
         return None
 
@@ -288,10 +306,12 @@ def main() -> None:
                         help="largest fleet for columns 2-4 (default 1000: at 10,000 they take hours)")
     parser.add_argument("--pipeline-max", type=int, default=1000,
                         help="largest fleet for column 5 (default 1000)")
-    parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 5, 3, 1 by size)")
+    parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 5, 2, 1 by size)")
     parser.add_argument("--repeats", type=int, help="runs of the render and the pipeline (default 5 or 3)")
     parser.add_argument("--no-inherit", action="store_true", help="fleets without inheritance chains")
     parser.add_argument("--work", type=Path, help="keep the fleets in this directory (default: a temporary one)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the report from the measurements kept in --work by earlier runs")
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"default {RESULTS.relative_to(HERE.parent)}")
     args = parser.parse_args()
     wanted = {int(s) for s in args.sizes.split(",")}
@@ -299,24 +319,26 @@ def main() -> None:
         if not shutil.which(tool):
             raise SystemExit(f"{tool} not found: run scripts/setup-tools.sh and apt-get install -y time")
     omerender, omerender_fn = executable("omerender"), executable("omerender-fn")
-    started, load_before = datetime.datetime.now(), os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="omerender-bench-") as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        log("cold start")
-        cold = cold_start(omerender_fn, work)
-        results = []
-        # The sizes kustomize cannot finish first, the longest (1,000 with kustomize) last; the report is
-        # rewritten after each size, so an interrupted run still leaves what it measured.
-        for n, m in sorted((s for s in SIZES if s[0] in wanted), key=lambda s: (s[0] == 1000, s[0])):
-            results.append(bench_size(work, n, m, args, omerender, omerender_fn))
-            log(f"[{n}] done; load average {os.getloadavg()[0]:.2f}")
-            elapsed = (datetime.datetime.now() - started).total_seconds()
-            text = report.render(sorted(results, key=lambda r: r.n), cold, args, elapsed,
-                                 (load_before, os.getloadavg()))
-            args.output.write_text(text)
+        cold_file = work / "cold-start.json"
+        if not args.report_only:
+            log("cold start")
+            cold_file.write_text(json.dumps(dataclasses.asdict(cold_start(omerender_fn, work))))
+            for n, m in SIZES:
+                if n in wanted:
+                    begun, load = datetime.datetime.now(), os.getloadavg()[0]
+                    result = bench_size(work, n, m, args, omerender, omerender_fn)
+                    result.minutes = (datetime.datetime.now() - begun).total_seconds() / 60
+                    result.load = [load, os.getloadavg()[0]]
+                    save(result, work)
+                    log(f"[{n}] done; load average {os.getloadavg()[0]:.2f}")
+        cold = Sample(**json.loads(cold_file.read_text()))
+        results = [r for r in saved_results(work) if r.n in wanted]
+    text = report.render(results, cold, args)
+    args.output.write_text(text)
     print(text)
-
 
 if __name__ == "__main__":
     main()
