@@ -47,7 +47,7 @@ def _go_reads_as_non_string(text: str) -> bool:
     return bool(_GO_NUMBER.match(text.replace("_", "")) or _GO_TIMESTAMP.match(text))
 
 
-# How a scalar text resolves does not depend on the document, so one table serves every dump.
+# How a plain scalar text resolves does not depend on the document, so one table serves every dump.
 _RESOLVED: dict = {}
 _RESOLVED_MAX = 1 << 18
 
@@ -77,15 +77,16 @@ class _PlainDumper(_Dumper):
     def resolve(self, kind, value, implicit):
         if kind is not ScalarNode:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = _RESOLVED.get(key)
+        if not implicit[0]:
+            return _STR  # the resolver's answer for a scalar that is not plain (no path resolvers here)
+        tag = _RESOLVED.get(value)
         if tag is None:
             if len(_RESOLVED) >= _RESOLVED_MAX:
                 _RESOLVED.clear()
             tag = super().resolve(kind, value, implicit)
-            if tag == _STR and implicit[0] and _go_reads_as_non_string(value):
+            if tag == _STR and _go_reads_as_non_string(value):
                 tag = _NULL  # any tag but str makes the emitter quote the text; none is written
-            _RESOLVED[key] = tag
+            _RESOLVED[value] = tag
         return tag
 
 
