@@ -103,6 +103,13 @@ def _paths(results) -> list[str]:
             pairs += f"; median {statistics.median(r.pair_ratios):.2f}"
         lines.append(f"| {r.n} | {_cell(r, 'render')} | {_cell(r, 'plain')} | {_cell(r, 'fn_path')} "
                      f"| {_cell(r, 'replay')} | {_cell(r, 'pipeline')} | {_cell(r, 'fn_alone')} | {pairs} |")
+    lines += ["", "The same runs in CPU seconds (user + system, the process and its children: kustomize's own "
+              "work and the function's), which the machine's load disturbs less than wall time:", "",
+              "| InferenceServices | 1 | 2 | 3 | 4 | 5 | fn alone |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in results:
+        lines.append(f"| {r.n} | " + " | ".join(
+            f"{getattr(r, name).cpu_median:.2f}" if getattr(r, name) else "-"
+            for name in ("render", "plain", "fn_path", "replay", "pipeline", "fn_alone")) + " |")
     lines += ["", "Output of 5 compared with 1: " + "; ".join(
         f"{r.n}: {r.pipeline_identical}" for r in results if r.pipeline_identical) + "."]
     return lines
