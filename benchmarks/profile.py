@@ -7,14 +7,18 @@ with each stage's wall time (measured without the profiler first).
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+# Run as a script, this file is the "profile" module cProfile imports: hide it while cProfile loads.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+import cProfile  # noqa: E402
+import pstats  # noqa: E402
+
+sys.path.insert(0, str(HERE))
 import fleet  # noqa: E402
 
 from omerender.emit import dump_stream  # noqa: E402

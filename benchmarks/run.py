@@ -1,25 +1,33 @@
-"""The omerender benchmark suite (issue 8): ``python benchmarks/run.py`` writes benchmarks/RESULTS.md.
+"""The omerender benchmark suite (issues 8, 16): ``python benchmarks/run.py`` writes benchmarks/RESULTS.md.
 
-For each fleet size it generates a synthetic fleet (benchmarks/fleet.py) and measures, in one run:
+For each fleet size it generates a synthetic fleet (benchmarks/fleet.py) and measures the five paths
+of issue 16 side by side, each command a fresh process:
 
-(a) ``omerender render`` on the fleet's inputs;
-(b) ``kustomize build --enable-alpha-plugins --enable-exec`` of the fleet with the omerender function;
-(c) ``kustomize build`` of the already rendered output (plain YAML, same objects): kustomize's own floor;
-(d) the function's cold start on an empty ResourceList;
-(e) peak memory (max RSS) of (a) and of the function on the whole fleet's ResourceList;
-(f) how the render time grows from 1,000 to 10,000 InferenceServices.
+1. ``omerender render DIR/inputs``;
+2. ``kustomize build`` of the rendered YAML (plain objects, no function): what kustomize costs for the
+   objects alone;
+3. the function path: ``kustomize build --enable-alpha-plugins --enable-exec`` of the fleet with
+   omerender as an exec KRM function;
+4. the same with a do-nothing exec function that replays omerender's own output ResourceList byte
+   for byte (recorded on the first run of 3), so that kustomize's work is identical: the floor of 3;
+5. the pipeline: ``kustomize build`` of the inputs (plugins off) piped into ``omerender render -``.
 
-Times are wall-clock seconds, the median of the repetitions, of each command run as a fresh process
-(``/usr/bin/time`` gives the max RSS). kustomize's own cost grows faster than linearly with the number
-of objects, so (b) and (c) are measured only up to ``--kustomize-max`` InferenceServices.
+Besides: omerender's function alone on the ResourceList kustomize handed it (recorded as well), the
+render's floor (benchmarks/floor.py: PyYAML's C loader on the inputs plus its C dumper on the output,
+CPU seconds), peak memory, and the function's cold start. 3 and 4 run in turn, pair by pair, with the
+function alone after each pair, since kustomize's own time for identical work swings widely on a
+shared machine; the targets compare medians.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -31,22 +39,36 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fleet  # noqa: E402  (the generator beside this file)
+import report  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
-SIZES = ((100, 250), (1000, 1000), (10000, 2000))  # (InferenceServices, runtimes)
+SIZES = ((100, 250), (200, 250), (1000, 1000), (10000, 2000))  # (InferenceServices, runtimes)
 EMPTY_RESOURCE_LIST = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
-TARGETS = {"b_over_c": 1.25, "a_over_c": 0.25, "cold_start_ms": 150, "growth": 12.0, "peak_mb": 400}
+TARGETS = {"fn_over_floor": 1.0, "pipeline_over_plain": 0.25, "render_over_plain": 0.25, "cold_start_ms": 150,
+           "growth": 12.0, "peak_mb": 400, "render_over_yaml": 1.2}
+TEN_MINUTES = 600.0
+FUNCTION_TIMEOUT = 900.0  # per run of 3 or 4: at 1,000 they took about 9 minutes on a quiet machine
 
 
 @dataclass
 class Sample:
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     peak_mb: float = 0.0
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
+
+    def add(self, wall: float, cpu: float, peak: float) -> None:
+        self.seconds.append(wall)
+        self.cpu.append(cpu)
+        self.peak_mb = max(self.peak_mb, peak)
 
 
 @dataclass
@@ -56,10 +78,34 @@ class SizeResult:
     counts: dict
     objects: int = 0
     output_mb: float = 0.0
-    render: Sample | None = None  # (a)
-    fn_direct: Sample | None = None  # the function alone on the fleet's ResourceList
-    kustomize_fn: Sample | None = None  # (b)
-    kustomize_floor: Sample | None = None  # (c)
+    render: Sample | None = None  # 1
+    yaml_floor: Sample | None = None  # the render's floor (CPU seconds in .cpu and .seconds)
+    plain: Sample | None = None  # 2
+    fn_path: Sample | None = None  # 3
+    replay: Sample | None = None  # 4
+    fn_alone: Sample | None = None  # the function alone on kustomize's ResourceList
+    pipeline: Sample | None = None  # 5
+    pipeline_identical: str | None = None
+    pair_ratios: list[float] = field(default_factory=list)  # 3 / (4 + fn alone), pair by pair
+    skipped: dict = field(default_factory=dict)  # column -> why it was not run
+    minutes: float = 0.0  # how long this size's measurements took
+    load: list = field(default_factory=list)  # 1-minute load average before and after them
+
+
+def save(result: SizeResult, work: Path) -> None:
+    (work / f"result-{result.n}.json").write_text(json.dumps(dataclasses.asdict(result)))
+
+
+def saved_results(work: Path) -> list[SizeResult]:
+    """What earlier runs measured into ``work``, one size per file (several runs can share a work dir)."""
+    results = []
+    for path in sorted(work.glob("result-*.json")):
+        data = json.loads(path.read_text())
+        for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "fn_alone", "pipeline"):
+            if data[name] is not None:
+                data[name] = Sample(**data[name])
+        results.append(SizeResult(**data))
+    return sorted(results, key=lambda r: r.n)
 
 
 def executable(name: str) -> str:
@@ -69,66 +115,179 @@ def executable(name: str) -> str:
 
 
 def timed(command: list[str], stdin: Path | None = None, stdout: Path | None = None,
-          timeout: float | None = None) -> tuple[float, float]:
-    """Run once; return (wall seconds, max RSS in MB). Fails loudly on a non-zero exit."""
+          timeout: float | None = None) -> tuple[float, float, float]:
+    """Run once; return (wall seconds, CPU seconds, max RSS in MB). Fails loudly on a non-zero exit;
+    on a timeout, kills the whole process group (kustomize and its function) and raises TimeoutExpired."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report, \
             open(stdin or os.devnull, "rb") as source, open(stdout or os.devnull, "wb") as sink:
-        proc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", report.name, *command], stdin=source,
-                              stdout=sink, stderr=subprocess.PIPE, timeout=timeout)
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %U %S %M", "-o", report.name, *command], stdin=source,
+                                stdout=sink, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
         if proc.returncode != 0:
             raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(command)}\n"
-                             f"{proc.stderr.decode()[-2000:]}")
-        wall, rss_kb = report.read().split()[-2:]
-    return float(wall), int(rss_kb) / 1024
+                             f"{err.decode()[-2000:]}")
+        wall, user, system, rss_kb = report.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(rss_kb) / 1024
 
 
-def measure(command: list[str], repeats: int, **kwargs) -> Sample:
-    sample = Sample()
+def measure(command: list[str], repeats: int, sample: Sample | None = None, **kwargs) -> Sample:
+    sample = sample or Sample()
     for _ in range(repeats):
-        wall, peak = timed(command, **kwargs)
-        sample.seconds.append(wall)
-        sample.peak_mb = max(sample.peak_mb, peak)
+        sample.add(*timed(command, **kwargs))
     return sample
 
 
-def resource_list(inputs: Path, target: Path) -> None:
-    """The ResourceList kustomize hands the function: every input object, and the function config."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    items = [d for f in sorted(inputs.glob("*.yaml")) for d in yaml.load_all(f.read_text(), Loader=loader) if d]
-    config = {k: v for k, v in fleet.FN_CONFIG.items()}
-    text = yaml.dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
-                      "functionConfig": config}, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
-                     sort_keys=False, width=1 << 16)
-    target.write_text(text)
-
-
 def log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(f"{datetime.datetime.now():%H:%M:%S} {text}", file=sys.stderr, flush=True)
 
+
+# ---------------------------------------------------------------- the layouts
+
+def _write_kustomization(directory: Path, resources: list[str], transformers: list[str] = ()) -> None:
+    doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": resources}
+    if transformers:
+        doc["transformers"] = list(transformers)
+    (directory / "kustomization.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def _script(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def function_layout(directory: Path, inputs: Path, fn_path: str) -> Path:
+    """``inputs`` plus one exec function as a transformer: the function path's layout."""
+    shutil.rmtree(directory, ignore_errors=True)
+    shutil.copytree(inputs, directory / "inputs")
+    config = {**fleet.FN_CONFIG, "metadata": {**fleet.FN_CONFIG["metadata"], "annotations": {
+        "config.kubernetes.io/function": f"exec:\n  path: {fn_path}\n"}}}
+    (directory / "fn.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    _write_kustomization(directory, [f"inputs/{p.name}" for p in sorted(inputs.glob("*.yaml"))], ["fn.yaml"])
+    return directory
+
+
+def plain_layout(directory: Path, files: list[Path]) -> Path:
+    """The files under a kustomization with no function."""
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    for f in files:
+        shutil.copy(f, directory / f.name)
+    _write_kustomization(directory, [f.name for f in files])
+    return directory
+
+
+# ---------------------------------------------------------------- one fleet
 
 def bench_size(work: Path, n: int, m: int, args, omerender: str, omerender_fn: str) -> SizeResult:
     directory = work / f"fleet-{n}"
     counts = fleet.write_fleet(directory, n, m, inherit=not args.no_inherit, fn_path=omerender_fn)
+    inputs = directory / "inputs"
     result = SizeResult(n, m, counts)
-    repeats = 5 if n <= 100 else 3 if n <= 1000 else 1
+    repeats = args.repeats or (5 if n <= 200 else 3)
     rendered = work / f"rendered-{n}.yaml"
-    log(f"[{n}] (a) omerender render, {repeats}x")
-    result.render = measure([omerender, "render", str(directory / "inputs")], repeats, stdout=rendered)
-    result.objects = rendered.read_text().count("\n---\n") + 1
+    log(f"[{n}] 1 omerender render, and its YAML floor, {repeats}x in turn")
+    result.render, result.yaml_floor = Sample(), Sample()
+    for _ in range(repeats):
+        measure([omerender, "render", str(inputs)], 1, result.render, stdout=rendered)
+        result.yaml_floor.add(*_yaml_floor(inputs, rendered))
+    result.objects = rendered.read_text().count("---\n")
     result.output_mb = rendered.stat().st_size / 2 ** 20
-    fleet.write_rendered(work / f"floor-{n}", rendered.read_text())
-    listing = work / f"resourcelist-{n}.yaml"
-    resource_list(directory / "inputs", listing)
-    log(f"[{n}] the function alone on the ResourceList, {repeats}x")
-    result.fn_direct = measure([omerender_fn], repeats, stdin=listing)
+    plain = plain_layout(work / f"plain-{n}", [rendered])
+    pipeline = plain_layout(work / f"pipeline-{n}", sorted(inputs.glob("*.yaml")))
+    if n <= args.pipeline_max:
+        log(f"[{n}] 5 kustomize build of the inputs | omerender render -, {repeats}x")
+        piped = work / f"piped-{n}.yaml"
+        command = ["bash", "-o", "pipefail", "-c", f"kustomize build {pipeline} | {omerender} render - 2>/dev/null"]
+        result.pipeline = _unless_timeout(result, "pipeline", lambda: measure(command, repeats, stdout=piped,
+                                                                              timeout=TEN_MINUTES))
+        if result.pipeline:
+            result.pipeline_identical = _same_objects(piped.read_text(), rendered.read_text())
+    else:
+        result.skipped["pipeline"] = f"not run (over --pipeline-max {args.pipeline_max})"
     if n <= args.kustomize_max:
-        k_repeats = 3 if n <= 100 else 1
-        log(f"[{n}] (c) kustomize build of the rendered output, {k_repeats}x")
-        result.kustomize_floor = measure(["kustomize", "build", str(work / f"floor-{n}")], k_repeats)
-        log(f"[{n}] (b) kustomize build with the function, {k_repeats}x")
-        result.kustomize_fn = measure(["kustomize", "build", "--enable-alpha-plugins", "--enable-exec",
-                                       str(directory)], k_repeats)
+        k_repeats = 3 if n <= 200 else 1
+        log(f"[{n}] 2 kustomize build of the rendered YAML, {k_repeats}x")
+        result.plain = _unless_timeout(result, "plain", lambda: measure(["kustomize", "build", str(plain)],
+                                                                          k_repeats, timeout=TEN_MINUTES))
+        _unless_timeout(result, "fn_path", lambda: _function_columns(
+            work, n, inputs, args.pairs or (5 if n <= 100 else 2 if n <= 200 else 1), result, omerender_fn))
+    else:
+        why = f"not run (over --kustomize-max {args.kustomize_max})"
+        result.skipped.update({"plain": why, "fn_path": why, "replay": why})
+        _fn_alone_on_synthetic_list(work, n, inputs, result, omerender_fn)
     return result
+
+
+def _unless_timeout(result: SizeResult, column: str, run):
+    try:
+        return run()
+    except subprocess.TimeoutExpired as err:
+        result.skipped[column] = f"did not finish in {err.timeout / 60:.0f} min"
+        log(f"[{result.n}] {column}: {result.skipped[column]}")
+        return None
+
+
+def _same_objects(one: str, other: str) -> str:
+    if one == other:
+        return "byte-identical"
+    return "same objects, other order" if sorted(one.split("---\n")) == sorted(other.split("---\n")) else "DIFFERENT"
+
+
+def _yaml_floor(inputs: Path, rendered: Path) -> tuple[float, float, float]:
+    proc = subprocess.run([sys.executable, str(HERE / "floor.py"), str(inputs), str(rendered)],
+                          capture_output=True, text=True, check=True)
+    seconds = float(proc.stdout.split()[0])
+    return seconds, seconds, 0.0
+
+
+def _function_columns(work: Path, n: int, inputs: Path, pairs: int, result: SizeResult, omerender_fn: str) -> None:
+    """3, 4 and the function alone, in turn; the first run of 3 records what the function reads and writes."""
+    record_in, record_out = work / f"fn-in-{n}.yaml", work / f"fn-out-{n}.yaml"
+    recorder = _script(work / f"record-{n}.sh", f"tee {record_in} | {omerender_fn} | tee {record_out}\n")
+    replayer = _script(work / f"replay-{n}.sh", f"cat >/dev/null\nexec cat {record_out}\n")
+    recorded = function_layout(work / f"fn-record-{n}", inputs, recorder)
+    with_fn = function_layout(work / f"fn-{n}", inputs, omerender_fn)
+    replay = function_layout(work / f"replay-{n}", inputs, replayer)
+    command = ["kustomize", "build", "--enable-alpha-plugins", "--enable-exec"]
+    result.fn_path, result.replay, result.fn_alone = Sample(), Sample(), Sample()
+    try:
+        for i in range(pairs):
+            _pair(i, pairs, n, command, recorded if i == 0 else with_fn, replay, record_in, result, omerender_fn)
+    except subprocess.TimeoutExpired:
+        done = len(result.pair_ratios)  # keep the complete pairs only
+        for sample in (result.fn_path, result.replay, result.fn_alone):
+            del sample.seconds[done:], sample.cpu[done:]
+        if not done:
+            result.fn_path = result.replay = result.fn_alone = None
+        raise
+
+
+def _pair(i: int, pairs: int, n: int, command: list[str], with_fn: Path, replay: Path, record_in: Path,
+          result: SizeResult, omerender_fn: str) -> None:
+    log(f"[{n}] pair {i + 1}/{pairs}: 3 kustomize + omerender fn")
+    measure([*command, str(with_fn)], 1, result.fn_path, timeout=FUNCTION_TIMEOUT)
+    log(f"[{n}] pair {i + 1}/{pairs}: 4 kustomize + replay")
+    measure([*command, str(replay)], 1, result.replay, timeout=FUNCTION_TIMEOUT)
+    measure([omerender_fn], 1, result.fn_alone, stdin=record_in)
+    result.pair_ratios.append(result.fn_path.seconds[-1] / (result.replay.seconds[-1] + result.fn_alone.seconds[-1]))
+
+
+def _fn_alone_on_synthetic_list(work: Path, n: int, inputs: Path, result: SizeResult, omerender_fn: str) -> None:
+    """Without kustomize, the function alone on the ResourceList kustomize would hand it (for memory)."""
+    listing = work / f"resourcelist-{n}.yaml"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    items = [d for f in sorted(inputs.glob("*.yaml")) for d in yaml.load_all(f.read_text(), Loader=loader) if d]
+    listing.write_text(yaml.dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+                                  "functionConfig": fleet.FN_CONFIG}, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                                 sort_keys=False, width=1 << 16))
+    log(f"[{n}] the function alone on a ResourceList of the inputs")
+    result.fn_alone = measure([omerender_fn], 1, stdin=listing)
 
 
 def cold_start(omerender_fn: str, work: Path, repeats: int = 20) -> Sample:
@@ -138,121 +297,48 @@ def cold_start(omerender_fn: str, work: Path, repeats: int = 20) -> Sample:
     return measure([omerender_fn], repeats, stdin=empty)
 
 
-# ---------------------------------------------------------------- the report
-
-def _command_output(command: list[str]) -> str:
-    try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def machine() -> list[str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown")
-    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                  if line.startswith("MemTotal"))
-    kustomize = _command_output(["dpkg-query", "-W", "-f=${Version}", "kustomize"]) or \
-        _command_output(["kustomize", "version"])
-    return [f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
-            f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_kb / 2 ** 20:.1f} GiB RAM; "
-            f"{platform.system()} {platform.release()}; load average at start {os.getloadavg()[0]:.2f}",
-            f"- Python {platform.python_version()}, PyYAML {yaml.__version__} "
-            f"(libyaml {'yes' if yaml.__with_libyaml__ else 'no'}), kustomize {kustomize}"]
-
-
-def _s(sample: Sample | None) -> str:
-    return f"{sample.median:.2f}" if sample else "not run"
-
-
-def _ratio(top: Sample | None, bottom: Sample | None) -> float | None:
-    return top.median / bottom.median if top and bottom and bottom.median else None
-
-
-def _verdict(value: float | None, limit: float) -> str:
-    if value is None:
-        return "not measured"
-    return "holds" if value <= limit else "**misses**"
-
-
-def report(results: list[SizeResult], cold: Sample, args, elapsed: float) -> str:
-    lines = ["# omerender benchmark results", "",
-             "Regenerated by `python benchmarks/run.py` (see benchmarks/README.md); do not edit by hand.", "",
-             *machine(), f"- Whole run: {elapsed / 60:.1f} min; fleets with inheritance chains: "
-                         f"{'no' if args.no_inherit else 'yes'}", "",
-             "## Fleets", "",
-             "| InferenceServices | runtimes | in inheritance chains | models | auto-selected | with a class "
-             "| rendered objects | output MB |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in results:
-        c = r.counts
-        lines.append(f"| {r.n} | {c['runtimes']} | {c['in chains']} | {c['models']} | {c['auto-selected']} "
-                     f"| {c['with class']} | {r.objects} | {r.output_mb:.1f} |")
-    lines += ["", "## Times (seconds, median) and ratios", "",
-              "| InferenceServices | (a) render | fn alone | (b) kustomize + fn | (c) kustomize floor "
-              "| (b)/(c) | (a)/(c) | (a) peak MB | fn peak MB |",
-              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in results:
-        bc, ac = _ratio(r.kustomize_fn, r.kustomize_floor), _ratio(r.render, r.kustomize_floor)
-        lines.append(f"| {r.n} | {_s(r.render)} | {_s(r.fn_direct)} | {_s(r.kustomize_fn)} "
-                     f"| {_s(r.kustomize_floor)} | {f'{bc:.3f}' if bc else '-'} | {f'{ac:.3f}' if ac else '-'} "
-                     f"| {r.render.peak_mb:.0f} | {r.fn_direct.peak_mb:.0f} |")
-    by_n = {r.n: r for r in results}
-    at_1k, at_10k = by_n.get(1000), by_n.get(10000)
-    growth = _ratio(at_10k.render, at_1k.render) if at_1k and at_10k else None
-    fn_growth = _ratio(at_10k.fn_direct, at_1k.fn_direct) if at_1k and at_10k else None
-    bc_1k = _ratio(at_1k.kustomize_fn, at_1k.kustomize_floor) if at_1k else None
-    ac_1k = _ratio(at_1k.render, at_1k.kustomize_floor) if at_1k else None
-    peak_10k = max(at_10k.render.peak_mb, at_10k.fn_direct.peak_mb) if at_10k else None
-    cold_ms = cold.median * 1000
-    lines += ["", f"(d) cold start of `omerender-fn` on an empty ResourceList: median {cold_ms:.0f} ms, "
-                  f"min {min(cold.seconds) * 1000:.0f} ms over {len(cold.seconds)} runs.", "",
-              f"(f) growth from 1,000 to 10,000 InferenceServices: render {growth:.2f}x, function alone "
-              f"{fn_growth:.2f}x." if growth else "(f) growth: not measured (needs the 1,000 and 10,000 fleets).",
-              "", "## Targets", "", "| target | measured | verdict |", "| --- | --- | --- |",
-              f"| (b) <= 1.25 x (c) at 1,000 | {f'{bc_1k:.3f}' if bc_1k else '-'} "
-              f"| {_verdict(bc_1k, TARGETS['b_over_c'])} |",
-              f"| (a) <= 0.25 x (c) at 1,000 | {f'{ac_1k:.3f}' if ac_1k else '-'} "
-              f"| {_verdict(ac_1k, TARGETS['a_over_c'])} |",
-              f"| (d) <= 150 ms | {cold_ms:.0f} ms | {_verdict(cold_ms, TARGETS['cold_start_ms'])} |",
-              f"| (f) <= 12x for 10x the fleet | {f'{growth:.2f}x' if growth else '-'} "
-              f"| {_verdict(growth, TARGETS['growth'])} |",
-              f"| peak memory <= 400 MB at 10,000 | {f'{peak_10k:.0f} MB' if peak_10k else '-'} "
-              f"| {_verdict(peak_10k, TARGETS['peak_mb'])} |", ""]
-    notes = HERE / "NOTES.md"
-    if notes.exists():
-        lines += [notes.read_text().rstrip(), ""]
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(str(n) for n, _ in SIZES),
-                        help="comma-separated InferenceService counts out of 100,1000,10000 (default: all)")
+                        help="comma-separated InferenceService counts out of 100,200,1000,10000 (default: all)")
     parser.add_argument("--kustomize-max", type=int, default=1000,
-                        help="largest fleet for the kustomize measurements (b) and (c) (default 1000)")
+                        help="largest fleet for columns 2-4 (default 1000: at 10,000 they take hours)")
+    parser.add_argument("--pipeline-max", type=int, default=1000,
+                        help="largest fleet for column 5 (default 1000)")
+    parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 5, 2, 1 by size)")
+    parser.add_argument("--repeats", type=int, help="runs of the render and the pipeline (default 5 or 3)")
     parser.add_argument("--no-inherit", action="store_true", help="fleets without inheritance chains")
     parser.add_argument("--work", type=Path, help="keep the fleets in this directory (default: a temporary one)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write the report from the measurements kept in --work by earlier runs")
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"default {RESULTS.relative_to(HERE.parent)}")
     args = parser.parse_args()
     wanted = {int(s) for s in args.sizes.split(",")}
-    for tool in ("kustomize", "/usr/bin/time"):
+    for tool in ("kustomize", "/usr/bin/time", "bash"):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} not found: run scripts/setup-tools.sh and apt-get install -y time")
     omerender, omerender_fn = executable("omerender"), executable("omerender-fn")
-    started = datetime.datetime.now()
     with tempfile.TemporaryDirectory(prefix="omerender-bench-") as tmp:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        log("(d) cold start")
-        cold = cold_start(omerender_fn, work)
-        results = [bench_size(work, n, m, args, omerender, omerender_fn) for n, m in SIZES if n in wanted]
-    elapsed = (datetime.datetime.now() - started).total_seconds()
-    text = report(results, cold, args, elapsed)
+        cold_file = work / "cold-start.json"
+        if not args.report_only:
+            log("cold start")
+            cold_file.write_text(json.dumps(dataclasses.asdict(cold_start(omerender_fn, work))))
+            for n, m in SIZES:
+                if n in wanted:
+                    begun, load = datetime.datetime.now(), os.getloadavg()[0]
+                    result = bench_size(work, n, m, args, omerender, omerender_fn)
+                    result.minutes = (datetime.datetime.now() - begun).total_seconds() / 60
+                    result.load = [load, os.getloadavg()[0]]
+                    save(result, work)
+                    log(f"[{n}] done; load average {os.getloadavg()[0]:.2f}")
+        cold = Sample(**json.loads(cold_file.read_text()))
+        results = [r for r in saved_results(work) if r.n in wanted]
+    text = report.render(results, cold, args)
     args.output.write_text(text)
     print(text)
-
 
 if __name__ == "__main__":
     main()

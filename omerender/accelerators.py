@@ -14,12 +14,12 @@ pipeline calls, per InferenceService:
 """
 from __future__ import annotations
 
-import copy
 import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .data import copy_data
 from .errors import OmeError, Report
 from .load import Inputs, Obj
 from .suggest import did_you_mean
@@ -471,7 +471,7 @@ def apply_environment_override(runner: dict, config: dict | None, component: str
     overrides = _mapping((config or {}).get("environmentOverride"))
     if not overrides:
         return runner
-    result = copy.deepcopy(runner)
+    result = copy_data(runner)
     env = _list(result.get("env"))
     container = result.get("name", "")
     for name in sorted(overrides):
@@ -501,7 +501,7 @@ def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resour
     entries = _list(cls.spec.get("resources")) if cls is not None else []
     if isvc_runner_sets_resources or not entries:
         return runner
-    result = copy.deepcopy(runner)
+    result = copy_data(runner)
     resources = _mapping(result.get("resources"))
     limits, requests = dict(_mapping(resources.get("limits"))), dict(_mapping(resources.get("requests")))
     for entry in entries:
@@ -535,7 +535,7 @@ def suppresses_parallelism(config: dict | None) -> bool:
 def apply_args_overrides(runner: dict, config: dict | None) -> dict:
     """§4.5 ``runtimeArgsOverride`` on ``args``, then §4.6 ``tensorParallelismOverride`` (TP, then PP)."""
     config = config or {}
-    result = copy.deepcopy(runner)
+    result = copy_data(runner)
     override = [str(arg) for arg in _list(config.get("runtimeArgsOverride"))]
     args = merge_runtime_args(_list(result.get("args")), override)
     if args or "args" in result:
@@ -695,7 +695,7 @@ def class_affinity(pod_spec: dict, cls: Obj | None, isvc_component: dict) -> dic
     if (node_affinity is None or _mapping(isvc_component).get("affinity") is not None
             or current.get("nodeAffinity") is not None):
         return pod_spec
-    result = copy.deepcopy(pod_spec)
+    result = copy_data(pod_spec)
     others = {key: value for key, value in _mapping(result.get("affinity")).items() if key != "nodeAffinity"}
-    result["affinity"] = {"nodeAffinity": copy.deepcopy(node_affinity), **others}
+    result["affinity"] = {"nodeAffinity": copy_data(node_affinity), **others}
     return result

@@ -1,11 +1,17 @@
 """YAML out: one stream, keys sorted as kubectl prints them, no anchors.
 
-The output is what ``yaml.dump(obj, sort_keys=True, default_flow_style=False)`` prints; the dumper
-only takes shortcuts for the plain types parsed YAML holds (dict with string keys, list, str, int,
-bool, None), builds their nodes directly, and remembers how each scalar text resolves. Dumping
-dominated a large render's profile (benchmarks/README.md).
+The output is what ``yaml.dump(obj, sort_keys=True, default_flow_style=False)`` prints, except that
+a string is quoted wherever any reader of the output would take it for something else: PyYAML's
+YAML 1.1 resolver (which the dumper consults anyway), and the Go readers kustomize, kubectl and Argo
+CD use (gopkg.in/yaml.v3's core schema and go-yaml v2), whose rules differ (``1e-5``, ``0o22``,
+``0X1F``, ``09``, ``y``, ``2001-1-2``). The dumper only takes shortcuts for the plain types parsed
+YAML holds (dict with string keys, list, str, int, bool, None), builds their nodes directly, and
+remembers how each scalar text resolves. Dumping dominated a large render's profile
+(benchmarks/README.md).
 """
 from __future__ import annotations
+
+import re
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -19,7 +25,29 @@ def _key(item):
     return item[0]
 
 
-# How a scalar text resolves does not depend on the document, so one table serves every dump.
+# The Go readers' rules (yaml.v3 resolve.go; go-yaml v2 adds YAML 1.1's y/n booleans), as far as
+# PyYAML's own 1.1 resolver misses them. Both strip every "_" from a text that starts with a sign or
+# a digit before trying strconv.ParseInt (base prefixes 0x 0o 0b, either case), ParseUint and, for
+# texts matching yamlStyleFloat (which also covers every decimal and leading-zero integer, "09"
+# included), ParseFloat; a text starting with "." goes to ParseFloat. Quoting a text that then fails
+# the Go parse (out of range) only costs two quote characters, so the patterns stop at the syntax.
+_GO_NUMBER_START = frozenset("+-.0123456789")
+_GO_NUMBER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+"
+                        r"|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)\Z")
+# yaml.v3 reads "YYYY-M-D", optionally followed by a time after "T", "t" or " ", as a timestamp.
+_GO_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ]|\Z)")
+_YAML11_ONLY_BOOLS = frozenset(("y", "Y", "n", "N"))
+
+
+def _go_reads_as_non_string(text: str) -> bool:
+    if text in _YAML11_ONLY_BOOLS:
+        return True
+    if not text or text[0] not in _GO_NUMBER_START:
+        return False
+    return bool(_GO_NUMBER.match(text.replace("_", "")) or _GO_TIMESTAMP.match(text))
+
+
+# How a plain scalar text resolves does not depend on the document, so one table serves every dump.
 _RESOLVED: dict = {}
 _RESOLVED_MAX = 1 << 18
 
@@ -49,12 +77,16 @@ class _PlainDumper(_Dumper):
     def resolve(self, kind, value, implicit):
         if kind is not ScalarNode:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = _RESOLVED.get(key)
+        if not implicit[0]:
+            return _STR  # the resolver's answer for a scalar that is not plain (no path resolvers here)
+        tag = _RESOLVED.get(value)
         if tag is None:
             if len(_RESOLVED) >= _RESOLVED_MAX:
                 _RESOLVED.clear()
-            tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+            tag = super().resolve(kind, value, implicit)
+            if tag == _STR and _go_reads_as_non_string(value):
+                tag = _NULL  # any tag but str makes the emitter quote the text; none is written
+            _RESOLVED[value] = tag
         return tag
 
 

@@ -7,9 +7,9 @@ selection module wraps them into E-I6 for an InferenceService.
 """
 from __future__ import annotations
 
-import copy
 from typing import Callable
 
+from .data import copy_data
 from .errors import OmeError, Report
 from .load import Inputs, Obj
 from .merge import overlay
@@ -94,11 +94,11 @@ class Chains:
         key = id(runtime)
         if key not in self._merged:
             chain = self.chain(runtime)
-            merged = copy.deepcopy(self.own_spec(chain[-1]))
+            merged = copy_data(self.own_spec(chain[-1]))
             for rt in reversed(chain[:-1]):
                 merged = overlay(merged, self.own_spec(rt), keep_new_empty=False)
             self._merged[key] = merged
-        return copy.deepcopy(self._merged[key])
+        return copy_data(self._merged[key])
 
     def parent_of(self, head: Obj, rt: Obj, name: str) -> Obj | None:
         """Where a parent name in ``head``'s chain resolves (§2): the head's kind decides."""

@@ -8,7 +8,6 @@ Pure parts: :func:`canonical_json`/:func:`spec_hash` (§12), :func:`revision_nam
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import datetime
 import hashlib
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from .data import copy_data
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
 from .load import OME_API_VERSION, Inputs, Obj
@@ -311,7 +311,7 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
     resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_spec)
     if resolution.auto_selected:
         warn_auto_selected(resolution.runtime, report)
-        return _live_of(isvc, chains, resolution, copy.deepcopy(chains.own_spec(resolution.runtime)))
+        return _live_of(isvc, chains, resolution, copy_data(chains.own_spec(resolution.runtime)))
     return _live_of(isvc, chains, resolution, chains.merged_spec(resolution.runtime))
 
 
@@ -346,7 +346,7 @@ def _stand_in(record: Revision) -> Obj:
     if parts[0] == "ServingRuntime":
         metadata["namespace"] = parts[1]
     data = {"apiVersion": OME_API_VERSION, "kind": parts[0], "metadata": metadata,
-            "spec": copy.deepcopy(record.spec)}
+            "spec": copy_data(record.spec)}
     return Obj(data, LOCK_FILE, -1)
 
 
@@ -396,7 +396,7 @@ def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | No
 def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:
     """§5: a pinned ISVC takes ``acceleratorConfig`` from its snapshot, not from the live spec."""
     try:
-        again = resolve(isvc, inputs, Report(), merged_spec=lambda rt: copy.deepcopy(snapshot))
+        again = resolve(isvc, inputs, Report(), merged_spec=lambda rt: copy_data(snapshot))
     except OmeError:
         return resolution
     return dataclasses.replace(resolution, entry=again.entry)
@@ -419,7 +419,7 @@ def _named_revision(isvc, live, entry, revisions, report, locked, given) -> dict
         raise _stale(f"no entry for InferenceService {_isvc_id(isvc)}" if entry is None else
                      f"runtime spec of InferenceService {_isvc_id(isvc)} changed ({entry.revision} -> {given})")
     _warn_runtime_gone(isvc, live, report, given)
-    return copy.deepcopy(record.spec)
+    return copy_data(record.spec)
 
 
 def _revision_for(isvc: Obj, live: Live, revisions: dict, given: str) -> Revision:
@@ -468,7 +468,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     if locked and entry.revision != pin:
         raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {pin})")
     if _warn_runtime_gone(isvc, live, report, pin) or live.hash == record.specHash:
-        return copy.deepcopy(record.spec)
+        return copy_data(record.spec)
     token = _sync_token(isvc)
     if token and token != entry.syncToken:
         if locked:
@@ -477,7 +477,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
                     "ome.io/runtime-sync annotation to advance")
-    return copy.deepcopy(record.spec)
+    return copy_data(record.spec)
 
 
 def _following(isvc, live, entry, report, locked) -> dict:

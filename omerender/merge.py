@@ -8,9 +8,9 @@ as unset, and ``false``/``0`` count as set.
 """
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from .data import copy_data
 from .errors import OmeError
 
 # List field name -> the key its items merge by (render.md §3.4).
@@ -50,27 +50,27 @@ def overlay(base: Any, top: Any, path: str = "", keep_new_empty: bool = True) ->
     if isinstance(base, dict) and isinstance(top, dict):
         return _overlay_maps(base, top, path, keep_new_empty)
     if is_empty(top):
-        return copy.deepcopy(base)
-    return copy.deepcopy(top)
+        return copy_data(base)
+    return copy_data(top)
 
 
 def _overlay_maps(base: dict, top: dict, path: str, keep_new_empty: bool) -> dict:
-    merged = {k: copy.deepcopy(v) for k, v in base.items()}
+    merged = {k: copy_data(v) for k, v in base.items()}
     for key, value in top.items():
         field = f"{path}.{key}" if path else str(key)
         if _unset(key, value):
             if key not in merged and value is not None and keep_new_empty:
-                merged[key] = copy.deepcopy(value)
+                merged[key] = copy_data(value)
             continue
         current = merged.get(key)
         if _unset(key, current):
-            merged[key] = _strip_unset(value) if not keep_new_empty else copy.deepcopy(value)
+            merged[key] = _strip_unset(value) if not keep_new_empty else copy_data(value)
         elif isinstance(current, dict) and isinstance(value, dict):
             merged[key] = _overlay_maps(current, value, field, keep_new_empty)
         elif isinstance(current, list) and isinstance(value, list) and _merge_key(path, key):
             merged[key] = merge_keyed_lists(current, value, _merge_key(path, key), field, keep_new_empty)
         else:
-            merged[key] = copy.deepcopy(value)
+            merged[key] = copy_data(value)
     return merged
 
 
@@ -82,7 +82,7 @@ def _strip_unset(value: Any) -> Any:
     """A copy of ``value`` without the empty values nested in it (inheritance merge)."""
     if isinstance(value, dict):
         return {k: _strip_unset(v) for k, v in value.items() if not is_empty(v)}
-    return copy.deepcopy(value)
+    return copy_data(value)
 
 
 def _merge_key(path: str, key: str) -> str | None:
@@ -119,12 +119,12 @@ def _interleave(base_only: list, top_items: list, base_pos: dict) -> list:
         b_key, b_item = base_only[b]
         t_key, t_item = top_items[t]
         if t_key in base_pos and base_pos[b_key] < base_pos[t_key]:
-            result.append(copy.deepcopy(b_item))
+            result.append(copy_data(b_item))
             b += 1
         else:
             result.append(t_item)
             t += 1
-    result.extend(copy.deepcopy(item) for _, item in base_only[b:])
+    result.extend(copy_data(item) for _, item in base_only[b:])
     result.extend(item for _, item in top_items[t:])
     return result
 

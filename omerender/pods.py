@@ -3,10 +3,10 @@ among the containers, placeholders, and the pod-level fields (render.md §1 step
 §6, §7, §10)."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from . import accelerators
+from .data import copy_data
 from .errors import OmeError, Report
 from .gpus import GPU, check_runner, runner_gpus
 from .merge import overlay
@@ -62,10 +62,10 @@ class PodPlan:
 
 def build_pod(plan: PodPlan, report: Report) -> dict:
     """The pod spec of one pod template."""
-    pod = {k: copy.deepcopy(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
+    pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
     runner = plan.fields.get("runner")
     if isinstance(runner, dict):
-        runner = _prepare_runner(plan, copy.deepcopy(runner), report)
+        runner = _prepare_runner(plan, copy_data(runner), report)
     containers, main = _place_runner(pod.get("containers") or [], runner)
     if main is None:
         raise OmeError("no containers found", field=f"spec.{plan.path}.runner")
@@ -82,7 +82,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
                         f"{plan.service_account}, which the router needs to find its pods")
         pod["serviceAccountName"] = plan.service_account
     for key, value in POD_DEFAULTS.items():
-        pod.setdefault(key, copy.deepcopy(value))
+        pod.setdefault(key, copy_data(value))
     _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
     try:
@@ -191,7 +191,7 @@ def _router_env(plan: PodPlan, runner: dict, report: Report) -> dict:
 # ---------------------------------------------------------------- placement (step 10)
 
 def _place_runner(containers: list, runner: dict | None) -> tuple[list, int | None]:
-    containers = [copy.deepcopy(c) for c in containers]
+    containers = [copy_data(c) for c in containers]
     if runner is None:
         return containers, (0 if containers else None)
     for i, container in enumerate(containers):
@@ -254,7 +254,7 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
         if any(v.get("name") == volume["name"] for v in volumes):
             raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
                            f"under that name", field=f"spec.{plan.path}.volumes")
-        volumes.append(copy.deepcopy(volume))
+        volumes.append(copy_data(volume))
     if plan.serves_model and empty_model_dir_needed(plan.annotations) and \
             not any(v.get("name") == "model-empty-dir" for v in volumes):
         volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})

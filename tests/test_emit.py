@@ -1,0 +1,127 @@
+"""YAML out reads back identically in every reader: PyYAML (YAML 1.1) and the Go yaml.v3 core schema
+that kustomize, kubectl and Argo CD use.
+
+kustomize keeps a plain scalar's text when it only re-emits it, so a misread would stay hidden; a JSON
+patch makes kustomize decode every object into Go values and encode them again, exactly as a JSON
+patch in a user's overlay (or kubectl's conversion to JSON) does. A value kustomize took for a
+number, bool, null or timestamp comes back changed (``0o022`` -> ``18``)."""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import container, render_objects, run_cli
+
+# Strings some reader takes for something else; each must come out quoted and read back as itself.
+RETYPED = [
+    # yaml.v3 (YAML 1.2 core schema as Go reads it)
+    "1e-5", "1E5", "1.5e3", "-1e+5", ".5", "+.5", ".5e3", "1.", "0o022", "0O17", "-0o7", "0x1F", "0X1F",
+    "+0x1f", "0b101", "0B11", "-0b1", "09", "0089", "1_000", "1__0", "1_", "+1", "-1", "01", "0", "1.0",
+    "99999999999999999999999", "2001-1-2", "2001-12-14", "2001-12-14T21:59:43.10Z",
+    "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10",
+    # YAML 1.1 (PyYAML, go-yaml v2 as kubectl's sigs.k8s.io/yaml reads it)
+    "y", "Y", "n", "N", "yes", "Yes", "no", "NO", "on", "On", "off", "OFF", "1:20", "-1:20:30.5", "190:20:30",
+    # out of float64 range, so a string to Go after all: quoting by syntax alone costs two characters
+    "1e400",
+    # both
+    ".inf", ".Inf", "-.Inf", "+.inf", ".nan", ".NaN", "~", "null", "Null", "NULL", "", "true", "True",
+    "FALSE", "<<", "=",
+]
+# Strings no reader retypes: they stay plain, so the output of existing renders does not change.
+PLAIN = ["1.2.3", "v1", "0.5.5.post3", "1e", "0o", "0x", "0b", "+", "_1", "0x1G", "0o8", "1e5x", "NaN",
+         "inf", "Infinity", "2024-model", "20011-12-14", "nvidia.com/gpu", "30Gi", "http1", "yesno", "nul"]
+
+
+def configmap(values: list[str]) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "values", "namespace": "ns"},
+            "data": {f"k{i}": v for i, v in enumerate(values)}}
+
+
+class _Yaml12OutputLoader(yaml.SafeLoader):
+    """PyYAML reading yaml.v3's output: yaml.v3 writes "=", "<<" and dates Go cannot parse
+    ("0000-00-00") plain, as the strings they are to it, where PyYAML would look for YAML 1.1's value
+    and merge keys and timestamps. What kustomize took for a timestamp comes back as a changed text."""
+
+
+_Yaml12OutputLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if not tag.endswith((":value", ":merge", ":timestamp"))]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+JSON_ROUND_TRIP = """resources: [rendered.yaml]
+patches:
+- target: {kind: .*}
+  patch: '[{"op": "copy", "from": "/kind", "path": "/kind"}]'
+"""
+
+
+def kustomize_read_back(rendered: str) -> list[dict]:
+    """What kustomize makes of the rendered YAML once it decodes it into Go values."""
+    with tempfile.TemporaryDirectory(prefix="omerender-emit-") as tmp:
+        Path(tmp, "rendered.yaml").write_text(rendered)
+        Path(tmp, "kustomization.yaml").write_text(JSON_ROUND_TRIP)
+        proc = subprocess.run(["kustomize", "build", tmp], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return [d for d in yaml.load_all(proc.stdout, Loader=_Yaml12OutputLoader) if d]
+
+
+def render_values(values: list[str]) -> str:
+    run = run_cli("render", "-", input=yaml.safe_dump(configmap(values)))
+    assert (run.code, run.stderr) == (0, ""), run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize("value", RETYPED)
+def test_a_string_any_reader_would_retype_is_quoted(value):
+    rendered = render_values([value])
+    assert f"  k0: '{value}'\n" in rendered
+    assert yaml.safe_load(rendered)["data"]["k0"] == value
+
+
+def test_strings_no_reader_retypes_stay_plain():
+    rendered = render_values(PLAIN)
+    for i, value in enumerate(PLAIN):
+        assert f"  k{i}: {value}\n" in rendered
+
+
+def test_kustomize_reads_back_every_retyped_string_and_plain_one():
+    values = RETYPED + PLAIN
+    (back,) = kustomize_read_back(render_values(values))
+    assert back["data"] == configmap(values)["data"]
+
+
+def test_an_env_value_reaches_the_deployment_unchanged_through_kustomize(F):
+    env = [{"name": "LR", "value": "1e-5"}, {"name": "UMASK", "value": "0o022"}, {"name": "DEBUG", "value": "y"}]
+    F["isvc"]["spec"]["engine"]["runner"]["env"] += env
+    run = render_objects([F["model"], F["runtime"], F["isvc"]])
+    assert run.code == 0, run.stderr
+    for name, value in (("LR", "'1e-5'"), ("UMASK", "'0o022'"), ("DEBUG", "'y'")):
+        assert f"        - name: {name}\n          value: {value}\n" in run.stdout
+    deployment = next(o for o in kustomize_read_back(run.stdout) if o["kind"] == "Deployment")
+    values = dict((e["name"], e.get("value")) for e in container(deployment)["env"])
+    assert {e["name"]: values[e["name"]] for e in env} == {"LR": "1e-5", "UMASK": "0o022", "DEBUG": "y"}
+
+
+# Strings biased to what readers take for numbers, bools, nulls and timestamps, plus any text.
+_NUMBERISH = st.text(alphabet="0123456789+-._eEoOxXbB:", max_size=8)
+_WORDISH = st.text(alphabet="yYnNoOtTrRuUeEfFaAlLsSfF~.iInN", max_size=5)
+_DATES = st.from_regex(r"\A[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]{1,3})?"
+                       r"(?:Z|[-+][0-9]{2}:[0-9]{2})?)?\Z")
+_ANY = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"), include_characters="\t\n"),
+               max_size=10)
+_STRINGS = st.one_of(st.sampled_from(RETYPED + PLAIN), _NUMBERISH, _WORDISH, _DATES, _ANY)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_STRINGS, min_size=1, max_size=60))
+def test_random_strings_read_back_identically_in_pyyaml_and_kustomize(values):
+    rendered = render_values(values)
+    expected = configmap(values)["data"]
+    assert yaml.safe_load(rendered)["data"] == expected
+    (back,) = kustomize_read_back(rendered)
+    assert back["data"] == expected
