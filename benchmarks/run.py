@@ -25,7 +25,6 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import shutil
 import signal
 import statistics

@@ -126,7 +126,7 @@ def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
         "objects": []}
     run = run_cli("diff", str(BASE), str(head))
     assert run.code == 0 and run.stderr == ""
-    assert run.stdout == f"""\
+    assert run.stdout == """\
 InferenceServices: 0 added, 0 removed, 1 changed, 3 unchanged; 0 roll out
 GPUs at min / max replicas:
   nvidia.com/gpu (no accelerator class): 4 at min, 7 -> 11 (+4) at max

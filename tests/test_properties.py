@@ -11,6 +11,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from omerender.errors import escape
+
 from conftest import render_objects, run_cli, validate_k8s, worked_example
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,7 +152,8 @@ def test_errors_name_the_object_they_concern(objects):
     for line in errors:
         located = line.removeprefix("error: <stdin>: ")
         assert located != line, line
-        named = any(f"{o.get('kind')} " in located.split(":")[0] for o in objects if isinstance(o, dict)
+        # messages escape control characters, so a kind is looked for as it is printed
+        named = any(f"{escape(o.get('kind'))} " in located.split(":")[0] for o in objects if isinstance(o, dict)
                     and isinstance(o.get("kind"), str))
         # an object that cannot be named (no kind or name) is reported by what is missing
         assert named or "Required value" in located or "expected a Kubernetes object" in located or \
