@@ -30,10 +30,10 @@ def machine(results) -> list[str]:
     return [f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
             f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_kb / 2 ** 20:.1f} GiB RAM; "
             f"{platform.system()} {platform.release()}",
-            "- Load: the machine was shared with seven engineers running tests; 1-minute load average before and "
-            "after each fleet's measurements: " + "; ".join(
+            "- Load: 1-minute load average before and after each fleet's measurements: " + "; ".join(
                 f"{r.n}: {r.load[0]:.1f} -> {r.load[1]:.1f} ({r.minutes:.0f} min)" for r in results if r.load)
-            + ". Wall times carry that load; the render-vs-floor ratio uses CPU seconds, which it disturbs less",
+            + ". Wall times carry any load (2 cores); the render-vs-floor ratio uses CPU seconds, which it "
+            "disturbs less",
             f"- Python {platform.python_version()}, PyYAML {yaml.__version__} "
             f"(libyaml {'yes' if yaml.__with_libyaml__ else 'no'}), kustomize {kustomize}"]
 
