@@ -179,6 +179,33 @@ def _copy(source: str, path: str) -> None:
                 os.fsync(out)
 
 
+def replace_file(path: str, text: str) -> None:
+    """Replace (or create) the file ``path`` in one step: a temporary file beside it, fsynced, renamed over
+    it. Readers see the old text or the new, never a part. An existing file keeps its mode; a new one gets
+    0o666 less the umask, as a shell redirection would. The temporary file never outlives an error."""
+    folder = os.path.dirname(os.path.abspath(path))
+    existing = os.lstat(path) if os.path.lexists(path) else None
+    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
+    fsync_dir(folder)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def fsync_dir(path: str) -> None:
     fd = os.open(path, _DIRECTORY)  # the parent may be a link the user named
     try:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 import yaml
 
+from . import atomicdir
 from .emit import dump, dump_stream
 from .errors import OmeError
 from .reading import read_file
@@ -77,14 +77,10 @@ def default_boundary(directory: str) -> str:
     return cwd if os.path.commonpath([real, cwd]) == cwd else real
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``path`` through a temporary file beside it: readers see the old text or the new, never a mix."""
-    folder = os.path.dirname(os.path.abspath(path))
+def write_output(path: str, text: str) -> None:
+    """``build -o FILE``: written atomically (:func:`atomicdir.replace_file`); a failure is an error line."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=".omerender-", dir=folder)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        atomicdir.replace_file(path, text)
     except OSError as err:
         raise OmeError(f"cannot write {path}: {err.strerror}") from None
 
@@ -124,7 +120,7 @@ def build_cmd(directory, output, root, verbose):
                        f"omerender under transformers: of the kustomization that holds it or of an overlay above",
                        err=True)
     if output:
-        _, failures = run_guarded(lambda: write_atomically(output, text))
+        _, failures = run_guarded(lambda: write_output(output, text))
         if failures:
             fail(failures)
     else:

@@ -6,12 +6,11 @@ import json
 import os
 import stat
 import sys
-import tempfile
 
 import click
 
 from .emit import dump
-from . import limits
+from . import atomicdir, limits
 from .errors import Message, OmeError, OmeErrors, Report
 from .reading import _files, read_file
 from .modelinfo import Budget, compute, open_source
@@ -157,25 +156,7 @@ def _verify(old: str, new: str, edits, file: str) -> None:
 
 
 def write_atomic(file: str, text: str) -> None:
-    """Replace ``file`` by a temporary file beside it (fsync, rename), keeping its mode."""
-    directory = os.path.dirname(os.path.abspath(file))
-    info = os.lstat(file)
-    if not stat.S_ISREG(info.st_mode):
+    """Replace ``file`` atomically (:func:`atomicdir.replace_file`), keeping its mode; only a regular file."""
+    if not stat.S_ISREG(os.lstat(file).st_mode):
         raise OmeError("not a regular file; --update rewrites only regular files", file=file)
-    handle, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(file)}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, stat.S_IMODE(info.st_mode))
-        os.replace(temp, file)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    atomicdir.replace_file(file, text)

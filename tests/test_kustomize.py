@@ -305,6 +305,26 @@ def test_build_writes_the_output_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.yaml"]
 
 
+def test_build_output_keeps_an_existing_mode_and_never_writes_through_a_link(tmp_path):
+    dev = str(FIXTURE / "overlays" / "dev")
+    out = tmp_path / "out.yaml"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    assert omerender("build", dev, "-o", str(out)).returncode == 0
+    assert (out.stat().st_mode & 0o777, ids(objects(out.read_text()))) == (0o640, expected_ids("llama-dev"))
+    secret = tmp_path / "secret"
+    secret.write_text("keep\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(secret)
+    assert omerender("build", dev, "-o", str(link)).returncode == 0
+    assert secret.read_text() == "keep\n" and not link.is_symlink()  # the link is replaced, not followed
+    missing = tmp_path / "missing" / "out.yaml"
+    done = omerender("build", dev, "-o", str(missing))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.endswith(f"error: cannot write {missing}: No such file or directory\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.yaml", "out.yaml", "secret"]
+
+
 def test_build_falls_back_to_kubectl_kustomize(tmp_path):
     only_kubectl = tmp_path / "bin"
     only_kubectl.mkdir()
