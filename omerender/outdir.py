@@ -54,13 +54,14 @@ def shown(value) -> str:
 
 
 def _safe_ref(obj: dict) -> ObjRef:
+    """The object as messages name it, whatever its metadata holds (Message.line escapes control characters)."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-
-    def part(value):
-        text = str(value) if value is not None else ""
-        return CONTROL.sub(lambda m: json.dumps(m.group())[1:-1], text)
     namespace = meta.get("namespace")
-    return ObjRef(part(obj.get("kind")), part(meta.get("name")), part(namespace) if namespace else None)
+    return ObjRef(_text(obj.get("kind")), _text(meta.get("name")), _text(namespace) if namespace else None)
+
+
+def _text(value) -> str:
+    return str(value) if value is not None else ""
 
 
 def name_problem(kind: str, api_version: str, name) -> str | None:
