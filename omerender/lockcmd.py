@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from . import atomicdir
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, validate_runtime_chain
 from .load import Inputs, index
@@ -43,8 +44,10 @@ def update(paths, lock_path, advance, advance_all, debug):
         _validate_runtimes(inputs, chains)
         new_text = dump_lock(update_lock(inputs, chains, old, True if advance_all else set(advance), report))
         if new_text != old_text:
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write(new_text)
+            try:
+                atomicdir.replace_file(target, new_text)
+            except OSError as err:
+                raise OmeError(f"cannot write {target}: {err.strerror}") from None
 
     _, failures = run_guarded(run, debug)
     for message in report.messages:

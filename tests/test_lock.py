@@ -550,6 +550,15 @@ def test_lock_update_command_explicit_lock_path(tmp_path):
     assert target.exists() and not (tmp_path / "omerender.lock.yaml").exists()
 
 
+def test_lock_update_into_a_missing_folder_is_an_error_line_not_an_internal_error(tmp_path):
+    write(tmp_path, runtime=fx.PLAIN, model=fx.MODEL, isvc=ISVC_P)
+    target = tmp_path / "missing" / "pins.yaml"
+    result = CliRunner().invoke(lock_group, ["update", str(tmp_path), "--lock", str(target)])
+    assert result.exit_code == 1
+    assert result.stderr.endswith(f"error: cannot write {target}: No such file or directory\n")
+    assert "internal error" not in result.stderr
+
+
 def test_snapshot_keeps_empty_volume_sources_but_hashes_without_them():
     spec = {"engineConfig": {"volumes": [{"name": "cache", "emptyDir": {}}], "runner": {"name": "ome-container",
                                                                                       "image": "x"}}}
