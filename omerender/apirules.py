@@ -222,13 +222,19 @@ def check_resource_list(resources, path: str) -> None:
     if not isinstance(resources, dict):
         return
     for name, value in resources.items():
-        if value is None:
+        if value is None or (name, type(value), value) in _VALID_RESOURCES:
             continue
         quantity = parse_quantity(value, f"{path}.{name}")
         if quantity < 0:
             raise invalid(f"{path}.{name}", value, "must be greater than or equal to 0")
         if is_extended_resource(str(name)) and quantity.denominator != 1:
             raise invalid(f"{path}.{name}", value, "must be an integer")
+        if len(_VALID_RESOURCES) >= _VALID_MAX:
+            _VALID_RESOURCES.clear()
+        _VALID_RESOURCES.add((name, type(value), value))
+
+
+_VALID_RESOURCES: set = set()  # (name, type, quantity) found valid, as _VALID: 1 and True are told apart
 
 
 # ---------------------------------------------------------------- rendered objects

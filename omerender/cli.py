@@ -1,6 +1,7 @@
 """The ``omerender`` command line."""
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -11,7 +12,6 @@ from .errors import Message
 from .load import index
 from .reading import read_paths
 from .lock import find_lock, lock_from_inputs, read_lock
-from .outdir import origins, write_rendered_dir
 from .render import Options, render
 from .shell import fail, run_guarded
 
@@ -24,7 +24,26 @@ Examples:
 """
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+class _LazyGroup(click.Group):
+    """Imports a command's module when that command runs (or help lists it): ``render`` and ``fn`` start
+    without the modules of the other commands, which a render at scale pays for on every call."""
+
+    LAZY = {"explain": ("explain", "explain"), "lock": ("lockcmd", "lock"), "tree": ("tree", "tree"),
+            "build": ("gitops", "build_cmd"), "check": ("checkcmd", "check_cmd"),
+            "model-info": ("modelinfocmd", "model_info"), "diff": ("diffcmd", "diff_cmd"),
+            "argocd": ("argocd", "argocd")}
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY and name not in self.commands:
+            module, attribute = self.LAZY[name]
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), attribute), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="\b\nExample:\n  omerender render fixtures/quickstart | kubectl apply -f -")
 @click.version_option(__version__, prog_name="omerender")
 def cli():
@@ -60,6 +79,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
         result = render(inputs, options, lock)
         if output_dir is not None:
+            from .outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
         return result
 
@@ -86,22 +106,6 @@ def fn_cmd():
     """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
     from .krm import main as krm_main
     krm_main([])
-
-
-def _register_commands() -> None:
-    from .argocd import argocd
-    from .diffcmd import diff_cmd
-    from .explain import explain
-    from .checkcmd import check_cmd
-    from .gitops import build_cmd
-    from .lockcmd import lock
-    from .modelinfocmd import model_info
-    from .tree import tree
-    for command in (explain, lock, tree, build_cmd, check_cmd, model_info, diff_cmd, argocd):
-        cli.add_command(command)
-
-
-_register_commands()
 
 
 def main():

@@ -91,6 +91,10 @@ class Chains:
 
     def merged_spec(self, runtime: Obj) -> dict:
         """The root-to-leaf fold of the chain's specs (§4), a fresh copy. Raises ChainError."""
+        return copy_data(self.merged_view(runtime))
+
+    def merged_view(self, runtime: Obj) -> dict:
+        """:meth:`merged_spec` itself, shared: for readers only."""
         key = id(runtime)
         if key not in self._merged:
             chain = self.chain(runtime)
@@ -98,7 +102,7 @@ class Chains:
             for rt in reversed(chain[:-1]):
                 merged = overlay(merged, self.own_spec(rt), keep_new_empty=False)
             self._merged[key] = merged
-        return copy_data(self._merged[key])
+        return self._merged[key]
 
     def parent_of(self, head: Obj, rt: Obj, name: str) -> Obj | None:
         """Where a parent name in ``head``'s chain resolves (§2): the head's kind decides."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import math
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 import yaml
 
@@ -289,9 +291,29 @@ class Live:
     ref: str | None                  # rt-ref of the resolved runtime
     chain: tuple[str, ...]           # root first
     spec: dict | None
-    hash: str | None
-    revision: str | None
     disabled: bool = False           # pinned without spec.model, merged disabled: true
+    isvc: Obj | None = field(default=None, repr=False, compare=False)
+    chains: Chains | None = field(default=None, repr=False, compare=False)
+
+    # A render without a lock never needs the hash, and hashing every runtime's spec weighed in a large
+    # fleet's profile (benchmarks/NOTES.md): both are computed on first use, from the runtime's own or
+    # merged spec rather than ``spec``, which the render changes.
+    @functools.cached_property
+    def hash(self) -> str | None:
+        if self.resolution is None:
+            return None
+        runtime, auto = self.resolution.runtime, self.resolution.auto_selected
+        key = (id(runtime), auto)  # the same runtime gives the same spec, so one hash
+        digest = self.chains.spec_hashes.get(key)
+        if digest is None:
+            source = self.chains.own_spec(runtime) if auto else self.chains.merged_view(runtime)
+            digest = self.chains.spec_hashes[key] = spec_hash(source)
+        return digest
+
+    @functools.cached_property
+    def revision(self) -> str | None:
+        digest = self.hash
+        return None if digest is None else revision_name(self.isvc, self.resolution.runtime, digest)
 
 
 def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenient: bool = False) -> Live:
@@ -301,14 +323,14 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
     if ref is not None and lenient:
         runtime = find_runtime(inputs, isvc.namespace, ref["name"], ref.get("kind"))
         if runtime is None:
-            return Live("Named", None, None, (), None, None, None)
+            return Live("Named", None, None, (), None)
         try:
             spec = chains.merged_spec(runtime)
         except ChainError:
             spec = None  # resolve() below reports the chain error (E-I6)
         if spec is not None and spec.get("disabled") is True:
             return _live_of(isvc, chains, Resolution(None, runtime, False, None), spec, disabled=True)
-    resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_spec)
+    resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_view)  # selection only reads it
     if resolution.auto_selected:
         warn_auto_selected(resolution.runtime, report)
         return _live_of(isvc, chains, resolution, copy_data(chains.own_spec(resolution.runtime)))
@@ -321,12 +343,7 @@ def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disa
         selection, chain = "Auto", (rt_ref(runtime),)
     else:
         selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
-    key = (id(runtime), resolution.auto_selected)  # the same runtime gives the same spec, so one hash
-    digest = chains.spec_hashes.get(key)
-    if digest is None:
-        digest = chains.spec_hashes[key] = spec_hash(spec)
-    return Live(selection, resolution, rt_ref(runtime), chain, spec, digest,
-                revision_name(isvc, runtime, digest), disabled)
+    return Live(selection, resolution, rt_ref(runtime), chain, spec, disabled, isvc, chains)
 
 
 def _lenient(isvc: Obj, entry: Entry | None) -> bool:
@@ -372,7 +389,12 @@ class Pinned:
 
     resolution: Resolution
     spec: dict
-    revision: str | None     # the revision the spec is (live or snapshot)
+    name_revision: Callable[[], str] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def revision(self) -> str:
+        """The revision the spec is (live or snapshot); render itself does not need it."""
+        return self.name_revision()
 
 
 def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | None, report: Report,
@@ -387,10 +409,12 @@ def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | No
     if resolution is None:
         record = lock.revisions[given or entry.pinnedRevision]
         resolution = Resolution(None, _stand_in(record), False, None)
-    digest = live.hash if spec is live.spec else spec_hash(spec)
+    if spec is live.spec:
+        return Pinned(resolution, spec, lambda: live.revision)
+    digest = spec_hash(spec)
     if digest != live.hash and resolution.model is not None:
         resolution = _entry_from_snapshot(isvc, inputs, resolution, spec)
-    return Pinned(resolution, spec, revision_name(isvc, resolution.runtime, digest))
+    return Pinned(resolution, spec, lambda: revision_name(isvc, resolution.runtime, digest))
 
 
 def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:

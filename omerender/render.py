@@ -175,7 +175,7 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
         report.warn(text)
     if spec.get("disabled") is True:
         return
-    merged = chains.merged_spec(runtime)
+    merged = chains.merged_view(runtime)
     accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
     validate_runtime(runtime)
     if "workers" in spec:

@@ -212,12 +212,12 @@ def check(value, shape, path: str) -> None:
 def _check_component(value, shape: Component, path: str) -> None:
     _expect(value, dict, path)
     pod_fields = k8s_types()["PodSpec"]["fields"]
+    rules = _rules_of("PodSpec")
     for key, item in value.items():
         if key in shape.extension:
             check(item, shape.extension[key], f"{path}.{key}")
         elif key in pod_fields:
-            _check_ref(item, pod_fields[key], f"{path}.{key}", key, required=False)
-            _field_rule("PodSpec", key, item, f"{path}.{key}")
+            _check_field(item, pod_fields[key], path, key, False, rules)
         else:
             _unknown(f"{path}.{key}", [*shape.extension, *pod_fields])
 
@@ -227,21 +227,43 @@ def _check_k8s(value, name: str, path: str, required: bool) -> None:
         return
     _expect(value, dict, path)
     definition = k8s_types()[name]
+    fields = definition["fields"]
     if required:
         for key in definition["required"]:
             if value.get(key) is None:
                 _required(f"{path}.{key}")
+    rules = _rules_of(name)
     for key, item in value.items():
-        if key not in definition["fields"]:
-            _unknown(f"{path}.{key}", definition["fields"])
-        _check_ref(item, definition["fields"][key], f"{path}.{key}", key, required)
-        _field_rule(name, key, item, f"{path}.{key}")
+        ref = fields.get(key)
+        if ref is None:
+            _unknown(f"{path}.{key}", fields)
+        _check_field(item, ref, path, key, required, rules)
 
 
-def _field_rule(type_name_: str, key: str, value, path: str) -> None:
-    rule = _FIELD_RULES.get((type_name_, key))
-    if rule is not None and value is not None:
-        rule(value, path)
+def _check_field(item, ref, path: str, key: str, required: bool, rules: dict) -> None:
+    """One field of a Kubernetes object: its type, then the API server's rule for it, if any."""
+    if item is None:
+        return
+    if not _plainly_valid(item, ref):  # most fields are strings: their path is only built for a message
+        _check_ref(item, ref, f"{path}.{key}", key, required)
+    rule = rules.get(key)
+    if rule is not None:
+        rule(item, f"{path}.{key}")
+
+
+def _plainly_valid(item, ref) -> bool:
+    """Whether ``item`` is of ``ref``'s type without a check that could fail: a string, a boolean, or a
+    list or map of strings where those are the type."""
+    kind = type(item)
+    if kind is str:
+        return ref == "string" or ref == "quantity" or ref == "int-or-string"
+    if kind is bool:
+        return ref == "boolean"
+    if kind is list and type(ref) is dict and ref.get("list") == "string":
+        return all(type(entry) is str for entry in item)
+    if kind is dict and type(ref) is dict and ref.get("map") == "string":
+        return all(type(entry) is str for entry in item.values())
+    return False
 
 
 def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
@@ -250,12 +272,14 @@ def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
     if isinstance(ref, dict) and "list" in ref:
         _expect(value, list, path)
         merge_key = MERGE_KEYS.get(key)
+        inner = ref["list"]
         for i, item in enumerate(value):
             if item is None:
                 _fail(item, "an item", f"{path}[{i}]")
             if merge_key and isinstance(item, dict) and item.get(merge_key) is None:
                 _required(f"{path}[{i}].{merge_key}")
-            _check_ref(item, ref["list"], f"{path}[{i}]", "", required)
+            if not _plainly_valid(item, inner):
+                _check_ref(item, inner, f"{path}[{i}]", "", required)
     elif isinstance(ref, dict):
         _expect(value, dict, path)
         for k, item in value.items():
@@ -275,6 +299,16 @@ _FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"):
                 ("EnvFromSource", "prefix"): check_env_name,
                 ("ResourceRequirements", "requests"): check_resource_list,
                 ("ResourceRequirements", "limits"): check_resource_list}
+_RULES_BY_TYPE: dict[str, dict] = {}
+for (_type, _field), _rule in _FIELD_RULES.items():
+    _RULES_BY_TYPE.setdefault(_type, {})[_field] = _rule
+_NO_RULES: dict = {}
+
+
+def _rules_of(type_name_: str) -> dict:
+    return _RULES_BY_TYPE.get(type_name_, _NO_RULES)
+
+
 _SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,),
             "object": (dict,), "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
 

@@ -145,6 +145,14 @@ def check_structure(text, budget: Budget | None = None) -> bool:
         parser.dispose()
 
 
+def _libyaml_version() -> tuple:
+    try:
+        from yaml import _yaml
+        return tuple(_yaml.get_version())
+    except (ImportError, AttributeError):
+        return ()
+
+
 # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops nesting at 1,000 levels, and scans flow collections ahead of
 # the events we count: whichever layer refuses, the user reads one message.
 _LIBYAML_DEPTH = "maximum nesting depth"
@@ -202,6 +210,9 @@ def _scan(next_event, budget: Budget) -> bool:
 
 def load_all(text: str, budget: Budget) -> list:
     """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``."""
+    fast = _load_unscanned(text, budget, single=False)
+    if fast is not None:
+        return fast
     loader = SafeLoader(text, budget)
     try:
         return [loader.get_data() for _ in iter(loader.check_data, False)]
@@ -211,11 +222,65 @@ def load_all(text: str, budget: Budget) -> list:
 
 def load_one(text: str, budget: Budget):
     """The single document of ``text`` (None if empty), counted against ``budget``."""
+    fast = _load_unscanned(text, budget, single=True)
+    if fast is not None:
+        return fast[0] if fast else None
     loader = SafeLoader(text, budget)
     try:
         return loader.get_single_data()
     finally:
         loader.dispose()
+
+
+# libyaml 0.2.6 stops nesting at 1,000 levels itself (yaml/libyaml#287), which bounds the C recursion of PyYAML's
+# composer. With it, a text without "*" (so without aliases: nothing to expand) can be composed first and its
+# depth and document count checked on the nodes, at a tenth of the cost of the event scan; the limits are the
+# same. Anything over them, or any error, goes through the scan again, so every message is the scan's.
+_COMPOSER_BOUNDED = _BaseLoader is not yaml.SafeLoader and _libyaml_version() >= (0, 2, 6)
+
+
+class _Rescan(Exception):
+    pass
+
+
+def _load_unscanned(text, budget: Budget, single: bool) -> list | None:
+    """The documents of ``text`` without the event scan, or None where the scan must decide."""
+    if not (_COMPOSER_BOUNDED and isinstance(text, str) and "*" not in text and len(text) <= limits.MAX_TOTAL_BYTES):
+        return None
+    before = budget.documents
+    loader = SafeLoader(text, budget)
+    loader._aliased = False  # no alias in the text: nothing to count or unshare
+    try:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            budget.documents += 1
+            if single and documents:
+                raise _Rescan  # more than one: the scan's loader says so
+            if budget.documents > limits.MAX_OBJECTS or _deeper_than(node, limits.MAX_DEPTH):
+                raise _Rescan
+            documents.append(loader.construct_document(node))
+        return documents
+    except (_Rescan, yaml.YAMLError, RecursionError):
+        budget.documents = before
+        return None
+    finally:
+        loader.dispose()
+
+
+def _deeper_than(root, most: int) -> bool:
+    """Whether collections nest more than ``most`` levels in the node tree ``root``."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > most:
+            return True
+        if node.__class__ is yaml.MappingNode:
+            stack.extend((value, depth + 1) for _, value in node.value if value.__class__ is not yaml.ScalarNode)
+            stack.extend((key, depth + 1) for key, _ in node.value if key.__class__ is not yaml.ScalarNode)
+        elif node.__class__ is yaml.SequenceNode:
+            stack.extend((item, depth + 1) for item in node.value if item.__class__ is not yaml.ScalarNode)
+    return False
 
 
 def _unshare(value):
