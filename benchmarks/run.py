@@ -9,14 +9,14 @@ of issue 16 side by side, each command a fresh process:
 3. the function path: ``kustomize build --enable-alpha-plugins --enable-exec`` of the fleet with
    omerender as an exec KRM function;
 4. the same with a do-nothing exec function that replays omerender's own output ResourceList byte
-   for byte (recorded on the first run of 3), so that kustomize's work is identical: the floor of 3;
+   for byte (recorded beforehand), so that kustomize's work is identical: the floor of 3;
 5. the pipeline: ``kustomize build`` of the inputs (plugins off) piped into ``omerender render -``.
 
 Besides: omerender's function alone on the ResourceList kustomize handed it (recorded as well), the
 render's floor (benchmarks/floor.py: PyYAML's C loader on the inputs plus its C dumper on the output,
 CPU seconds), peak memory, and the function's cold start. 3 and 4 run in turn, pair by pair, with the
-function alone after each pair, since kustomize's own time for identical work swings widely on a
-shared machine; the targets compare medians.
+function alone after each pair (every other pair in the other order), since kustomize's own time for
+identical work swings widely on a shared machine; the target takes the median of the pairs' ratios.
 """
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ SIZES = ((100, 250), (200, 250), (1000, 1000), (10000, 2000))  # (InferenceServi
 EMPTY_RESOURCE_LIST = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
 TARGETS = {"fn_over_floor": 1.0, "pipeline_over_plain": 0.25, "render_over_plain": 0.25, "cold_start_ms": 150,
            "growth": 12.0, "peak_mb": 400, "render_over_yaml": 1.2}
+DEFAULT_PAIRS = {100: 15, 200: 9, 1000: 3}  # function path / replay pairs: kustomize's time swings several %
 TEN_MINUTES = 600.0
 FUNCTION_TIMEOUT = 900.0  # per run of 3 or 4: at 1,000 they took about 9 minutes on a quiet machine
 
@@ -85,7 +86,9 @@ class SizeResult:
     fn_alone: Sample | None = None  # the function alone on kustomize's ResourceList
     pipeline: Sample | None = None  # 5
     pipeline_identical: str | None = None
-    pair_ratios: list[float] = field(default_factory=list)  # 3 / (4 + fn alone), pair by pair
+    pair_ratios: list[float] = field(default_factory=list)  # 3 / (4 + fn alone), pair by pair, CPU seconds
+    pair_ratios_wall: list[float] = field(default_factory=list)  # the same in wall seconds
+    fn_outputs_identical: bool | None = None  # kustomize's output on 3 and on 4
     skipped: dict = field(default_factory=dict)  # column -> why it was not run
     minutes: float = 0.0  # how long this size's measurements took
     load: list = field(default_factory=list)  # 1-minute load average before and after them
@@ -215,7 +218,8 @@ def bench_size(work: Path, n: int, m: int, args, omerender: str, omerender_fn: s
         result.plain = _unless_timeout(result, "plain", lambda: measure(["kustomize", "build", str(plain)],
                                                                           k_repeats, timeout=TEN_MINUTES))
         _unless_timeout(result, "fn_path", lambda: _function_columns(
-            work, n, inputs, args.pairs or (5 if n <= 100 else 2 if n <= 200 else 1), result, omerender_fn))
+            work, n, inputs, args.pairs or DEFAULT_PAIRS[min(DEFAULT_PAIRS, key=lambda k: abs(k - n))], result,
+            omerender_fn))
     else:
         why = f"not run (over --kustomize-max {args.kustomize_max})"
         result.skipped.update({"plain": why, "fn_path": why, "replay": why})
@@ -246,35 +250,50 @@ def _yaml_floor(inputs: Path, rendered: Path) -> tuple[float, float, float]:
 
 
 def _function_columns(work: Path, n: int, inputs: Path, pairs: int, result: SizeResult, omerender_fn: str) -> None:
-    """3, 4 and the function alone, in turn; the first run of 3 records what the function reads and writes."""
+    """3, 4 and the function alone, in turn, pair by pair.
+
+    What the function reads is recorded first by a pass-through exec function (kustomize then sees only the
+    inputs: a short run); what it writes, by the function itself on that recording. So no measured run
+    carries a recorder. The two paths' outputs are compared once.
+    """
     record_in, record_out = work / f"fn-in-{n}.yaml", work / f"fn-out-{n}.yaml"
-    recorder = _script(work / f"record-{n}.sh", f"tee {record_in} | {omerender_fn} | tee {record_out}\n")
+    recorder = _script(work / f"record-{n}.sh", f"exec tee {record_in}\n")
     replayer = _script(work / f"replay-{n}.sh", f"cat >/dev/null\nexec cat {record_out}\n")
-    recorded = function_layout(work / f"fn-record-{n}", inputs, recorder)
+    command = ["kustomize", "build", "--enable-alpha-plugins", "--enable-exec"]
+    log(f"[{n}] recording the function's ResourceList")
+    timed([*command, str(function_layout(work / f"fn-record-{n}", inputs, recorder))], timeout=FUNCTION_TIMEOUT)
+    timed([omerender_fn], stdin=record_in, stdout=record_out)
     with_fn = function_layout(work / f"fn-{n}", inputs, omerender_fn)
     replay = function_layout(work / f"replay-{n}", inputs, replayer)
-    command = ["kustomize", "build", "--enable-alpha-plugins", "--enable-exec"]
     result.fn_path, result.replay, result.fn_alone = Sample(), Sample(), Sample()
     try:
         for i in range(pairs):
-            _pair(i, pairs, n, command, recorded if i == 0 else with_fn, replay, record_in, result, omerender_fn)
+            _pair(i, pairs, n, command, with_fn, replay, record_in, result, omerender_fn, work)
     except subprocess.TimeoutExpired:
         done = len(result.pair_ratios)  # keep the complete pairs only
         for sample in (result.fn_path, result.replay, result.fn_alone):
             del sample.seconds[done:], sample.cpu[done:]
+        del result.pair_ratios_wall[done:]
         if not done:
             result.fn_path = result.replay = result.fn_alone = None
         raise
 
 
 def _pair(i: int, pairs: int, n: int, command: list[str], with_fn: Path, replay: Path, record_in: Path,
-          result: SizeResult, omerender_fn: str) -> None:
-    log(f"[{n}] pair {i + 1}/{pairs}: 3 kustomize + omerender fn")
-    measure([*command, str(with_fn)], 1, result.fn_path, timeout=FUNCTION_TIMEOUT)
-    log(f"[{n}] pair {i + 1}/{pairs}: 4 kustomize + replay")
-    measure([*command, str(replay)], 1, result.replay, timeout=FUNCTION_TIMEOUT)
+          result: SizeResult, omerender_fn: str, work: Path) -> None:
+    """One pair; every other pair runs the replay first, so that a drift in the machine's speed cancels."""
+    outputs = (work / f"out-fn-{n}.yaml", work / f"out-replay-{n}.yaml") if i == 0 else (None, None)
+    runs = [("3 kustomize + omerender fn", with_fn, result.fn_path, outputs[0]),
+            ("4 kustomize + replay", replay, result.replay, outputs[1])]
+    for label, layout, sample, output in (runs if i % 2 == 0 else runs[::-1]):
+        log(f"[{n}] pair {i + 1}/{pairs}: {label}")
+        measure([*command, str(layout)], 1, sample, stdout=output, timeout=FUNCTION_TIMEOUT)
     measure([omerender_fn], 1, result.fn_alone, stdin=record_in)
-    result.pair_ratios.append(result.fn_path.seconds[-1] / (result.replay.seconds[-1] + result.fn_alone.seconds[-1]))
+    if i == 0:
+        result.fn_outputs_identical = outputs[0].read_bytes() == outputs[1].read_bytes()
+    result.pair_ratios.append(result.fn_path.cpu[-1] / (result.replay.cpu[-1] + result.fn_alone.cpu[-1]))
+    result.pair_ratios_wall.append(
+        result.fn_path.seconds[-1] / (result.replay.seconds[-1] + result.fn_alone.seconds[-1]))
 
 
 def _fn_alone_on_synthetic_list(work: Path, n: int, inputs: Path, result: SizeResult, omerender_fn: str) -> None:
@@ -305,7 +324,7 @@ def main() -> None:
                         help="largest fleet for columns 2-4 (default 1000: at 10,000 they take hours)")
     parser.add_argument("--pipeline-max", type=int, default=1000,
                         help="largest fleet for column 5 (default 1000)")
-    parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 5, 2, 1 by size)")
+    parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 15, 9, 3 by size)")
     parser.add_argument("--repeats", type=int, help="runs of the render and the pipeline (default 5 or 3)")
     parser.add_argument("--no-inherit", action="store_true", help="fleets without inheritance chains")
     parser.add_argument("--work", type=Path, help="keep the fleets in this directory (default: a temporary one)")

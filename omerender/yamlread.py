@@ -43,6 +43,10 @@ class Budget:
     documents: int = 0
 
 
+_PLAIN_TAGS: dict = {}  # plain scalar text -> tag, for SafeLoader.resolve
+_PLAIN_TAGS_MAX = 1 << 18
+
+
 class SafeLoader(_BaseLoader):
     """The libyaml safe loader, with the limits of :mod:`omerender.limits` checked before anything is built.
 
@@ -84,6 +88,24 @@ class SafeLoader(_BaseLoader):
             self.flatten_mapping(node)  # resolves merge keys (<<); the base class does it again harmlessly
             _check_keys(node.value, unique=False)  # merged keys may repeat: the mapping's own ones win
         return super().construct_mapping(node, deep)
+
+    # No path resolvers here: the composer's two calls per node can return at once.
+    def descend_resolver(self, current_node, current_index):
+        pass
+
+    def ascend_resolver(self):
+        pass
+
+    def resolve(self, kind, value, implicit):
+        """The resolver's tag, remembered for plain scalars, whose tag depends on their text alone."""
+        if kind is not yaml.ScalarNode or not implicit[0]:
+            return super().resolve(kind, value, implicit)
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+                _PLAIN_TAGS.clear()
+            tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+        return tag
 
     def construct_unsupported(self, node):
         raise ConstructorError(None, None, f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}; "

@@ -418,3 +418,11 @@ def test_container_and_volume_names_are_dns_labels_and_env_prefixes_env_names():
         envFrom=[{"prefix": "A=", "configMapRef": {"name": "c"}}]))
     assert failed(run) == [ISVC + 'spec.engine.runner.envFrom[0].prefix: Invalid value: "A=": a valid environment '
                            "variable name must consist only of printable ASCII characters other than '='"]
+
+
+def test_a_quantity_found_valid_once_is_not_taken_for_an_equal_value_of_another_type():
+    # The checks remember valid quantities; 1 and true are equal in Python but not as quantities.
+    assert render_we(gpu(1)).code == 0
+    assert failed(render_we(gpu(True))) == [
+        RUNTIME + 'spec.engineConfig.runner.resources.requests.nvidia.com/gpu: Invalid value: "boolean": must be of '
+        'type quantity']

@@ -52,3 +52,26 @@ def test_explain_namespace_option_has_help():
 def test_explain_output_option_has_help():
     run = run_cli("explain", "--help")
     assert "one row per runtime on stdout, the decision on stderr" in " ".join(run.stdout.split())
+
+
+# `render` and `fn` run once per build in a pipeline: they start without the other commands' modules
+# (model-info's ruamel.yaml, diff, Argo CD), which help still lists and which still run.
+IMPORTED_BY_RENDER = ("import runpy, sys\n"
+                      "sys.argv = ['omerender'] + sys.argv[1:]\n"
+                      "try:\n"
+                      "    runpy.run_module('omerender.cli', run_name='__main__')\n"
+                      "finally:\n"
+                      "    print(sorted(m for m in sys.modules if m.startswith(('ruamel', 'omerender.diff', "
+                      "'omerender.argocd', 'omerender.modelinfo', 'omerender.outdir'))), file=sys.stderr)\n")
+
+
+def test_render_does_not_import_the_other_commands():
+    done = subprocess.run([sys.executable, "-c", IMPORTED_BY_RENDER, "render", "-"], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "[]\n")
+    done = subprocess.run([sys.executable, "-c", IMPORTED_BY_RENDER, "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0
+    listed = [line.split()[0] for line in done.stdout.split("Commands:\n")[1].splitlines() if line.startswith("  ")]
+    assert listed[:10] == ["argocd", "build", "check", "diff", "explain", "fn", "lock", "model-info", "render", "tree"]
+    assert run_cli("model-info", "--help").code == 0 and run_cli("diff", "--help").code == 0

@@ -165,6 +165,50 @@ def test_pyyaml_without_libyaml_refuses_alike(text):
     assert pure.stderr.startswith("error: <stdin>: ") and pure.stderr.count("\n") == 1
 
 
+# A text without "*" holds no alias, so the loader composes it without the event scan and checks depth and
+# document count on the nodes (libyaml 0.2.6 bounds the composer's own nesting). Same data, same counts.
+def _scanned(text: str) -> tuple[list, int]:
+    from omerender.yamlread import Budget, SafeLoader
+    budget = Budget()
+    loader = SafeLoader(text, budget)
+    try:
+        return [loader.get_data() for _ in iter(loader.check_data, False)], budget.documents
+    finally:
+        loader.dispose()
+
+
+def _corpus() -> list:
+    from conftest import CATALOG
+    paths = sorted([*CATALOG.rglob("*.yaml"), *(ROOT / "fixtures").rglob("*.yaml")])
+    assert len(paths) > 100
+    return [p.read_text() for p in paths]
+
+
+def test_texts_without_aliases_load_as_the_scanned_path_does():
+    from omerender.yamlread import Budget, load_all
+    texts = _corpus() + ["", "---\n", "---\n---\n", "a: 1\nb: '1'\nc: 2024-01-01\nd: ~\ne: ''\nf: 0o7\ng: 1e3\n",
+                         "- [x, {y: [1, 2]}]\n", "k: &anchor v\n"]
+    from omerender.yamlread import _COMPOSER_BOUNDED, _load_unscanned
+    for text in texts:
+        budget = Budget()
+        assert (load_all(text, budget), budget.documents) == _scanned(text)
+        unscanned = _load_unscanned(text, Budget(), single=False) is not None
+        assert unscanned == (_COMPOSER_BOUNDED and "*" not in text)
+
+
+def test_the_document_limit_spans_texts_on_either_path(monkeypatch):
+    from omerender.yamlread import Budget, YAMLLimitError, load_all
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 3)
+    budget = Budget()
+    load_all("a: 1\n---\nb: 2\n", budget)  # no alias: not scanned
+    with pytest.raises(YAMLLimitError, match=r"more than 3 YAML documents"):
+        load_all("c: &x 3\nd: *x\n---\ne: 1\n", budget)  # an alias: scanned
+    budget = Budget()
+    load_all("c: &x 3\nd: *x\n---\ne: 1\n", budget)
+    with pytest.raises(YAMLLimitError, match=r"more than 3 YAML documents"):
+        load_all("a: 1\n---\nb: 2\n", budget)
+
+
 def test_nesting_at_the_limit_renders_and_one_more_level_fails():
     objects = list(worked_example().values())
     run = render_objects(objects + [deep_object(limits.MAX_DEPTH)])
