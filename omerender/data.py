@@ -42,3 +42,13 @@ def _copy(value: Any, memo: dict) -> Any:
     if kind in _IMMUTABLE:
         return value
     return copy.deepcopy(value)
+
+
+def as_mapping(value) -> dict:
+    """``value`` if it is a dict, else ``{}``: an optional map, read."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    """``value`` if it is a list, else ``[]``: an optional list, read."""
+    return value if isinstance(value, list) else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import accelerators
+from . import accelerators, classeffects
 from .data import copy_data
 from .errors import OmeError, Report
 from .gpus import GPU, check_runner, runner_gpus
@@ -74,7 +74,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
         _set_node_selector(pod, plan, report)
-        pod = accelerators.class_affinity(pod, plan.cls, plan.isvc_component)
+        pod = classeffects.class_affinity(pod, plan.cls, plan.isvc_component)
     pod.setdefault("schedulerName", plan.scheduler_name or "default-scheduler")
     if plan.service_account:
         if pod.get("serviceAccountName") not in (None, plan.service_account):
@@ -102,7 +102,7 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     skip_model = not model_mount_needed(plan.annotations)
     if plan.storage.path and not skip_model and not _env_entry(runner, "MODEL_PATH"):
         runner["env"] = list(runner.get("env") or []) + [{"name": "MODEL_PATH", "value": plan.storage.path}]
-    runner = accelerators.apply_environment_override(runner, plan.class_config, plan.component,
+    runner = classeffects.apply_environment_override(runner, plan.class_config, plan.component,
                                                      plan.cls.name if plan.cls is not None else "", report)
     if plan.storage.mount and not skip_model:
         runner = _add_mount(runner, plan.storage.mount, plan.path)
@@ -110,9 +110,9 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
         runner = _add_mount(runner, item.mount, plan.path)
         if not _env_entry(runner, item.env_name):
             runner["env"] = list(runner.get("env") or []) + [{"name": item.env_name, "value": item.path}]
-    sets_resources = accelerators.isvc_runner_sets_resources(plan.isvc_component, plan.role or None)
-    runner = accelerators.apply_class_resources(runner, plan.cls, sets_resources)
-    runner = accelerators.apply_args_overrides(runner, plan.class_config)
+    sets_resources = classeffects.isvc_runner_sets_resources(plan.isvc_component, plan.role or None)
+    runner = classeffects.apply_class_resources(runner, plan.cls, sets_resources)
+    runner = classeffects.apply_args_overrides(runner, plan.class_config)
     runner = _parallelism(plan, runner, report)
     check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
     if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
@@ -154,7 +154,7 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
     gpus = runner_gpus(runner)
-    suppressed = accelerators.suppresses_parallelism(plan.class_config)
+    suppressed = classeffects.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
         env = [dict(e) for e in runner.get("env") or []]
@@ -263,7 +263,7 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
 
 
 def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
-    selector = accelerators.pod_node_selector(plan.component, plan.role or None, pod.get("nodeSelector") or {},
+    selector = classeffects.pod_node_selector(plan.component, plan.role or None, pod.get("nodeSelector") or {},
                                               plan.model_ready, plan.runtime_node_selector, plan.cls,
                                               plan.isvc_component, report)
     if selector:

@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import accelerators, apirules
+from . import accelerators, apirules, classeffects
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
@@ -360,9 +360,9 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
     if ctx.facts is not None:
         ctx.facts.classes[comp.name] = choice.cls.name if choice.cls is not None else None
     if choice.cls is not None:
-        plan.class_config = accelerators.class_config(ctx.resolution.entry, choice.cls)
+        plan.class_config = classeffects.class_config(ctx.resolution.entry, choice.cls)
         if ctx.model is None:
-            accelerators.report_config_without_model(comp.name, ctx.runtime_spec, choice.cls, ctx.report)
+            classeffects.report_config_without_model(comp.name, ctx.runtime_spec, choice.cls, ctx.report)
     if storage.node_selector_key and ctx.options.model_node_selector:
         plan.model_ready = {storage.node_selector_key: "Ready"}
     plan.runtime_node_selector = ctx.runtime_spec.get("nodeSelector") or {}

@@ -10,6 +10,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from ..accelerators import parse_quantity
+from ..data import as_list
 from ..errors import OmeError
 from .sides import Side
 
@@ -84,10 +85,10 @@ def _pod_gpus(pod) -> dict[str, Fraction]:
     if not isinstance(pod, dict):
         return {}
     total: dict[str, Fraction] = defaultdict(Fraction)
-    for container in _list(pod.get("containers")):
+    for container in as_list(pod.get("containers")):
         for resource, count in _container(container).items():
             total[resource] += count
-    for container in _list(pod.get("initContainers")):
+    for container in as_list(pod.get("initContainers")):
         for resource, count in _container(container).items():
             total[resource] = max(total[resource], count)
     return {r: c for r, c in total.items() if c}
@@ -145,6 +146,3 @@ def _get(value, *keys):
         value = value.get(key)
     return value
 
-
-def _list(value) -> list:
-    return value if isinstance(value, list) else []
