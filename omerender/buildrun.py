@@ -18,7 +18,7 @@ from .gitops import install_legacy_plugin
 from .load import index
 from .reading import Doc, parse_text
 from .yamlread import SafeLoader
-from .lock import lock_from_inputs
+from .lockfile import lock_from_inputs
 from .render import Options, render
 
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"

@@ -11,7 +11,7 @@ from .emit import write_stream
 from .errors import Message
 from .load import index
 from .reading import read_paths
-from .lock import find_lock, lock_from_inputs, read_lock
+from .lockfile import find_lock, lock_from_inputs, read_lock
 from .render import Options, render
 from .shell import fail, run_guarded
 

@@ -16,7 +16,7 @@ from . import limits
 from .load import index
 from .reading import STDIN, Doc, read_stream, too_many_objects
 from .yamlread import Budget, YAMLLimitError, load_one, yaml_problem
-from .lock import lock_from_inputs
+from .lockfile import lock_from_inputs
 from .render import Options, render
 from .shell import run_guarded
 

@@ -1,283 +1,30 @@
-"""Revisions and pinning with ``omerender.lock.yaml`` (inheritance-and-pinning.md Parts B and C).
+"""Pinning with ``omerender.lock.yaml`` (inheritance-and-pinning.md Parts B and C): the decisions.
 
-Pure parts: :func:`canonical_json`/:func:`spec_hash` (§12), :func:`revision_name` (§13),
-:func:`parse_lock`/:func:`dump_lock` (§14, text in, text out). The decisions:
-:func:`resolve_with_lock` is what ``render`` calls per InferenceService (§15), and
-:func:`update_lock` is ``omerender lock update`` (§16). Both resolve the ISVC through
-:func:`omerender.selection.resolve.resolve` with the merged specs of :class:`~omerender.inherit.Chains`.
+:func:`resolve_with_lock` is what ``render`` calls per InferenceService (§15), and :func:`update_lock` is
+``omerender lock update`` (§16). Both resolve the ISVC through :func:`omerender.selection.resolve.resolve`
+with the merged specs of :class:`~omerender.inherit.Chains`. The hashes and revision names are
+:mod:`omerender.revisions` (§12, §13); the file's records, :mod:`omerender.lockfile` (§14).
 """
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import functools
-import hashlib
-import json
-import math
-import os
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-import yaml
-
 from .data import copy_data
+from .lockfile import LOCK_FILE, Entry, Lock, Revision
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
 from .load import OME_API_VERSION, Inputs, Obj
-from .reading import read_named_file
-from .yamlread import SafeLoader, yaml_error_text
 from .selection.lookup import find_runtime
 from .selection.resolve import resolve
+from .revisions import auto_sync, check_revision_field, revision_name, runtime_ref_of, snapshot_of, spec_hash
 from .selection.result import Resolution
 
-LOCK_FILE = "omerender.lock.yaml"
-LOCK_API_VERSION = "omerender.io/v1alpha1"
-LOCK_KIND = "RuntimeLock"
-HASH_ALGORITHM = "omerender-canonical-json/v1"
 SYNC_ANNOTATION = "ome.io/runtime-sync"
 KEEP_PER_RUNTIME = 10
-HEADER_ERROR = (f"{LOCK_FILE}: expected apiVersion {LOCK_API_VERSION}, kind {LOCK_KIND} and hash "
-                f"{HASH_ALGORITHM}")
 UPDATE_HINT = 'run "omerender lock update"'
-
-
-# ---------------------------------------------------------------- §12 canonical JSON and hash
-
-def _empty(value) -> bool:
-    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
-
-
-def canonical_spec(value, strip: bool = True):
-    """§12 steps 1-2: object members that are empty dropped bottom-up (unless ``strip`` is
-    false), keys sorted, YAML-only scalars (timestamps) as strings. List elements are kept."""
-    if isinstance(value, dict):
-        members = {str(k): canonical_spec(v, strip) for k, v in value.items()}
-        return {k: members[k] for k in sorted(members) if not (strip and _empty(members[k]))}
-    if isinstance(value, list):
-        return [canonical_spec(item, strip) for item in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        raise OmeError(f"{value!r} is not a finite number; runtime specs cannot be hashed with it")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return str(value)
-
-
-def snapshot_of(spec: dict) -> dict:
-    """The spec as the lock stores it: keys sorted, empty values kept. Unlike the hash input, the
-    snapshot keeps ``emptyDir: {}`` and the like, which a rendered pod needs (a volume's only
-    source); the hash, and so the revision, is the same as of the stripped spec."""
-    return canonical_spec(spec, strip=False)
-
-
-def canonical_json(spec: dict) -> str:
-    """§12 step 3: the exact text that is hashed."""
-    return json.dumps(canonical_spec(spec), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def spec_hash(spec: dict) -> str:
-    """``sha256:<64 lowercase hex>`` of the canonical JSON (§12 step 4)."""
-    return "sha256:" + hashlib.sha256(canonical_json(spec).encode("utf-8")).hexdigest()
-
-
-def _hex(digest: str) -> str:
-    return digest.split(":", 1)[-1]
-
-
-# ---------------------------------------------------------------- §13 revision names
-
-def runtime_ref_of(isvc: Obj) -> dict | None:
-    runtime = isvc.spec.get("runtime")
-    return runtime if isinstance(runtime, dict) and runtime.get("name") else None
-
-
-def auto_sync(isvc: Obj) -> bool:
-    """``spec.runtime.autoSync``; true unless it is exactly ``false`` (Auto ISVCs never pin)."""
-    ref = runtime_ref_of(isvc)
-    return ref is None or ref.get("autoSync") is not False
-
-
-def revision_prefix(isvc: Obj, runtime: Obj | None = None) -> str:
-    """``cr-<runtime>`` or ``r-<namespace>-<runtime>`` (§13): by ``spec.runtime.kind`` for a named
-    runtime, by the resolved runtime's kind for an auto-selected one."""
-    ref = runtime_ref_of(isvc)
-    if ref is not None:
-        kind, name = ref.get("kind") or "ClusterServingRuntime", ref["name"]
-    else:
-        kind, name = runtime.kind, runtime.name
-    if kind == "ServingRuntime":
-        return f"r-{isvc.namespace}-{name}"
-    return f"cr-{name}"
-
-
-def revision_name(isvc: Obj, runtime: Obj | None, digest: str) -> str:
-    """The revision name of ``digest`` (a ``sha256:`` hash) for this ISVC (§13)."""
-    return f"{revision_prefix(isvc, runtime)}-{_hex(digest)[:8]}"
-
-
-def check_revision_field(isvc: Obj) -> str | None:
-    """api.md §7.2 row 8: E-P2, then E-P1. Returns ``spec.runtime.revision`` or None."""
-    ref = runtime_ref_of(isvc)
-    given = ref.get("revision") if ref is not None else None
-    if not given:
-        return None
-    if ref.get("autoSync") is not False:
-        raise OmeError("spec.runtime.revision requires spec.runtime.autoSync: false", field="spec.runtime.revision")
-    prefix = revision_prefix(isvc)
-    if not isinstance(given, str) or not re.fullmatch(re.escape(prefix) + "-[0-9a-f]{8}", given):
-        kind = ref.get("kind") or "ClusterServingRuntime"
-        raise OmeError(f'spec.runtime.revision "{given}" does not match the expected naming convention for runtime '
-                       f'"{ref["name"]}" ({kind}); expected the form {prefix}-<8 lowercase hex chars>',
-                       field="spec.runtime.revision")
-    return given
-
-
-# ---------------------------------------------------------------- §14 the lock file
-
-@dataclass(frozen=True)
-class Entry:
-    namespace: str
-    name: str
-    selection: str            # "Named" or "Auto"
-    runtime: str              # rt-ref
-    chain: tuple[str, ...]    # root first
-    autoSync: bool
-    revision: str
-    specHash: str
-    pinnedRevision: str | None = None
-    syncToken: str = ""
-
-
-@dataclass(frozen=True)
-class Revision:
-    name: str
-    runtime: str
-    chain: tuple[str, ...]
-    specHash: str
-    serial: int
-    spec: dict = field(compare=False)
-
-
-@dataclass
-class Lock:
-    entries: dict[tuple[str, str], Entry] = field(default_factory=dict)
-    revisions: dict[str, Revision] = field(default_factory=dict)
-
-
-ENTRY_KEYS = [f.name for f in dataclasses.fields(Entry)]
-REVISION_KEYS = [f.name for f in dataclasses.fields(Revision)]
-
-
-def parse_lock(text: str, file: str = LOCK_FILE) -> Lock:
-    """Read a lock file's text, verifying the header (E-P6) and every snapshot's hash (E-P5)."""
-    try:
-        data = yaml.load(text, Loader=SafeLoader)  # the inputs' loader: same limits, dates kept as text
-    except yaml.YAMLError as err:
-        raise OmeError(f"{LOCK_FILE}: {yaml_error_text(err)}", file=file) from None
-    return lock_from_data(data or {}, file)
-
-
-def lock_from_data(data, file: str = LOCK_FILE) -> Lock:
-    if not isinstance(data, dict) or data.get("apiVersion") != LOCK_API_VERSION or data.get("kind") != LOCK_KIND \
-            or data.get("hash") != HASH_ALGORITHM:
-        raise OmeError(HEADER_ERROR, file=file)
-    lock = Lock()
-    for raw in _items(data, "revisions", file):
-        record = _record(raw, Revision, REVISION_KEYS, "revisions", file)
-        actual = spec_hash(record.spec)
-        if actual != record.specHash:
-            raise OmeError(f"{LOCK_FILE}: revision {record.name} hashes to {actual}, not the recorded "
-                           f"{record.specHash}", file=file)
-        lock.revisions[record.name] = record
-    for raw in _items(data, "inferenceServices", file):
-        entry = _record(raw, Entry, ENTRY_KEYS, "inferenceServices", file)
-        lock.entries[(entry.namespace, entry.name)] = entry
-    return lock
-
-
-def _items(data: dict, key: str, file: str) -> list:
-    items = data.get(key) or []
-    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise OmeError(f"{LOCK_FILE}: malformed: {key} must be a list of mappings", file=file)
-    return items
-
-
-def _record(raw: dict, cls, keys: list[str], where: str, file: str):
-    values = {k: raw.get(k) for k in keys if k in raw}
-    try:
-        values["chain"] = tuple(values.get("chain") or ())
-        if cls is Entry:
-            values["syncToken"] = values.get("syncToken") or ""
-        else:
-            values["spec"] = values.get("spec") or {}
-        record = cls(**values)
-    except TypeError:
-        missing = [k for k in keys if k not in raw and k not in ("pinnedRevision", "syncToken", "spec")]
-        raise OmeError(f"{LOCK_FILE}: malformed: {where} item lacks {', '.join(missing)}", file=file) from None
-    return record
-
-
-def dump_lock(lock: Lock) -> str:
-    """The lock's text: entries by namespace and name, revisions by runtime and serial (§14)."""
-    entries = []
-    for key in sorted(lock.entries):
-        entry = lock.entries[key]
-        item = {k: getattr(entry, k) for k in ENTRY_KEYS}
-        item["chain"] = list(entry.chain)
-        if entry.pinnedRevision is None:
-            del item["pinnedRevision"]
-        entries.append(item)
-    revisions = []
-    for record in sorted(lock.revisions.values(), key=lambda r: (r.runtime, r.serial)):
-        item = {k: getattr(record, k) for k in REVISION_KEYS}
-        item["chain"] = list(record.chain)
-        item["spec"] = snapshot_of(record.spec)
-        revisions.append(item)
-    data = {"apiVersion": LOCK_API_VERSION, "kind": LOCK_KIND, "metadata": {"name": "omerender"},
-            "hash": HASH_ALGORITHM, "inferenceServices": entries, "revisions": revisions}
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1 << 20)
-
-
-def find_lock(paths: list[str], explicit: str | None = None) -> str | None:
-    """Where the CLI reads and writes the lock (§11): ``--lock``, else ``omerender.lock.yaml`` in the
-    first input path if it is a directory, or beside it if it is a file; None for stdin only."""
-    if explicit:
-        return explicit
-    for path in paths:
-        if path == "-":
-            continue
-        root = path if os.path.isdir(path) else os.path.dirname(path)
-        return os.path.join(root, LOCK_FILE) if root else LOCK_FILE
-    return None
-
-
-def read_lock(path: str | None) -> Lock | None:
-    """The lock at ``path``; None when there is no such file (an empty lock)."""
-    text = read_lock_text(path)
-    return None if text is None else parse_lock(text, path)
-
-
-def read_lock_text(path: str | None) -> str | None:
-    """The lock file's text, read like any input (a regular file within the size limit, UTF-8, no link
-    out of its directory); None when there is none. A dangling link is an error, not a missing lock."""
-    if path is None or not os.path.lexists(path):
-        return None
-    return read_named_file(path)
-
-
-def is_lock_object(obj: Obj) -> bool:
-    """A ``RuntimeLock`` read as an input object: never rendered or passed through (§11, §16)."""
-    return obj.kind == LOCK_KIND and obj.api_version == LOCK_API_VERSION
-
-
-def lock_from_inputs(inputs: Inputs) -> Lock | None:
-    """The lock given as an input item (KRM function, §16); more than one is an error."""
-    found = [obj for obj in inputs.others if is_lock_object(obj)]
-    if len(found) > 1:
-        raise OmeError(f"more than one {LOCK_KIND} in the input (first in {found[0].file}, another in {found[1].file})")
-    return lock_from_data(found[0].data, found[0].file) if found else None
 
 
 # ---------------------------------------------------------------- the live state of one ISVC

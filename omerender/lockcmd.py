@@ -8,7 +8,8 @@ from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, validate_runtime_chain
 from .load import Inputs, index
 from .reading import read_paths
-from .lock import LOCK_FILE, dump_lock, find_lock, parse_lock, read_lock_text, update_lock
+from .lock import update_lock
+from .lockfile import LOCK_FILE, dump_lock, find_lock, parse_lock, read_lock_text
 from .shell import fail, run_guarded
 
 

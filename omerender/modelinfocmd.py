@@ -13,7 +13,7 @@ from .emit import dump
 from . import atomicdir, limits
 from .errors import Message, OmeError, OmeErrors, Report
 from .reading import _files, read_file
-from .modelinfo import Budget, compute, open_source
+from .modelinfo import ReadBudget, compute, open_source
 from .modelinfo.update import insert, load_objects, missing_fields, models_in
 from .shell import fail, run_guarded
 
@@ -67,7 +67,7 @@ def _describe(source: str, report: Report) -> dict:
 
 def _update(path: str, source: str | None, report: Report) -> None:
     cache: dict[str, dict] = {}
-    budget, total = Budget(), 0
+    budget, total = ReadBudget(), 0
     writes, errors = [], []
     for file in _files(path, []):
         try:
@@ -89,7 +89,7 @@ def _update(path: str, source: str | None, report: Report) -> None:
 
 
 def _update_text(file: str, text: str, root: str, source: str | None, report: Report, cache: dict,
-                 budget: Budget) -> str | None:
+                 budget: ReadBudget) -> str | None:
     if os.path.islink(file):
         raise OmeError("a symbolic link; --update rewrites only regular files", file=file)
     edits, targets = [], models_in(text, file)

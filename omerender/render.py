@@ -12,7 +12,8 @@ from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
 from .errors import Message, OmeError, OmeErrors, Report
 from .inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
-from .lock import Lock, check_locked_entries, is_lock_object, resolve_with_lock
+from .lock import check_locked_entries, resolve_with_lock
+from .lockfile import Lock, is_lock_object
 from .load import Inputs, Obj
 from .metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .names import trunc63

@@ -17,7 +17,7 @@ from .errors import OmeError, Report
 from .inherit import Chains, rt_ref
 from .load import Inputs, Obj, index
 from .reading import read_paths
-from .lock import auto_sync, runtime_ref_of
+from .revisions import auto_sync, runtime_ref_of
 from .selection.lookup import find_runtime
 from .suggest import did_you_mean
 from .shell import fail, run_guarded

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from omerender.errors import OmeError, OmeErrors, Report
 from omerender.inherit import Chains
-from omerender.lock import (Lock, Revision, canonical_json, check_locked_entries, check_revision_field, dump_lock,
-                            find_lock, lock_from_inputs, parse_lock, resolve_with_lock, revision_name, spec_hash,
-                            update_lock)
+from omerender.lock import check_locked_entries, resolve_with_lock, update_lock
+from omerender.lockfile import Lock, Revision, dump_lock, find_lock, lock_from_inputs, parse_lock
+from omerender.revisions import canonical_json, check_revision_field, revision_name, spec_hash
 from omerender.lockcmd import lock as lock_group
 
 _spec = importlib.util.spec_from_file_location("inherit_fixtures", Path(__file__).with_name("test_inherit.py"))

@@ -9,7 +9,7 @@ from ..errors import Message, OmeError, OmeErrors, Report
 from ..inherit import Chains
 from ..load import Inputs, index
 from ..reading import read_paths
-from ..lock import find_lock, lock_from_inputs, read_lock
+from ..lockfile import find_lock, lock_from_inputs, read_lock
 from ..render import Options, Result, render
 from ..shell import failure_messages
 from . import gitread

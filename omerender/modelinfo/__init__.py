@@ -5,12 +5,12 @@ parameter count from headers, ``metadata`` the spec fields, ``update`` the in-pl
 ``sources``/``hub`` where files are read from.
 """
 from .metadata import FIELDS, compute
-from .sources import Budget, LocalSource
+from .sources import ReadBudget, LocalSource
 
-__all__ = ["FIELDS", "Budget", "LocalSource", "compute", "open_source"]
+__all__ = ["FIELDS", "ReadBudget", "LocalSource", "compute", "open_source"]
 
 
-def open_source(source: str, budget: Budget | None = None):
+def open_source(source: str, budget: ReadBudget | None = None):
     """A local directory, or ``hf://ORG/NAME[@REVISION]``."""
     if source.startswith("hf://"):
         from .hub import HubSource

@@ -10,7 +10,7 @@ import os
 import re
 
 from ..errors import OmeError
-from .sources import Budget, Source
+from .sources import ReadBudget, Source
 
 PREFIX = "hf://"
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -42,7 +42,7 @@ def _hub():
 
 
 class HubSource(Source):
-    def __init__(self, uri: str, budget: Budget | None = None):
+    def __init__(self, uri: str, budget: ReadBudget | None = None):
         super().__init__(budget)
         self.label = uri
         self.repo, self.revision = parse_uri(uri)

@@ -27,7 +27,7 @@ def check_relpath(rel: str, shown: str) -> str:
     return rel
 
 
-class Budget:
+class ReadBudget:
     """Bytes read in one run, over every source: the limit holds for the whole input, not per model."""
 
     def __init__(self, limit: int = MAX_READ_BYTES):
@@ -45,8 +45,8 @@ class Source:
 
     label = ""
 
-    def __init__(self, budget: Budget | None = None):
-        self.budget = budget or Budget()
+    def __init__(self, budget: ReadBudget | None = None):
+        self.budget = budget or ReadBudget()
         self.config_dir = ""
 
     def read(self, rel: str, start: int, length: int) -> bytes:
@@ -84,7 +84,7 @@ class Source:
 class LocalSource(Source):
     """A model directory on disk. Symbolic links are followed only while they stay inside it."""
 
-    def __init__(self, root: str, budget: Budget | None = None):
+    def __init__(self, root: str, budget: ReadBudget | None = None):
         super().__init__(budget)
         if not os.path.isdir(root):
             raise OmeError(f"{root}: not a directory (SOURCE is a model directory or hf://ORG/NAME[@REVISION])")

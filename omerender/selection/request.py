@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..components import MODE_KEY
 from ..load import Obj
 
 if TYPE_CHECKING:
     from .runtimes import RuntimeFacts
 
-MODE_KEY = "ome.io/deploymentMode"
 CLASS_ANNOTATION = "ome.io/accelerator-class"
 MODES = ("RawDeployment", "OMENative", "MultiNode", "VirtualDeployment")
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass, field
 
+from ..components import MODE_KEY
 from ..load import Inputs, Obj
 from .entries import Entry, _entry
-from .request import MODE_KEY, _mode
+from .fields import _str
+from .request import _mode
 
 SCOPES = {"ServingRuntime": "Namespaced", "ClusterServingRuntime": "Cluster"}
 
@@ -34,7 +36,7 @@ def _runtime_facts(obj: Obj, spec: dict) -> RuntimeFacts:
         obj, SCOPES[obj.kind], entries, spec.get("disabled") is True,
         tuple(c for c in classes if isinstance(c, str)) if isinstance(classes, list) else (),
         _config_mode(spec.get("engineConfig")), _config_mode(spec.get("decoderConfig")),
-        (_size_text(size_range.get("min")), _size_text(size_range.get("max")))
+        (_str(size_range.get("min")), _str(size_range.get("max")))
         if isinstance(size_range, dict) else None,
         any(e.auto is True for e in entries))
 
@@ -42,12 +44,6 @@ def _runtime_facts(obj: Obj, spec: dict) -> RuntimeFacts:
 def _config_mode(config) -> str | None:
     annotations = config.get("annotations") if isinstance(config, dict) else None
     return _mode(annotations.get(MODE_KEY)) if isinstance(annotations, dict) else None
-
-
-def _size_text(value) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
 
 
 @dataclass
