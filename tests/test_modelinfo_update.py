@@ -237,3 +237,22 @@ def test_odd_shapes_are_not_crashes(tmp_path):
     assert run.lines == [f"error: {target}: ClusterBaseModel odd: cannot read the model from spec.storage.storageUri "
                          "None: pass SOURCE (a directory with the model's config.json and safetensors)"]
     assert target.read_text() == text
+
+
+def test_the_read_limit_spans_every_model_of_a_run(tmp_path, monkeypatch):
+    # The bytes read (configs, safetensors headers) count across all models of one --update, not per model.
+    from omerender.modelinfo import sources
+    repo = user_repo(tmp_path)
+    (repo / "models" / "other").mkdir()
+    shutil.copy(CORPUS / "llama3_2_1b.json", repo / "models" / "other" / "config.json")
+    second = USER_FILE.replace("./models/llama", "./models/other").replace("name: 'llama'", "name: 'other'")
+    (repo / "other.yaml").write_text(second)
+    one_model = (CORPUS / "llama3_2_1b.json").stat().st_size
+    monkeypatch.setattr(sources, "MAX_READ_BYTES", 2 * one_model - 1)
+    run = update(str(repo))
+    assert run.code == 1 and run.stdout == ""
+    assert run.lines[-1:] == [f"error: {repo}/other.yaml: BaseModel team-a/other: {repo}/models/other: more than 0 MiB of "
+                         "configs and safetensors headers in all; refusing to read further"]
+    assert (repo / "models.yaml").read_text() == USER_FILE and (repo / "other.yaml").read_text() == second
+    monkeypatch.setattr(sources, "MAX_READ_BYTES", 2 * one_model)
+    assert update(str(repo)).code == 0

@@ -30,8 +30,8 @@ def check_relpath(rel: str, shown: str) -> str:
 class ReadBudget:
     """Bytes read in one run, over every source: the limit holds for the whole input, not per model."""
 
-    def __init__(self, limit: int = MAX_READ_BYTES):
-        self.limit, self.used = limit, 0
+    def __init__(self, limit: int | None = None):
+        self.limit, self.used = (MAX_READ_BYTES if limit is None else limit), 0
 
     def spend(self, label: str, length: int) -> None:
         if self.used + length > self.limit:
