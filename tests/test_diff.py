@@ -27,6 +27,14 @@ UNCHANGED_GPUS = [
 L40S = [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-l40s"}]
 
 
+NO_WARNINGS = {"new": [], "gone": []}
+
+
+def auto_selected(file, name: str, runtime: str) -> dict:
+    return {"file": str(file), "object": f"InferenceService llm/{name}",
+            "text": f"Runtime {runtime} will be auto-selected for model llama-3-1-8b-instruct"}
+
+
 def head_of(tmp_path: Path, scenario: str) -> Path:
     head = tmp_path / "head"
     shutil.copytree(BASE, head)
@@ -70,7 +78,7 @@ def test_runtime_image_bump_rolls_every_inference_service_on_it(tmp_path):
     assert result == {"summary": summary(changed=3, unchanged=1, rollouts=3),
                       "inferenceServices": [unchanged("big", "sglang-70b", L40S), rolled("chat-a"),
                                             rolled("chat-b"), rolled("chat-c")],
-                      "gpus": UNCHANGED_GPUS, "objects": []}
+                      "gpus": UNCHANGED_GPUS, "objects": [], "warnings": NO_WARNINGS}
 
 
 RELABELLED = ['metadata.annotations["ome.io/serving-runtime"]', 'metadata.labels["serving-runtime"]']
@@ -92,21 +100,41 @@ def switched(name: str, reason: str) -> dict:
 
 
 def test_priority_edit_flips_auto_selection_with_the_deciding_rule(tmp_path):
-    result = diff_json(str(BASE), str(head_of(tmp_path, "priority-flip")))
+    head = head_of(tmp_path, "priority-flip")
+    result = diff_json(str(BASE), str(head))
     reason = "auto-selection chose vllm-8b: higher score: 4 over 2 of sglang-8b (Cluster)"
     # chat-c names sglang-8b, so the new preference does not reach it.
     assert result == {"summary": summary(changed=2, unchanged=2, rollouts=2),
                       "inferenceServices": [unchanged("big", "sglang-70b", L40S), switched("chat-a", reason),
                                             switched("chat-b", reason), unchanged("chat-c")],
-                      "gpus": UNCHANGED_GPUS, "objects": []}
+                      "gpus": UNCHANGED_GPUS, "objects": [],
+                      "warnings": {"new": [auto_selected(head / "services.yaml", n, "vllm-8b") for n in ("chat-a", "chat-b")],
+                                   "gone": [auto_selected(BASE / "services.yaml", n, "sglang-8b")
+                                            for n in ("chat-a", "chat-b")]}}
 
 
 def test_size_range_edit_flips_auto_selection_and_says_why_the_old_runtime_lost(tmp_path):
-    result = diff_json(str(BASE), str(head_of(tmp_path, "size-range")))
+    head = head_of(tmp_path, "size-range")
+    result = diff_json(str(BASE), str(head))
     reason = ("auto-selection chose vllm-8b: only compatible runtime; sglang-8b: model size 8.03B is outside "
               "supported range [7B, 8B]")
     assert result["inferenceServices"] == [unchanged("big", "sglang-70b", L40S), switched("chat-a", reason),
                                            switched("chat-b", reason), unchanged("chat-c")]
+    # chat-c keeps the runtime it names, which no longer declares the model's size: the review must show it.
+    outside = ('runtime "sglang-8b" does not declare support for model "llama-3-1-8b-instruct" (runtime sglang-8b '
+               "does not support model safetensors: model size 8.03B is outside supported range [7B, 8B]); "
+               "proceeding because the runtime was named explicitly")
+    assert result["warnings"]["new"][2] == {"file": str(head / "services.yaml"),
+                                            "object": "InferenceService llm/chat-c", "text": outside}
+    text = run_cli("diff", str(BASE), str(head)).stdout
+    assert "Warnings: 3 new, 2 gone\n" in text
+    assert f"Warnings new in head:\n  warning: {head / 'services.yaml'}: InferenceService llm/chat-a: Runtime " \
+           "vllm-8b will be auto-selected" in text
+    assert f"  warning: {head / 'services.yaml'}: InferenceService llm/chat-c: {outside}\n" in text
+    assert text.endswith(f"Warnings gone from base:\n  warning: {BASE / 'services.yaml'}: InferenceService llm/chat-a: "
+                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct\n"
+                         f"  warning: {BASE / 'services.yaml'}: InferenceService llm/chat-b: "
+                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct\n")
 
 
 def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
@@ -123,7 +151,7 @@ def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
             unchanged("chat-c")],
         "gpus": [{"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7},
                   "head": {"min": 4, "max": 11}}, UNCHANGED_GPUS[1]],
-        "objects": []}
+        "objects": [], "warnings": NO_WARNINGS}
     run = run_cli("diff", str(BASE), str(head))
     assert run.code == 0 and run.stderr == ""
     assert run.stdout == """\
@@ -224,9 +252,18 @@ ADDED_REMOVED_MARKDOWN = """\
 
 
 def test_added_and_removed_inference_services_as_a_pull_request_comment(tmp_path):
-    run = run_cli("diff", str(BASE), str(head_of(tmp_path, "added-removed")), "--format", "markdown")
+    head = head_of(tmp_path, "added-removed")
+    run = run_cli("diff", str(BASE), str(head), "--format", "markdown")
     assert run.code == 0
-    assert run.stdout == ADDED_REMOVED_MARKDOWN
+    escaped = str(head / "services.yaml").replace("_", "\\_")
+    assert run.stdout == ADDED_REMOVED_MARKDOWN + f"""
+<details><summary>Warnings: 1 new, 0 gone</summary>
+
+- new: warning: {escaped}: InferenceService llm/chat-d: Runtime sglang-8b will be auto-selected for model \
+llama-3-1-8b-instruct
+
+</details>
+"""
     result = diff_json(str(BASE), str(head_of(tmp_path / "again", "added-removed")))
     assert [(i["name"], i["status"], i["runtime"]) for i in result["inferenceServices"]] == [
         ("big", "unchanged", {"base": "sglang-70b", "head": "sglang-70b", "reason": None}),
@@ -356,7 +393,16 @@ def test_a_revision_against_the_work_tree_and_from_a_subdirectory(repo, monkeypa
     assert result["summary"] == summary(changed=1, unchanged=3)
     assert diff_json("HEAD~1", "HEAD", ".")["summary"] == summary(changed=3, unchanged=1, rollouts=3)
     assert diff_json("HEAD~1", "HEAD", "namespace.yaml") == {"summary": summary(), "inferenceServices": [],
-                                                             "gpus": [], "objects": []}
+                                                             "gpus": [], "objects": [], "warnings": NO_WARNINGS}
+
+
+def test_warnings_of_a_revision_name_the_file_as_the_repository_does(repo, monkeypatch):
+    shutil.copy(FIXTURES / "diff" / "priority-flip" / "runtime-vllm-8b.yaml", repo / "deploy")
+    git(repo, "commit", "-qam", "prefer vllm")
+    monkeypatch.chdir(repo)
+    warnings = diff_json("HEAD~1", "HEAD")["warnings"]
+    assert warnings == {"new": [auto_selected("deploy/services.yaml", n, "vllm-8b") for n in ("chat-a", "chat-b")],
+                        "gone": [auto_selected("deploy/services.yaml", n, "sglang-8b") for n in ("chat-a", "chat-b")]}
 
 
 def test_errors_in_a_revision_name_the_file_as_the_repository_does(repo, monkeypatch):

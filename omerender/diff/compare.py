@@ -5,6 +5,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..errors import Message
 from .sides import Side
 from .why import accelerator_changes, runtime_change
 
@@ -41,6 +42,8 @@ class Diff:
     isvcs: list[IsvcDiff]
     objects: list[ObjectChange]      # pass-through objects
     gpus: list[dict]
+    new_warnings: list[Message] = field(default_factory=list)   # head's render gives them, base's does not
+    gone_warnings: list[Message] = field(default_factory=list)  # and the reverse
 
     @property
     def changed(self) -> bool:
@@ -139,3 +142,12 @@ def _join(path: str, key) -> str:
     if _PLAIN_KEY.fullmatch(text):
         return f"{path}.{text}" if path else text
     return f"{path}[{json.dumps(text)}]"
+
+
+def compare_warnings(base: Side, head: Side) -> tuple[list[Message], list[Message]]:
+    """The warnings only head's render gives, and those only base's gives, in render order. A warning is the
+    same on both sides when its object and text are: the two sides' files have different names."""
+    def keyed(side: Side) -> dict:
+        return {(str(m.ref or ""), m.text): m for m in side.result.messages if m.severity == "warning"}
+    before, after = keyed(base), keyed(head)
+    return [m for key, m in after.items() if key not in before], [m for key, m in before.items() if key not in after]

@@ -5,6 +5,7 @@ import difflib
 import json
 
 from ..emit import dump
+from ..errors import Message
 from .compare import Diff, IsvcDiff, ObjectChange
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
@@ -16,8 +17,14 @@ def as_json(result: Diff) -> str:
     return json.dumps({"summary": summary(result),
                        "inferenceServices": [_isvc_json(i) for i in result.isvcs],
                        "gpus": result.gpus,
-                       "objects": [_object_json(o, namespace=True) for o in result.objects]},
+                       "objects": [_object_json(o, namespace=True) for o in result.objects],
+                       "warnings": {"new": [_warning_json(m) for m in result.new_warnings],
+                                    "gone": [_warning_json(m) for m in result.gone_warnings]}},
                       indent=2, ensure_ascii=False) + "\n"
+
+
+def _warning_json(message: Message) -> dict:
+    return {"file": message.file, "object": str(message.ref) if message.ref else None, "text": message.text}
 
 
 def summary(result: Diff) -> dict:
@@ -51,7 +58,15 @@ def as_text(result: Diff, context: int | None = None) -> str:
         lines += ["", "Pass-through objects:"]
         for change in result.objects:
             lines += _object_lines(change, context, namespace=True)
+    for title, messages in warning_groups(result):
+        lines += ["", f"{title}:"] + [f"  {m.line()}" for m in messages]
     return "".join(printable(line) + "\n" for line in lines)
+
+
+def warning_groups(result: Diff) -> list[tuple[str, list[Message]]]:
+    """The warnings only head's render gives, then those only base's gives, each under its title."""
+    groups = [("Warnings new in head", result.new_warnings), ("Warnings gone from base", result.gone_warnings)]
+    return [(title, messages) for title, messages in groups if messages]
 
 
 def printable(text: str) -> str:
@@ -72,6 +87,8 @@ def summary_lines(result: Diff) -> list[str]:
     if result.gpus:
         lines.append("GPUs at min / max replicas:")
         lines += [f"  {gpu_label(g)}: {gpu_text(g, 'min')} at min, {gpu_text(g, 'max')} at max" for g in result.gpus]
+    if result.new_warnings or result.gone_warnings:
+        lines.append(f"Warnings: {len(result.new_warnings)} new, {len(result.gone_warnings)} gone")
     if not result.changed:
         lines.append("No changes.")
     return lines

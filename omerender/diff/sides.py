@@ -88,13 +88,18 @@ def _render(label: str, paths: list[str], options: Options, lock_path: str | Non
                 doc.file = _shown(doc.file, tmp)
         inputs = index(docs)
         lock = lock_from_inputs(inputs) or read_lock(lock_path if tmp is not None else find_lock(paths, lock_path))
-        return Side(label, inputs, render(inputs, options, lock))
+        result = render(inputs, options, lock)
     except (OmeError, OmeErrors) as exc:
-        messages = failure_messages(exc)
-        if tmp is not None:
-            messages = [replace(m, file=_shown(m.file, tmp), text=m.text.replace(tmp + os.sep, ""))
-                        for m in messages]
-        raise SideError([_on_side(label, m) for m in messages]) from None
+        raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
+    result.messages = _unstaged(result.messages, tmp)
+    return Side(label, inputs, result)
+
+
+def _unstaged(messages: list[Message], tmp: str | None) -> list[Message]:
+    """Messages of a revision name its files as the repository does, not their temporary copies."""
+    if tmp is None:
+        return messages
+    return [replace(m, file=_shown(m.file, tmp), text=m.text.replace(tmp + os.sep, "")) for m in messages]
 
 
 def _shown(file: str | None, tmp: str) -> str | None:
