@@ -299,9 +299,8 @@ _FIELD_RULES = {("EnvVar", "name"): check_env_name, ("PodSpec", "nodeSelector"):
                 ("EnvFromSource", "prefix"): check_env_name,
                 ("ResourceRequirements", "requests"): check_resource_list,
                 ("ResourceRequirements", "limits"): check_resource_list}
-_RULES_BY_TYPE: dict[str, dict] = {}
-for (_type, _field), _rule in _FIELD_RULES.items():
-    _RULES_BY_TYPE.setdefault(_type, {})[_field] = _rule
+_RULES_BY_TYPE = {kind: {field: rule for (of, field), rule in _FIELD_RULES.items() if of == kind}
+                  for kind, _ in _FIELD_RULES}
 _NO_RULES: dict = {}
 
 
