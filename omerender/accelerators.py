@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .data import as_list, as_mapping
+from .data import list_or_empty, map_or_empty
 from .errors import OmeError, Report
 from .load import Inputs, Obj
 from .suggest import did_you_mean
@@ -45,7 +45,7 @@ class ClassChoice:
 def runtime_pool(runtime_spec: dict) -> list[str]:
     """The runtime's ``acceleratorRequirements.acceleratorClasses``, a repeated name once at its first position."""
     pool: list[str] = []
-    for name in as_list(as_mapping(runtime_spec.get("acceleratorRequirements")).get("acceleratorClasses")):
+    for name in list_or_empty(map_or_empty(runtime_spec.get("acceleratorRequirements")).get("acceleratorClasses")):
         if isinstance(name, str) and name not in pool:
             pool.append(name)
     return pool
@@ -85,7 +85,7 @@ def _integer_value(quantity: Fraction) -> int:
 
 
 def _capabilities(cls: Obj) -> dict:
-    return as_mapping(cls.spec.get("capabilities"))
+    return map_or_empty(cls.spec.get("capabilities"))
 
 
 def _memory_bytes(cls: Obj) -> int | None:
@@ -148,8 +148,8 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     selection and is not emitted here.
     """
     spec = isvc.spec
-    selector = as_mapping(spec.get("acceleratorSelector"))
-    override = as_mapping(as_mapping(spec.get(component)).get("acceleratorOverride"))
+    selector = map_or_empty(spec.get("acceleratorSelector"))
+    override = map_or_empty(map_or_empty(spec.get(component)).get("acceleratorOverride"))
     _check_policy(selector.get("policy"), f"{SELECTOR}.policy")
     _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
     if override.get("constraints") is not None:
@@ -200,7 +200,7 @@ def _chosen(component: str, cls: Obj, where: str, report: Report) -> ClassChoice
 
 def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, runtime_ref: str,
                   inputs: Inputs, report: Report) -> Obj | None:
-    constraints = as_mapping(selector.get("constraints"))
+    constraints = map_or_empty(selector.get("constraints"))
     reasons: dict[str, str] = {}
     candidates: list[Obj] = []
     for name in pool:
@@ -238,7 +238,7 @@ def _pick(policy: str, candidates: list[Obj], constraints: dict, reasons: dict[s
     if policy == "BestFit":
         scores = [best_fit_score(cls, constraints) for cls in candidates]
     else:
-        scores = most_capable_scores(candidates, as_list(constraints.get("preferredPrecisions")))
+        scores = most_capable_scores(candidates, list_or_empty(constraints.get("preferredPrecisions")))
     return candidates[scores.index(max(scores))]
 
 
@@ -247,9 +247,9 @@ def _pick(policy: str, candidates: list[Obj], constraints: dict, reasons: dict[s
 def constraint_failure(cls: Obj, constraints: dict) -> str:
     """The reason the class fails ``constraints`` (first failing check, §2.4 order), or ``""``."""
     caps = _capabilities(cls)
-    if cls.name in as_list(constraints.get("excludedClasses")):
+    if cls.name in list_or_empty(constraints.get("excludedClasses")):
         return "explicitly excluded"
-    families = as_list(constraints.get("architectureFamilies"))
+    families = list_or_empty(constraints.get("architectureFamilies"))
     if families and not any(_family_matches(str(entry), cls) for entry in families):
         return f"architecture family {str(cls.spec.get('family') or '').lower()} not in allowed list"
     low, high = constraints.get("minMemory"), constraints.get("maxMemory")
@@ -262,8 +262,8 @@ def constraint_failure(cls: Obj, constraints: dict) -> str:
             return f"memory {gib}GB < required {low}GB"
         if high is not None and gib > high:
             return f"memory {gib}GB > max allowed {high}GB"
-    features = {str(f).lower() for f in as_list(caps.get("features"))}
-    for required in as_list(constraints.get("requiredFeatures")):
+    features = {str(f).lower() for f in list_or_empty(caps.get("features"))}
+    for required in list_or_empty(constraints.get("requiredFeatures")):
         if str(required).lower() not in features:
             return f"missing required feature: {required}"
     minimum = constraints.get("minArchitectureVersion")
@@ -307,7 +307,7 @@ def _compute_score(cls: Obj, constraints: dict) -> float:
     if perf is None:
         return 0.0
     required = constraints.get("minComputePerformanceTFLOPS") or 0
-    precisions = [str(p).lower() for p in as_list(constraints.get("preferredPrecisions"))]
+    precisions = [str(p).lower() for p in list_or_empty(constraints.get("preferredPrecisions"))]
     if not precisions:
         return _tflops_score(max(_tflops(perf, p) for p in ("fp32", "fp16", "int8", "int4")), required)
     penalty = 1.0
@@ -407,11 +407,11 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
     """
     own = rt.spec
     for config in ("engineConfig", "decoderConfig"):
-        if as_mapping(own.get(config)).get("acceleratorOverride") is not None:
+        if map_or_empty(own.get(config)).get("acceleratorOverride") is not None:
             report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime")
     pool = runtime_pool(runtime_spec)
-    for index, entry in enumerate(as_list(runtime_spec.get("supportedModelFormats"))):
-        for key in as_mapping(as_mapping(entry).get("acceleratorConfig")):
+    for index, entry in enumerate(list_or_empty(runtime_spec.get("supportedModelFormats"))):
+        for key in map_or_empty(map_or_empty(entry).get("acceleratorConfig")):
             if key not in pool:
                 report.warn(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
                             "acceleratorRequirements.acceleratorClasses")

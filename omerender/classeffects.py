@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .accelerators import PP_ALIASES, TP_ALIASES
-from .data import as_list, as_mapping, copy_data
+from .data import list_or_empty, map_or_empty, copy_data
 from .errors import Report
 from .load import Obj
 
@@ -26,7 +26,7 @@ def class_config(entry: dict | None, cls: Obj | None) -> dict | None:
     """``entry.acceleratorConfig[<class name>]`` (exact key), or None without entry, class or key."""
     if entry is None or cls is None:
         return None
-    config = as_mapping(entry.get("acceleratorConfig")).get(cls.name)
+    config = map_or_empty(entry.get("acceleratorConfig")).get(cls.name)
     return config if isinstance(config, dict) else None
 
 
@@ -34,8 +34,8 @@ def report_config_without_model(component: str, runtime_spec: dict, cls: Obj | N
     """I-A5: call when the InferenceService has no ``spec.model``; emitted if some entry has a key for ``cls``."""
     if cls is None:
         return
-    for entry in as_list(runtime_spec.get("supportedModelFormats")):
-        if cls.name in as_mapping(as_mapping(entry).get("acceleratorConfig")):
+    for entry in list_or_empty(runtime_spec.get("supportedModelFormats")):
+        if cls.name in map_or_empty(map_or_empty(entry).get("acceleratorConfig")):
             report.info(f"{component}: acceleratorConfig for class {cls.name} not applied: the InferenceService "
                         "has no spec.model")
             return
@@ -48,11 +48,11 @@ def apply_environment_override(runner: dict, config: dict | None, component: str
     A variable the runner has (every entry with that name) gets the new ``value``; a ``valueFrom`` it
     had is dropped with W-A5. Any other variable is appended as ``{name, value}``.
     """
-    overrides = as_mapping((config or {}).get("environmentOverride"))
+    overrides = map_or_empty((config or {}).get("environmentOverride"))
     if not overrides:
         return runner
     result = copy_data(runner)
-    env = as_list(result.get("env"))
+    env = list_or_empty(result.get("env"))
     container = result.get("name", "")
     for name in sorted(overrides):
         value = overrides[name]
@@ -78,14 +78,14 @@ def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resour
     ``resources`` on this runner (the caller decides: ``spec.<component>.runner`` or the same-role
     ``leader.runner``/``worker.runner``). Other resource names are left alone.
     """
-    entries = as_list(cls.spec.get("resources")) if cls is not None else []
+    entries = list_or_empty(cls.spec.get("resources")) if cls is not None else []
     if isvc_runner_sets_resources or not entries:
         return runner
     result = copy_data(runner)
-    resources = as_mapping(result.get("resources"))
-    limits, requests = dict(as_mapping(resources.get("limits"))), dict(as_mapping(resources.get("requests")))
+    resources = map_or_empty(result.get("resources"))
+    limits, requests = dict(map_or_empty(resources.get("limits"))), dict(map_or_empty(resources.get("requests")))
     for entry in entries:
-        quantity = as_mapping(entry).get("quantity")
+        quantity = map_or_empty(entry).get("quantity")
         quantity = "1" if quantity is None else str(quantity)
         limits[entry["name"]] = quantity
         requests[entry["name"]] = quantity
@@ -96,17 +96,17 @@ def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resour
 def isvc_runner_sets_resources(isvc_component: dict | None, role: str | None = None) -> bool:
     """§3.3: the InferenceService's ``spec.<component>.runner``, or for ``role`` ``leader``/``worker`` also its
     ``spec.<component>.<role>.runner``, has a non-empty ``limits``, ``requests`` or ``claims``."""
-    component = as_mapping(isvc_component)
+    component = map_or_empty(isvc_component)
     runners = [component.get("runner")]
     if role in ("leader", "worker"):
-        runners.append(as_mapping(component.get(role)).get("runner"))
-    return any(as_mapping(as_mapping(runner).get("resources")).get(key)
+        runners.append(map_or_empty(component.get(role)).get("runner"))
+    return any(map_or_empty(map_or_empty(runner).get("resources")).get(key)
                for runner in runners for key in ("limits", "requests", "claims"))
 
 
 def suppresses_parallelism(config: dict | None) -> bool:
     """§5: ``tensorParallelismOverride`` has at least one field with a non-null value (``{}`` counts as unset)."""
-    override = as_mapping((config or {}).get("tensorParallelismOverride"))
+    override = map_or_empty((config or {}).get("tensorParallelismOverride"))
     return any(value is not None for value in override.values())
 
 
@@ -116,11 +116,11 @@ def apply_args_overrides(runner: dict, config: dict | None) -> dict:
     """§4.5 ``runtimeArgsOverride`` on ``args``, then §4.6 ``tensorParallelismOverride`` (TP, then PP)."""
     config = config or {}
     result = copy_data(runner)
-    override = [str(arg) for arg in as_list(config.get("runtimeArgsOverride"))]
-    args = merge_runtime_args(as_list(result.get("args")), override)
+    override = [str(arg) for arg in list_or_empty(config.get("runtimeArgsOverride"))]
+    args = merge_runtime_args(list_or_empty(result.get("args")), override)
     if args or "args" in result:
         result["args"] = args
-    parallelism = as_mapping(config.get("tensorParallelismOverride"))
+    parallelism = map_or_empty(config.get("tensorParallelismOverride"))
     for field, aliases in (("tensorParallelSize", TP_ALIASES), ("pipelineParallelSize", PP_ALIASES)):
         size = parallelism.get(field)
         if isinstance(size, int) and not isinstance(size, bool) and size > 0:
@@ -194,12 +194,12 @@ def rewrite_parallel_flag(runner: dict, aliases: tuple[str, ...], size: int) -> 
     is only scanned in list form.
     """
     value = str(size)
-    args = as_list(runner.get("args"))
+    args = list_or_empty(runner.get("args"))
     for alias in aliases:
         rewritten = _rewrite_multiline(args, alias, value) if _is_multiline(args) else _rewrite_list(args, alias, value)
         if rewritten is not None:
             return {**runner, "args": rewritten}
-    command = as_list(runner.get("command"))
+    command = list_or_empty(runner.get("command"))
     for alias in aliases:
         rewritten = _rewrite_list(command, alias, value)
         if rewritten is not None:
@@ -229,7 +229,7 @@ def class_node_selector(cls: Obj | None) -> dict:
     """The class's ``discovery.nodeSelector`` (a copy), ``{}`` without a class or selector."""
     if cls is None:
         return {}
-    return dict(as_mapping(as_mapping(cls.spec.get("discovery")).get("nodeSelector")))
+    return dict(map_or_empty(map_or_empty(cls.spec.get("discovery")).get("nodeSelector")))
 
 
 def pod_node_selector(component: str, role: str | None, merged: dict, model_ready: dict, runtime_wide: dict,
@@ -243,17 +243,17 @@ def pod_node_selector(component: str, role: str | None, merged: dict, model_read
     ``leader`` or ``worker``, W-A7 names each key of ``spec.<component>.<role>.nodeSelector`` that the
     class changes and L5 does not set again. The caller skips this for merged fine-tuned weights.
     """
-    isvc_component = as_mapping(isvc_component)
+    isvc_component = map_or_empty(isvc_component)
     selector = dict(merged or {})
     for key, value in (model_ready or {}).items():
         selector.setdefault(key, value)
     selector.update(runtime_wide or {})
     class_selector = class_node_selector(cls)
     selector.update(class_selector)
-    isvc_selector = as_mapping(isvc_component.get("nodeSelector"))
+    isvc_selector = map_or_empty(isvc_component.get("nodeSelector"))
     selector.update(isvc_selector)
     if role in ("leader", "worker"):
-        role_selector = as_mapping(as_mapping(isvc_component.get(role)).get("nodeSelector"))
+        role_selector = map_or_empty(map_or_empty(isvc_component.get(role)).get("nodeSelector"))
         for key, old in role_selector.items():
             if key in class_selector and class_selector[key] != old and key not in isvc_selector:
                 report.warn(f"{component} {role} pods: accelerator class {cls.name} sets nodeSelector "
@@ -270,12 +270,12 @@ def class_affinity(pod_spec: dict, cls: Obj | None, isvc_component: dict) -> dic
     """
     if cls is None:
         return pod_spec
-    node_affinity = as_mapping(as_mapping(cls.spec.get("discovery")).get("affinity")).get("nodeAffinity")
-    current = as_mapping(pod_spec.get("affinity"))
-    if (node_affinity is None or as_mapping(isvc_component).get("affinity") is not None
+    node_affinity = map_or_empty(map_or_empty(cls.spec.get("discovery")).get("affinity")).get("nodeAffinity")
+    current = map_or_empty(pod_spec.get("affinity"))
+    if (node_affinity is None or map_or_empty(isvc_component).get("affinity") is not None
             or current.get("nodeAffinity") is not None):
         return pod_spec
     result = copy_data(pod_spec)
-    others = {key: value for key, value in as_mapping(result.get("affinity")).items() if key != "nodeAffinity"}
+    others = {key: value for key, value in map_or_empty(result.get("affinity")).items() if key != "nodeAffinity"}
     result["affinity"] = {"nodeAffinity": copy_data(node_affinity), **others}
     return result

@@ -44,11 +44,25 @@ def _copy(value: Any, memo: dict) -> Any:
     return copy.deepcopy(value)
 
 
-def as_mapping(value) -> dict:
+def map_or_empty(value) -> dict:
     """``value`` if it is a dict, else ``{}``: an optional map, read."""
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value) -> list:
+def list_or_empty(value) -> list:
     """``value`` if it is a list, else ``[]``: an optional list, read."""
     return value if isinstance(value, list) else []
+
+
+def count_values(value: Any) -> int:
+    """How many maps, lists and scalars ``value`` holds, itself included."""
+    count, pending = 0, [value]
+    while pending:
+        item = pending.pop()
+        count += 1
+        kind = type(item)
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list:
+            pending.extend(item)
+    return count

@@ -38,3 +38,9 @@ MAX_ALIAS_NODES = 1_000_000
 # at most 1 MiB (placeholders.MAX_OUTPUT_CHARS), but a 1 MB annotation printed by 1,500 args would be 1.5 GB.
 # A real fleet prints a few hundred characters per InferenceService: 10,000 of them need about 5 MB.
 MAX_EXPANDED_CHARS = 64 * MIB
+
+# Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render.
+# Every InferenceService copies its runtime's spec into its pods, so one large runtime named by many
+# InferenceServices would otherwise multiply within the input limits (a 30 MiB runtime and 100,000 of them: terabytes).
+# The target fleet copies about 1.3 million; a few hundred thousand values take about 100 MB once rendered.
+MAX_COPIED_VALUES = 20_000_000

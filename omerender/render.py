@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from . import accelerators, apirules, classeffects
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
+from . import limits
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
+from .data import count_values
 from .errors import Message, OmeError, OmeErrors, Report
 from .inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
 from .lock import check_locked_entries, resolve_with_lock
@@ -45,6 +47,7 @@ class IsvcFacts:
     auto_selected: bool = False
     classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
     objects: list[dict] = field(default_factory=list)
+    copied_values: int = 0  # of the runtime spec it renders from (limits.MAX_COPIED_VALUES)
 
 
 @dataclass
@@ -76,6 +79,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
+    copied = 0
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -89,6 +93,10 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
+        copied += isvc_facts.copied_values
+        if copied > limits.MAX_COPIED_VALUES:
+            errors.append(_too_much_copied(isvc, isvc_facts).located(isvc.ref, isvc.file))
+            break  # every InferenceService after it would pass the limit too
     kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
@@ -96,6 +104,12 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text)
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
+
+
+def _too_much_copied(isvc: Obj, facts: IsvcFacts) -> OmeError:
+    return OmeError(f"the InferenceServices rendered so far copy more than {limits.MAX_COPIED_VALUES:,} values of "
+                    f"runtime specs in all (this one {facts.copied_values:,}, from {rt_ref(facts.runtime)}); render "
+                    "fewer InferenceServices at a time, or make the runtime smaller", field="spec.runtime")
 
 
 def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
@@ -274,6 +288,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     runtime = resolution.runtime
     if facts is not None:
         facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
+        facts.copied_values = count_values(runtime_spec)
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")

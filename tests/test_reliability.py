@@ -272,6 +272,25 @@ def test_a_stream_of_empty_documents_is_bounded(monkeypatch):
                  "error: <stdin>: more than 1,000 YAML documents in the inputs (line 1001, column 1)")
 
 
+def test_a_runtime_copied_by_many_inference_services_is_bounded_across_the_render(monkeypatch):
+    # Each InferenceService copies its runtime's spec: one large runtime named many times must not multiply.
+    from omerender.data import count_values
+    objects = worked_example()
+    isvcs = [copy.deepcopy(objects["isvc"]) for _ in range(3)]
+    for i, isvc in enumerate(isvcs):
+        isvc["metadata"]["name"] = f"s{i}"
+    per_isvc = count_values(objects["runtime"]["spec"])
+    inputs = [objects["model"], objects["runtime"], *isvcs]
+    monkeypatch.setattr(limits, "MAX_COPIED_VALUES", 3 * per_isvc)
+    assert render_objects(inputs).code == 0
+    monkeypatch.setattr(limits, "MAX_COPIED_VALUES", 3 * per_isvc - 1)
+    assert_fails(render_objects(inputs),
+                 f"error: <stdin>: InferenceService llama-demo/s2: the InferenceServices rendered so far "
+                 f"copy more than {3 * per_isvc - 1:,} values of runtime specs in all (this one {per_isvc:,}, from "
+                 "ClusterServingRuntime/srt-llama-3-2-3b-instruct); render fewer InferenceServices at a time, or "
+                 "make the runtime smaller")
+
+
 def test_file_count_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_FILES", 2)
     for i in range(3):

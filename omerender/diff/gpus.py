@@ -10,7 +10,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from ..accelerators import parse_quantity
-from ..data import as_list
+from ..data import list_or_empty
 from ..errors import OmeError
 from .sides import Side
 
@@ -85,10 +85,10 @@ def _pod_gpus(pod) -> dict[str, Fraction]:
     if not isinstance(pod, dict):
         return {}
     total: dict[str, Fraction] = defaultdict(Fraction)
-    for container in as_list(pod.get("containers")):
+    for container in list_or_empty(pod.get("containers")):
         for resource, count in _container(container).items():
             total[resource] += count
-    for container in as_list(pod.get("initContainers")):
+    for container in list_or_empty(pod.get("initContainers")):
         for resource, count in _container(container).items():
             total[resource] = max(total[resource], count)
     return {r: c for r, c in total.items() if c}
