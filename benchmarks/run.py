@@ -12,6 +12,9 @@ of issue 16 side by side, each command a fresh process:
    for byte (recorded beforehand), so that kustomize's work is identical: the floor of 3;
 5. the pipeline: ``kustomize build`` of the inputs (plugins off) piped into ``omerender render -``.
 
+For comparison (up to --slow-replay-max): 4b, the replay of 4 answering only after as long as the function
+takes, which shows what kustomize itself spends while it waits for a function.
+
 Besides: omerender's function alone on the ResourceList kustomize handed it (recorded as well), the
 render's floor (benchmarks/floor.py: PyYAML's C loader on the inputs plus its C dumper on the output,
 CPU seconds), peak memory, and the function's cold start. 3 and 4 run in turn, pair by pair, with the
@@ -83,12 +86,15 @@ class SizeResult:
     plain: Sample | None = None  # 2
     fn_path: Sample | None = None  # 3
     replay: Sample | None = None  # 4
+    slow_replay: Sample | None = None  # 4b: the replay, answering after as long as the function takes
     fn_alone: Sample | None = None  # the function alone on kustomize's ResourceList
     pipeline: Sample | None = None  # 5
     pipeline_identical: str | None = None
     pair_ratios: list[float] = field(default_factory=list)  # 3 / (4 + fn alone), pair by pair, CPU seconds
     pair_ratios_wall: list[float] = field(default_factory=list)  # the same in wall seconds
     fn_outputs_identical: bool | None = None  # kustomize's output on 3 and on 4
+    slow_pair_ratios: list[float] = field(default_factory=list)  # 3 / (4b + fn alone), CPU seconds
+    slow_replay_seconds: float = 0.0  # how long 4b waits before it answers
     skipped: dict = field(default_factory=dict)  # column -> why it was not run
     minutes: float = 0.0  # how long this size's measurements took
     load: list = field(default_factory=list)  # 1-minute load average before and after them
@@ -103,7 +109,7 @@ def saved_results(work: Path) -> list[SizeResult]:
     results = []
     for path in sorted(work.glob("result-*.json")):
         data = json.loads(path.read_text())
-        for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "fn_alone", "pipeline"):
+        for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "slow_replay", "fn_alone", "pipeline"):
             if data[name] is not None:
                 data[name] = Sample(**data[name])
         results.append(SizeResult(**data))
@@ -219,7 +225,7 @@ def bench_size(work: Path, n: int, m: int, args, omerender: str, omerender_fn: s
                                                                           k_repeats, timeout=TEN_MINUTES))
         _unless_timeout(result, "fn_path", lambda: _function_columns(
             work, n, inputs, args.pairs or DEFAULT_PAIRS[min(DEFAULT_PAIRS, key=lambda k: abs(k - n))], result,
-            omerender_fn))
+            omerender_fn, args.slow_replay_max))
     else:
         why = f"not run (over --kustomize-max {args.kustomize_max})"
         result.skipped.update({"plain": why, "fn_path": why, "replay": why})
@@ -249,7 +255,8 @@ def _yaml_floor(inputs: Path, rendered: Path) -> tuple[float, float, float]:
     return seconds, seconds, 0.0
 
 
-def _function_columns(work: Path, n: int, inputs: Path, pairs: int, result: SizeResult, omerender_fn: str) -> None:
+def _function_columns(work: Path, n: int, inputs: Path, pairs: int, result: SizeResult, omerender_fn: str,
+                      slow_max: int) -> None:
     """3, 4 and the function alone, in turn, pair by pair.
 
     What the function reads is recorded first by a pass-through exec function (kustomize then sees only the
@@ -264,36 +271,48 @@ def _function_columns(work: Path, n: int, inputs: Path, pairs: int, result: Size
     timed([*command, str(function_layout(work / f"fn-record-{n}", inputs, recorder))], timeout=FUNCTION_TIMEOUT)
     timed([omerender_fn], stdin=record_in, stdout=record_out)
     with_fn = function_layout(work / f"fn-{n}", inputs, omerender_fn)
-    replay = function_layout(work / f"replay-{n}", inputs, replayer)
+    layouts = [("3 kustomize + omerender fn", with_fn, "fn_path"),
+               ("4 kustomize + replay", function_layout(work / f"replay-{n}", inputs, replayer), "replay")]
     result.fn_path, result.replay, result.fn_alone = Sample(), Sample(), Sample()
+    if n <= slow_max:
+        result.slow_replay = Sample()
+        result.slow_replay_seconds = statistics.median(
+            timed([omerender_fn], stdin=record_in)[0] for _ in range(3))
+        slow = _script(work / f"slow-replay-{n}.sh",
+                       f"cat >/dev/null\nsleep {result.slow_replay_seconds:.2f}\nexec cat {record_out}\n")
+        layouts.append(("4b kustomize + replay answering after the function's time",
+                        function_layout(work / f"slow-replay-{n}", inputs, slow), "slow_replay"))
     try:
         for i in range(pairs):
-            _pair(i, pairs, n, command, with_fn, replay, record_in, result, omerender_fn, work)
+            _pair(i, pairs, n, command, layouts, record_in, result, omerender_fn, work)
     except subprocess.TimeoutExpired:
         done = len(result.pair_ratios)  # keep the complete pairs only
-        for sample in (result.fn_path, result.replay, result.fn_alone):
-            del sample.seconds[done:], sample.cpu[done:]
-        del result.pair_ratios_wall[done:]
+        for sample in (result.fn_path, result.replay, result.slow_replay, result.fn_alone):
+            if sample is not None:
+                del sample.seconds[done:], sample.cpu[done:]
+        del result.pair_ratios_wall[done:], result.slow_pair_ratios[done:]
         if not done:
-            result.fn_path = result.replay = result.fn_alone = None
+            result.fn_path = result.replay = result.slow_replay = result.fn_alone = None
         raise
 
 
-def _pair(i: int, pairs: int, n: int, command: list[str], with_fn: Path, replay: Path, record_in: Path,
-          result: SizeResult, omerender_fn: str, work: Path) -> None:
-    """One pair; every other pair runs the replay first, so that a drift in the machine's speed cancels."""
-    outputs = (work / f"out-fn-{n}.yaml", work / f"out-replay-{n}.yaml") if i == 0 else (None, None)
-    runs = [("3 kustomize + omerender fn", with_fn, result.fn_path, outputs[0]),
-            ("4 kustomize + replay", replay, result.replay, outputs[1])]
-    for label, layout, sample, output in (runs if i % 2 == 0 else runs[::-1]):
+def _pair(i: int, pairs: int, n: int, command: list[str], layouts: list, record_in: Path, result: SizeResult,
+          omerender_fn: str, work: Path) -> None:
+    """One pair (3 and 4, and 4b where measured); every other pair runs them in the opposite order, so that a drift
+    in the machine's speed cancels."""
+    outputs = {"fn_path": work / f"out-fn-{n}.yaml", "replay": work / f"out-replay-{n}.yaml"} if i == 0 else {}
+    for label, layout, column in (layouts if i % 2 == 0 else layouts[::-1]):
         log(f"[{n}] pair {i + 1}/{pairs}: {label}")
-        measure([*command, str(layout)], 1, sample, stdout=output, timeout=FUNCTION_TIMEOUT)
+        measure([*command, str(layout)], 1, getattr(result, column), stdout=outputs.get(column),
+                timeout=FUNCTION_TIMEOUT)
     measure([omerender_fn], 1, result.fn_alone, stdin=record_in)
     if i == 0:
-        result.fn_outputs_identical = outputs[0].read_bytes() == outputs[1].read_bytes()
-    result.pair_ratios.append(result.fn_path.cpu[-1] / (result.replay.cpu[-1] + result.fn_alone.cpu[-1]))
-    result.pair_ratios_wall.append(
-        result.fn_path.seconds[-1] / (result.replay.seconds[-1] + result.fn_alone.seconds[-1]))
+        result.fn_outputs_identical = outputs["fn_path"].read_bytes() == outputs["replay"].read_bytes()
+    fn, alone = result.fn_path, result.fn_alone
+    result.pair_ratios.append(fn.cpu[-1] / (result.replay.cpu[-1] + alone.cpu[-1]))
+    result.pair_ratios_wall.append(fn.seconds[-1] / (result.replay.seconds[-1] + alone.seconds[-1]))
+    if result.slow_replay is not None:
+        result.slow_pair_ratios.append(fn.cpu[-1] / (result.slow_replay.cpu[-1] + alone.cpu[-1]))
 
 
 def _fn_alone_on_synthetic_list(work: Path, n: int, inputs: Path, result: SizeResult, omerender_fn: str) -> None:
@@ -325,6 +344,9 @@ def main() -> None:
     parser.add_argument("--pipeline-max", type=int, default=1000,
                         help="largest fleet for column 5 (default 1000)")
     parser.add_argument("--pairs", type=int, help="function-path/replay pairs (default 15, 9, 3 by size)")
+    parser.add_argument("--slow-replay-max", type=int, default=200,
+                        help="largest fleet for column 4b, the replay that answers after the function's time "
+                             "(default 200)")
     parser.add_argument("--repeats", type=int, help="runs of the render and the pipeline (default 5 or 3)")
     parser.add_argument("--no-inherit", action="store_true", help="fleets without inheritance chains")
     parser.add_argument("--work", type=Path, help="keep the fleets in this directory (default: a temporary one)")
