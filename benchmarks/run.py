@@ -110,7 +110,7 @@ def saved_results(work: Path) -> list[SizeResult]:
     for path in sorted(work.glob("result-*.json")):
         data = json.loads(path.read_text())
         for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "slow_replay", "fn_alone", "pipeline"):
-            if data[name] is not None:
+            if data.get(name) is not None:
                 data[name] = Sample(**data[name])
         results.append(SizeResult(**data))
     return sorted(results, key=lambda r: r.n)
