@@ -31,7 +31,8 @@ Examples:
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
 @click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
-              help="Add unified diffs of the changed objects' YAML with N lines of context (text and markdown).")
+              help="Add unified diffs of the changed objects' YAML with N lines of context (in JSON: each "
+                   "object's unified, a list of lines).")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when something changes, 0 when nothing does.")
 @click.option("--keep-inputs", is_flag=True, help="Compare the OME input objects too (as pass-through objects).")
 @click.option("--no-model-node-selector", is_flag=True,
@@ -69,7 +70,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     if messages:
         fail(messages, EXIT_ERROR)
     if output_format == "json":
-        sys.stdout.write(as_json(result))
+        sys.stdout.write(as_json(result, context))
     elif output_format == "markdown":
         sys.stdout.write(as_markdown(result, context))
     else:

@@ -183,6 +183,15 @@ InferenceService llm/chat-b: changed
 """
 
 
+def test_unified_diff_in_json_with_U(tmp_path):
+    head = head_of(tmp_path, "max-replicas")
+    [hpa] = diff_json(str(BASE), str(head), "-U", "1")["inferenceServices"][2]["objects"]
+    assert hpa["unified"] == ["--- base/HorizontalPodAutoscaler/llm/chat-b-engine",
+                              "+++ head/HorizontalPodAutoscaler/llm/chat-b-engine", "@@ -23,3 +23,3 @@", " spec:",
+                              "-  maxReplicas: 4", "+  maxReplicas: 8", "   metrics:"]
+    assert "unified" not in diff_json(str(BASE), str(head))["inferenceServices"][2]["objects"][0]
+
+
 def test_accelerator_class_change_moves_gpus_between_classes(tmp_path):
     result = diff_json(str(BASE), str(head_of(tmp_path, "accelerator-class")))
     big = result["inferenceServices"][0]

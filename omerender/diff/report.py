@@ -13,11 +13,12 @@ SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
 # ---------------------------------------------------------------- json
 
-def as_json(result: Diff) -> str:
+def as_json(result: Diff, context: int | None = None) -> str:
+    """``context``: add each changed object's unified diff, as ``-U`` does to the text (``unified``, its lines)."""
     return json.dumps({"summary": summary(result),
-                       "inferenceServices": [_isvc_json(i) for i in result.isvcs],
+                       "inferenceServices": [_isvc_json(i, context) for i in result.isvcs],
                        "gpus": result.gpus,
-                       "objects": [_object_json(o, namespace=True) for o in result.objects],
+                       "objects": [_object_json(o, context, namespace=True) for o in result.objects],
                        "warnings": {"new": [_warning_json(m) for m in result.new_warnings],
                                     "gone": [_warning_json(m) for m in result.gone_warnings]}},
                       indent=2, ensure_ascii=False) + "\n"
@@ -34,17 +35,20 @@ def summary(result: Diff) -> dict:
     return {"inferenceServices": counts, "rollouts": sum(i.rollout for i in result.isvcs)}
 
 
-def _isvc_json(isvc: IsvcDiff) -> dict:
+def _isvc_json(isvc: IsvcDiff, context: int | None) -> dict:
     return {"namespace": isvc.namespace, "name": isvc.name, "status": isvc.status, "rollout": isvc.rollout,
             "runtime": isvc.runtime, "accelerators": isvc.accelerators,
-            "objects": [_object_json(o) for o in isvc.objects]}
+            "objects": [_object_json(o, context) for o in isvc.objects]}
 
 
-def _object_json(change: ObjectChange, namespace: bool = False) -> dict:
+def _object_json(change: ObjectChange, context: int | None, namespace: bool = False) -> dict:
     found = {"apiVersion": change.api_version, "kind": change.kind, "name": change.name}
     if namespace:
         found["namespace"] = change.namespace
-    return found | {"change": change.change, "fields": change.fields}
+    found |= {"change": change.change, "fields": change.fields}
+    if context is not None:
+        found["unified"] = unified(change, context)
+    return found
 
 
 # ---------------------------------------------------------------- text
