@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .data import copy_data
+from .data import copy_data, count_values
 from .lockfile import LOCK_FILE, Entry, Lock, Revision
 from .errors import OmeError, OmeErrors, Report
 from .inherit import Chains, ChainError, rt_ref, warn_auto_selected
@@ -43,19 +43,25 @@ class Live:
     chains: Chains | None = field(default=None, repr=False, compare=False)
 
     # A render without a lock never needs the hash, and hashing every runtime's spec weighed in a large
-    # fleet's profile (benchmarks/NOTES.md): both are computed on first use, from the runtime's own or
-    # merged spec rather than ``spec``, which the render changes.
+    # fleet's profile (benchmarks/NOTES.md): both are computed on first use, once per runtime, from the
+    # runtime's own or merged spec rather than ``spec``, which the render changes.
     @functools.cached_property
     def hash(self) -> str | None:
-        if self.resolution is None:
-            return None
+        return None if self.resolution is None else self._per_runtime(spec_hash)
+
+    @functools.cached_property
+    def values(self) -> int:
+        """How many values ``spec`` holds (:data:`limits.MAX_COPIED_VALUES`)."""
+        return 0 if self.resolution is None else self._per_runtime(count_values)
+
+    def _per_runtime(self, compute: Callable[[dict], object]):
         runtime, auto = self.resolution.runtime, self.resolution.auto_selected
-        key = (id(runtime), auto)  # the same runtime gives the same spec, so one hash
-        digest = self.chains.spec_hashes.get(key)
-        if digest is None:
+        key = (compute, id(runtime), auto)  # the same runtime gives the same spec
+        found = self.chains.spec_facts.get(key)
+        if found is None:
             source = self.chains.own_spec(runtime) if auto else self.chains.merged_view(runtime)
-            digest = self.chains.spec_hashes[key] = spec_hash(source)
-        return digest
+            found = self.chains.spec_facts[key] = compute(source)
+        return found
 
     @functools.cached_property
     def revision(self) -> str | None:
@@ -136,6 +142,7 @@ class Pinned:
 
     resolution: Resolution
     spec: dict
+    values: int                      # how many values ``spec`` holds
     name_revision: Callable[[], str] = field(repr=False, compare=False)
 
     @functools.cached_property
@@ -157,11 +164,11 @@ def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | No
         record = lock.revisions[given or entry.pinnedRevision]
         resolution = Resolution(None, _stand_in(record), False, None)
     if spec is live.spec:
-        return Pinned(resolution, spec, lambda: live.revision)
+        return Pinned(resolution, spec, live.values, lambda: live.revision)
     digest = spec_hash(spec)
     if digest != live.hash and resolution.model is not None:
         resolution = _entry_from_snapshot(isvc, inputs, resolution, spec)
-    return Pinned(resolution, spec, lambda: revision_name(isvc, resolution.runtime, digest))
+    return Pinned(resolution, spec, count_values(spec), lambda: revision_name(isvc, resolution.runtime, digest))
 
 
 def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:

@@ -6,12 +6,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import accelerators, apirules, classeffects
+from . import accelerators, apirules, classeffects, limits
 from .autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings, replica_bounds,
                           validate_runtime_autoscalers)
-from . import limits
 from .components import MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component, resolve_mode
-from .data import count_values
 from .errors import Message, OmeError, OmeErrors, Report
 from .inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
 from .lock import check_locked_entries, resolve_with_lock
@@ -288,7 +286,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     runtime = resolution.runtime
     if facts is not None:
         facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
-        facts.copied_values = count_values(runtime_spec)
+        facts.copied_values = pinned.values
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
