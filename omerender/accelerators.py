@@ -22,8 +22,6 @@ from .suggest import did_you_mean
 
 COMPONENTS = ("engine", "decoder")
 POLICIES = ("BestFit", "Cheapest", "MostCapable", "FirstAvailable")
-TP_ALIASES = ("--tp-size", "--tp", "--tensor-parallel-size")
-PP_ALIASES = ("--pp-size", "--pp", "--pipeline-parallel-size")
 GIB = 2 ** 30
 SELECTOR = "spec.acceleratorSelector"
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 
-from .accelerators import PP_ALIASES, TP_ALIASES
-from .data import list_or_empty, map_or_empty, copy_data
+from .data import copy_data, list_or_empty, map_or_empty
 from .errors import Report
 from .load import Obj
+
+TP_ALIASES = ("--tp-size", "--tp", "--tensor-parallel-size")
+PP_ALIASES = ("--pp-size", "--pp", "--pipeline-parallel-size")
 
 
 # ---------------------------------------------------------------- acceleratorConfig (§4)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from . import accelerators
+from . import accelerators, classeffects
 from .errors import Report
 
 GPU = "nvidia.com/gpu"
@@ -51,11 +51,11 @@ def check_runner(path: str, runner: dict, cls, pods: int, report: Report) -> Non
 
 def _check_parallel_flags(path: str, name, runner: dict, gpus: int, pods: int, report: Report) -> None:
     words = _words(runner)
-    tp = _flag_value(words, accelerators.TP_ALIASES)
+    tp = _flag_value(words, classeffects.TP_ALIASES)
     # A data-parallel flag means different things to SGLang (inside TP with DP attention) and vLLM (times TP).
     if tp is None or _flag_value(words, DP_ALIASES) is not None:
         return
-    pp = _flag_value(words, accelerators.PP_ALIASES)
+    pp = _flag_value(words, classeffects.PP_ALIASES)
     (tp_flag, tp_size), pp_size = tp, (pp[1] if pp is not None else 1)
     if tp_size is None or pp_size is None or tp_size * pp_size == gpus * pods:
         return

@@ -7,12 +7,12 @@ import pytest
 import yaml
 
 from omerender.accelerators import (
-    TP_ALIASES, ClassChoice, best_fit_score, choose_class, constraint_failure, most_capable_scores,
+    ClassChoice, best_fit_score, choose_class, constraint_failure, most_capable_scores,
     validate_runtime_classes,
 )
 from omerender.classeffects import (
-    apply_args_overrides, apply_class_resources, apply_environment_override, class_affinity, class_config,
-    class_node_selector, isvc_runner_sets_resources, merge_runtime_args, pod_node_selector,
+    TP_ALIASES, apply_args_overrides, apply_class_resources, apply_environment_override, class_affinity,
+    class_config, class_node_selector, isvc_runner_sets_resources, merge_runtime_args, pod_node_selector,
     report_config_without_model, rewrite_parallel_flag, suppresses_parallelism,
 )
 from omerender.errors import OmeError, Report

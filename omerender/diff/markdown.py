@@ -9,7 +9,7 @@ import html
 import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
-from .report import object_label, printable, summary, unified, warning_groups
+from .report import object_label, printable, summary, unified, warning_counts, warning_groups
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -29,10 +29,10 @@ def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_L
     if result.objects:
         details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
                                 [item for o in result.objects for item in _object_items(o, context, True)]))
-    if result.new_warnings or result.gone_warnings:
-        details.append(_details(f"Warnings: {len(result.new_warnings)} new, {len(result.gone_warnings)} gone",
-                                [f"- {title.split()[1]}: {text(m.line())}" for title, messages in warning_groups(result)
-                                 for m in messages]))
+    if warning_counts(result):
+        details.append(_details(warning_counts(result), [f"- {key}: {text(m.line())}"
+                                                         for key, _, messages in warning_groups(result)
+                                                         for m in messages]))
     shown_details, _ = _fit(details, budget, 2)
     blocks = [HEADING, _counts(result)]
     if rows:

@@ -62,15 +62,23 @@ def as_text(result: Diff, context: int | None = None) -> str:
         lines += ["", "Pass-through objects:"]
         for change in result.objects:
             lines += _object_lines(change, context, namespace=True)
-    for title, messages in warning_groups(result):
+    for _, title, messages in warning_groups(result):
         lines += ["", f"{title}:"] + [f"  {m.line()}" for m in messages]
     return "".join(printable(line) + "\n" for line in lines)
 
 
-def warning_groups(result: Diff) -> list[tuple[str, list[Message]]]:
-    """The warnings only head's render gives, then those only base's gives, each under its title."""
-    groups = [("Warnings new in head", result.new_warnings), ("Warnings gone from base", result.gone_warnings)]
-    return [(title, messages) for title, messages in groups if messages]
+def warning_groups(result: Diff) -> list[tuple[str, str, list[Message]]]:
+    """The warnings only head's render gives, then those only base's gives: (key, title, warnings) each."""
+    groups = [("new", "Warnings new in head", result.new_warnings),
+              ("gone", "Warnings gone from base", result.gone_warnings)]
+    return [group for group in groups if group[2]]
+
+
+def warning_counts(result: Diff) -> str | None:
+    """The summary's line on warnings, None when neither side has a warning of its own."""
+    if not (result.new_warnings or result.gone_warnings):
+        return None
+    return f"Warnings: {len(result.new_warnings)} new, {len(result.gone_warnings)} gone"
 
 
 def printable(text: str) -> str:
@@ -91,8 +99,8 @@ def summary_lines(result: Diff) -> list[str]:
     if result.gpus:
         lines.append("GPUs at min / max replicas:")
         lines += [f"  {gpu_label(g)}: {gpu_text(g, 'min')} at min, {gpu_text(g, 'max')} at max" for g in result.gpus]
-    if result.new_warnings or result.gone_warnings:
-        lines.append(f"Warnings: {len(result.new_warnings)} new, {len(result.gone_warnings)} gone")
+    if warning_counts(result):
+        lines.append(warning_counts(result))
     if not result.changed:
         lines.append("No changes.")
     return lines

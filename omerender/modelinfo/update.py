@@ -13,6 +13,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from ..data import map_or_empty
 from ..errors import ObjRef, OmeError
 from ..yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
@@ -29,16 +30,12 @@ class Target:
 
     @property
     def skipped(self) -> bool:
-        annotations = _dict(_dict(self.obj.get("metadata")).get("annotations"))
+        annotations = map_or_empty(map_or_empty(self.obj.get("metadata")).get("annotations"))
         return str(annotations.get(SKIP_ANNOTATION, "")).lower() == "true"
 
     @property
     def storage_uri(self):
-        return _dict(_dict(self.obj.get("spec")).get("storage")).get("storageUri")
-
-
-def _dict(value) -> dict:
-    return value if isinstance(value, dict) else {}
+        return map_or_empty(map_or_empty(self.obj.get("spec")).get("storage")).get("storageUri")
 
 
 def load_objects(text: str, file: str) -> list:
@@ -63,7 +60,7 @@ def models_in(text: str, file: str) -> list[Target]:
         if not isinstance(obj, dict) or obj.get("kind") not in MODEL_KINDS or not str(
                 obj.get("apiVersion", "")).startswith("ome.io/"):
             continue
-        meta = _dict(obj.get("metadata"))
+        meta = map_or_empty(obj.get("metadata"))
         namespace = (meta.get("namespace") or "default") if obj["kind"] == "BaseModel" else None
         targets.append(Target(ObjRef(obj["kind"], str(meta.get("name", "")), namespace), obj, _value(node, "spec")))
     return targets
