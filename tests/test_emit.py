@@ -125,3 +125,31 @@ def test_random_strings_read_back_identically_in_pyyaml_and_kustomize(values):
     assert yaml.safe_load(rendered)["data"] == expected
     (back,) = kustomize_read_back(rendered)
     assert back["data"] == expected
+
+
+class _Writes:
+    def __init__(self):
+        self.texts = []
+
+    def write(self, text):
+        self.texts.append(text)
+
+
+@pytest.mark.parametrize("how", ["stream", "resource list"])
+def test_a_large_output_goes_out_a_mebibyte_at_a_time(how):
+    """8 KiB writes into a pipe wake its reader (kustomize, Argo CD) 128 times a MiB."""
+    from omerender.emit import dump, dump_resource_list, write_resource_list, write_stream
+    objects = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}, "data": {"k": "x" * 2000}}
+               for i in range(1700)]
+    out = _Writes()
+    if how == "stream":
+        write_stream(objects, out)
+        expected = "".join("---\n" + dump(o) for o in objects)
+    else:
+        resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": objects}
+        write_resource_list(resource_list, out)
+        expected = dump_resource_list(resource_list)
+    assert "".join(out.texts) == expected
+    assert len(expected) > 3 << 20
+    assert all(1 << 20 <= len(text) < (1 << 20) + (64 << 10) for text in out.texts[:-1])
+    assert len(out.texts) == 4
