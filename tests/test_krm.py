@@ -139,7 +139,8 @@ def test_streamed_resource_list_is_the_same_text_as_one_dump():
     items = list(worked_example().values()) + [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"},
          "data": {"script": "line one\n\n  indented\nlast\n", "folded": "a " * 50, "quoted": "'x': y",
-                  "empty": "", "number": "10", "bool": "true"}}]
+                  "empty": "", "number": "10", "bool": "true"}},
+        {"apiVersion": "v1", "kind": "Unusual", "metadata": {"name": "u"}, "spec": {"ratio": 0.5, 1: "an int key"}}]
     rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
           "results": [{"message": "m", "severity": "info"}]}
     assert dump_resource_list(rl) == dump(rl)
