@@ -27,7 +27,9 @@ def machine(results) -> list[str]:
                   if line.startswith("MemTotal"))
     kustomize = _command_output(["dpkg-query", "-W", "-f=${Version}", "kustomize"]) or \
         _command_output(["kustomize", "version"])
-    return [f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+    ends = sorted(r.finished for r in results if r.finished)
+    measured = f"measured {ends[0]} to {ends[-1]} UTC (each size's end), " if ends else ""
+    return [f"- Date: {measured}report written {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
             f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_kb / 2 ** 20:.1f} GiB RAM; "
             f"{platform.system()} {platform.release()}",
             "- Load: 1-minute load average before and after each fleet's measurements: " + "; ".join(

@@ -98,10 +98,16 @@ class SizeResult:
     skipped: dict = field(default_factory=dict)  # column -> why it was not run
     minutes: float = 0.0  # how long this size's measurements took
     load: list = field(default_factory=list)  # 1-minute load average before and after them
+    finished: str = ""  # when this size's measurements ended, UTC
 
 
 def save(result: SizeResult, work: Path) -> None:
+    result.finished = _utc(datetime.datetime.now(datetime.timezone.utc))
     (work / f"result-{result.n}.json").write_text(json.dumps(dataclasses.asdict(result)))
+
+
+def _utc(moment: datetime.datetime) -> str:
+    return f"{moment:%Y-%m-%d %H:%M}"
 
 
 def saved_results(work: Path) -> list[SizeResult]:
@@ -112,6 +118,8 @@ def saved_results(work: Path) -> list[SizeResult]:
         for name in ("render", "yaml_floor", "plain", "fn_path", "replay", "slow_replay", "fn_alone", "pipeline"):
             if data.get(name) is not None:
                 data[name] = Sample(**data[name])
+        if not data.get("finished"):  # saved before results carried it
+            data["finished"] = _utc(datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc))
         results.append(SizeResult(**data))
     return sorted(results, key=lambda r: r.n)
 
