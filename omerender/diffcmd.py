@@ -31,7 +31,8 @@ Examples:
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
 @click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
-              help="Add unified diffs of the changed objects' YAML with N lines of context (in JSON: each "
+              help="Add unified diffs of the changed objects' YAML with N lines of context, each InferenceService "
+                   "on its own (without -U, those with the same changes share one section; in JSON: each "
                    "object's unified, a list of lines).")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when something changes, 0 when nothing does.")
 @click.option("--keep-inputs", is_flag=True, help="Compare the OME input objects too (as pass-through objects).")

@@ -623,29 +623,101 @@ def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch, lock):
         ["head", "services.yaml", "InferenceService llm/chat-b"]]
 
 
-def test_markdown_stays_within_a_github_comment(tmp_path):
-    """A fleet-wide change: every table row and folded detail that fits, then how many were left out."""
-    base = tmp_path / "base"
-    shutil.copytree(BASE, base)
-    many = "".join(f"---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc-{i:03d}, "
-                   "namespace: llm}\nspec:\n  model: {name: llama-3-1-8b-instruct}\n  runtime: {name: sglang-8b}\n"
-                   "  engine: {minReplicas: 1, maxReplicas: 1}\n" for i in range(400))
-    (base / "many.yaml").write_text(many)
-    head = tmp_path / "head"
-    shutil.copytree(base, head)
+def _fleet(tmp_path: Path, max_replicas) -> Path:
+    """fixtures/diff/base plus 400 InferenceServices svc-000 ... svc-399 on sglang-8b."""
+    side = tmp_path / f"side-{len(list(tmp_path.iterdir()))}"
+    shutil.copytree(BASE, side)
+    (side / "many.yaml").write_text("".join(
+        f"---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc-{i:03d}, namespace: llm}}\n"
+        f"spec:\n  model: {{name: llama-3-1-8b-instruct}}\n  runtime: {{name: sglang-8b}}\n"
+        f"  engine: {{minReplicas: 1, maxReplicas: {max_replicas(i)}}}\n" for i in range(400)))
+    return side
+
+
+SVCS = [f"llm/svc-{i:03d}" for i in range(400)]
+
+
+def test_a_fleet_wide_change_is_one_section(tmp_path):
+    """One runtime edit reaching 403 InferenceServices: the same changes in each, so one row and one section
+    naming the other 402; JSON still lists every one, and -U shows each object's own diff."""
+    base = _fleet(tmp_path, lambda i: 1)
+    head = _fleet(tmp_path, lambda i: 1)
     shutil.copy(FIXTURES / "diff" / "image-bump" / "runtime-sglang-8b.yaml", head)
+    others = ["llm/chat-b", "llm/chat-c", *SVCS]
+    run = run_cli("diff", str(base), str(head))
+    assert run.code == 0
+    assert run.stdout.split("\n\n", 1)[1] == f"""\
+InferenceService llm/chat-a: changed, pods roll out
+  the same changes in 402 more: {", ".join(others)}
+  runtime: sglang-8b (edited: ClusterServingRuntime sglang-8b)
+  ~ apps/v1 Deployment chat-a-engine
+      spec.template.spec.containers[0].image
+"""
+    comment = run_cli("diff", str(base), str(head), "--format", "markdown").stdout
+    assert [line for line in comment.splitlines() if line.startswith("| `llm/")] == [
+        "| `llm/chat-a` and 402 more | changed | yes | `sglang-8b` | - | 1 changed |"]
+    assert comment.endswith(f"""\
+<details><summary>llm/chat-a and 402 more: changed, pods roll out</summary>
+
+- the same changes in: {", ".join(f"`{name}`" for name in others)}
+- runtime: `sglang-8b` (edited: ClusterServingRuntime sglang-8b)
+- changed `apps/v1 Deployment chat-a-engine`: `spec.template.spec.containers[0].image`
+
+</details>
+""")
+    result = diff_json(str(base), str(head))
+    assert result["summary"] == summary(changed=403, unchanged=1, rollouts=403)
+    assert [i["name"] for i in result["inferenceServices"] if i["status"] == "changed"] == [
+        "chat-a", "chat-b", "chat-c", *(name.split("/")[1] for name in SVCS)]
+    sections = run_cli("diff", "-U", "0", str(base), str(head)).stdout.split("\n\n")[1:]
+    assert [s.split("\n")[0] for s in sections] == [
+        f"InferenceService {name}: changed, pods roll out" for name in ["llm/chat-a", *others]]
+
+
+def test_changes_alike_but_for_a_value_stay_apart(tmp_path):
+    """The same field changes in each InferenceService, to 2 in the even ones and to 3 in the odd ones: two
+    sections, each naming its own."""
+    base = _fleet(tmp_path, lambda i: 1)
+    head = _fleet(tmp_path, lambda i: 2 + i % 2)
+    run = run_cli("diff", str(base), str(head))
+    assert run.stdout.split("\n\n")[1:] == [
+        f"InferenceService llm/svc-00{first}: changed\n"
+        f"  the same changes in 199 more: {', '.join(SVCS[first + 2::2])}\n"
+        f"  ~ autoscaling/v2 HorizontalPodAutoscaler svc-00{first}-engine\n"
+        f"      spec.maxReplicas" + ("\n" if first else "") for first in (0, 1)]
+
+
+def test_the_readme_example_comment(tmp_path):
+    """README's pull-request comment: the 70B service moved to H100s, chat-b scaled to 8 replicas, and a new image
+    in sglang-8b, which chat-a and chat-c get alike (chat-b changes more)."""
+    head = head_of(tmp_path, "image-bump")
+    services = (FIXTURES / "diff" / "accelerator-class" / "services.yaml").read_text()
+    chat_b = "  engine: {minReplicas: 2, maxReplicas: 4}\n"
+    assert services.count(chat_b) == 1
+    (head / "services.yaml").write_text(services.replace(chat_b, chat_b.replace("4}", "8}")))
+    readme = (FIXTURES.parent / "README.md").read_text()
+    example = readme.split("````markdown\n", 1)[1].split("````\n", 1)[0]
+    run = run_cli("diff", str(BASE), str(head), "--format", "markdown")
+    assert run.code == 0
+    assert run.stdout == example
+
+
+def test_markdown_stays_within_a_github_comment(tmp_path):
+    """400 different changes: every table row and folded detail that fits, then how many were left out."""
+    base = _fleet(tmp_path, lambda i: 1)
+    head = _fleet(tmp_path, lambda i: 2 + i)
     run = run_cli("diff", str(base), str(head), "--format", "markdown")
     assert run.code == 0
     comment = run.stdout
     assert len(comment) <= 65_536
     assert comment.startswith("### omerender diff\n\n| InferenceServices added | Removed | Changed | Unchanged | "
-                              "Pods roll out in |\n| --- | --- | --- | --- | --- |\n| 0 | 0 | 403 | 1 | 403 |\n\n")
+                              "Pods roll out in |\n| --- | --- | --- | --- | --- |\n| 0 | 0 | 400 | 4 | 0 |\n\n")
     rows = [line for line in comment.splitlines() if line.startswith("| `llm/")]
     details = comment.count("<details>")
-    assert len(rows) == 403 and 0 < details < 403
-    assert "more |" not in comment
-    assert "| `nvidia.com/gpu` | none | 404 | 407 |" in comment
-    assert comment.endswith(f"\n\n_{403 - details} more details left out: a comment holds at most 65,536 "
+    assert rows == [f"| `{name}` | changed | no | `sglang-8b` | - | 1 changed |" for name in SVCS]
+    assert 0 < details < 400
+    assert "| `nvidia.com/gpu` | none | 404 | 407 → 80607 (**+80200**) |" in comment
+    assert comment.endswith(f"\n\n_{400 - details} more details left out: a comment holds at most 65,536 "
                             "characters. `omerender diff` prints them all._\n")
 
 

@@ -12,6 +12,7 @@ from .why import accelerator_changes, runtime_change
 # The pod template of each workload kind: a change under it replaces the pods.
 POD_TEMPLATES = {"Deployment": "spec.template", "LeaderWorkerSet": "spec.leaderWorkerTemplate"}
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MISSING = object()  # a key one side of a change does not have
 
 
 @dataclass
@@ -121,20 +122,27 @@ def _change(key: tuple, change: str, fields: list[str], base: dict | None, head:
     return ObjectChange(key[0], key[1], key[2], key[3], change, fields, base, head)
 
 
-def field_paths(base, head, path: str = "") -> list[str]:
-    """The paths where ``head`` differs from ``base``: a map key by key, a list of the same length item by item,
-    anything else (a list that grew or shrank, a changed value or type) as a whole."""
+def field_paths(base, head) -> list[str]:
+    """The paths where ``head`` differs from ``base`` (see :func:`field_changes`)."""
+    return [path for path, _, _ in field_changes(base, head)]
+
+
+def field_changes(base, head, path: str = "") -> list[tuple[str, object, object]]:
+    """(path, base's value, head's value) where ``head`` differs from ``base``: a map key by key, a list of the
+    same length item by item, anything else (a list that grew or shrank, a changed value or type) as a whole.
+    A key on one side only has ``MISSING`` on the other."""
     if isinstance(base, dict) and isinstance(head, dict):
-        paths = []
+        changes = []
         for key in sorted(set(base) | set(head), key=str):
-            if key not in base or key not in head:
-                paths.append(_join(path, key))
-            elif base[key] != head[key]:
-                paths.extend(field_paths(base[key], head[key], _join(path, key)))
-        return paths
+            before, after = base.get(key, MISSING), head.get(key, MISSING)
+            if before is MISSING or after is MISSING:
+                changes.append((_join(path, key), before, after))
+            elif before != after:
+                changes.extend(field_changes(before, after, _join(path, key)))
+        return changes
     if isinstance(base, list) and isinstance(head, list) and len(base) == len(head):
-        return [p for i, (a, b) in enumerate(zip(base, head)) if a != b for p in field_paths(a, b, f"{path}[{i}]")]
-    return [path or "."]
+        return [c for i, (a, b) in enumerate(zip(base, head)) if a != b for c in field_changes(a, b, f"{path}[{i}]")]
+    return [(path or ".", base, head)]
 
 
 def _join(path: str, key) -> str:

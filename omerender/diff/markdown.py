@@ -9,7 +9,8 @@ import html
 import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
-from .report import object_label, printable, summary, unified, warning_counts, warning_groups
+from .report import (isvc_label, object_label, printable, shown_groups, summary, unified, warning_counts,
+                     warning_groups)
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -20,12 +21,12 @@ _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT) -> str:
     """The comment, within ``limit`` characters: the summary and GPU tables always, then as many rows of the
     InferenceService table and as many folded details as fit, saying how many were left out."""
-    changed = [i for i in result.isvcs if i.status != "unchanged"]
+    groups = shown_groups(result, context)
     gpus = [_gpu_table(result.gpus)] if result.gpus else []
     budget = limit - _size([HEADING, _counts(result)] + gpus) - _ROOM
-    rows = [_row_line(_row(i)) for i in changed]
+    rows = [_row_line(_row(first, len(alike))) for first, *alike in groups]
     shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
-    details = [_isvc_details(i, context) for i in changed]
+    details = [_isvc_details(first, context, alike) for first, *alike in groups]
     if result.objects:
         details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
                                 [item for o in result.objects for item in _object_items(o, context, True)]))
@@ -65,9 +66,11 @@ def _gpu_table(gpus: list[dict]) -> str:
                   [(code(g["resource"]), text(g["class"] or "none"), _gpu(g, "min"), _gpu(g, "max")) for g in gpus])
 
 
-def _isvc_details(isvc: IsvcDiff, context: int | None) -> str:
-    return _details(f"{isvc.namespace}/{isvc.name}: {isvc.status}" + (", pods roll out" if isvc.rollout else ""),
-                    _isvc_items(isvc, context))
+def _isvc_details(isvc: IsvcDiff, context: int | None, alike: list[IsvcDiff]) -> str:
+    more = f" and {len(alike)} more" if alike else ""
+    items = [f"- the same changes in: {', '.join(code(isvc_label(i)) for i in alike)}"] if alike else []
+    return _details(f"{isvc_label(isvc)}{more}: {isvc.status}" + (", pods roll out" if isvc.rollout else ""),
+                    items + _isvc_items(isvc, context))
 
 
 def _counts(result: Diff) -> str:
@@ -78,12 +81,12 @@ def _counts(result: Diff) -> str:
     return table if result.changed else table + "\n\nNo changes."
 
 
-def _row(isvc: IsvcDiff) -> tuple[str, ...]:
+def _row(isvc: IsvcDiff, more: int) -> tuple[str, ...]:
     runtime = isvc.runtime
     classes = "<br>".join(f"{text(c['component'])}: {_arrow(c['base'], c['head'])}" for c in isvc.accelerators)
     kinds = [f"{n} {change}" for change in ("added", "removed", "changed")
              if (n := sum(o.change == change for o in isvc.objects))]
-    return (code(f"{isvc.namespace}/{isvc.name}"), isvc.status, "yes" if isvc.rollout else "no",
+    return (code(isvc_label(isvc)) + (f" and {more} more" if more else ""), isvc.status, "yes" if isvc.rollout else "no",
             _arrow(runtime["base"], runtime["head"]), classes or "-", ", ".join(kinds) or "-")
 
 

@@ -7,6 +7,7 @@ import json
 from ..emit import dump
 from ..errors import Message
 from .compare import Diff, IsvcDiff, ObjectChange
+from .groups import group_changed
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -54,10 +55,11 @@ def _object_json(change: ObjectChange, context: int | None, namespace: bool = Fa
 # ---------------------------------------------------------------- text
 
 def as_text(result: Diff, context: int | None = None) -> str:
+    """Changed InferenceServices with the same changes are one section (:mod:`.groups`), except with ``context``:
+    unified diffs show each object's own YAML."""
     lines = summary_lines(result)
-    for isvc in result.isvcs:
-        if isvc.status != "unchanged":
-            lines += [""] + isvc_lines(isvc, context)
+    for first, *alike in shown_groups(result, context):
+        lines += [""] + isvc_lines(first, context, alike)
     if result.objects:
         lines += ["", "Pass-through objects:"]
         for change in result.objects:
@@ -119,9 +121,21 @@ def signed(number) -> str:
     return f"+{number}" if number > 0 else f"{number}"
 
 
-def isvc_lines(isvc: IsvcDiff, context: int | None) -> list[str]:
-    head = f"InferenceService {isvc.namespace}/{isvc.name}: {isvc.status}"
+def shown_groups(result: Diff, context: int | None) -> list[list[IsvcDiff]]:
+    if context is None:
+        return group_changed(result.isvcs)
+    return [[isvc] for isvc in result.isvcs if isvc.status != "unchanged"]
+
+
+def isvc_label(isvc: IsvcDiff) -> str:
+    return f"{isvc.namespace}/{isvc.name}"
+
+
+def isvc_lines(isvc: IsvcDiff, context: int | None, alike: list[IsvcDiff] = ()) -> list[str]:
+    head = f"InferenceService {isvc_label(isvc)}: {isvc.status}"
     lines = [head + (", pods roll out" if isvc.rollout else "")]
+    if alike:
+        lines.append(f"  the same changes in {len(alike)} more: " + ", ".join(isvc_label(i) for i in alike))
     runtime = isvc.runtime
     if runtime["base"] != runtime["head"] or runtime["reason"]:
         lines.append(f"  runtime: {transition(runtime['base'], runtime['head'])}"
