@@ -24,6 +24,8 @@ class Hub:
         self.files = {p.name: p.read_bytes() for p in TINY.iterdir()}
         self.sent: dict[str, list[tuple[int, int]]] = {}
         self.auth: list[str | None] = []
+        self.listings: list[str] = []  # the paths of the file-listing requests
+        self.listing = None  # a function (handler, path) that answers them instead
 
 
 def handler_for(hub: Hub):
@@ -59,6 +61,10 @@ def handler_for(hub: Hub):
                 return None if match else self._error(404, "EntryNotFound")
             if match.group(2) != "main":
                 return self._error(404, "RevisionNotFound")
+            if tree:
+                hub.listings.append(self.path)
+            if tree and hub.listing:
+                return hub.listing(self, self.path)
             if tree:
                 body = json.dumps([{"type": "file", "path": name, "size": len(data), "oid": "0" * 40}
                                    for name, data in sorted(hub.files.items())]).encode()
@@ -98,6 +104,7 @@ def hub(monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
+    state.port = server.server_address[1]
     yield state
     server.shutdown()
     server.server_close()
@@ -151,6 +158,75 @@ def test_network_failure(monkeypatch):
     [line] = run.lines
     assert line.startswith(f"error: hf://org/tiny: cannot reach http://127.0.0.1:{port} (")
     assert line.endswith("check the network, or HF_ENDPOINT")
+
+
+def answer(handler, status: int, body, link: str | None = None) -> None:
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    if link:
+        handler.send_header("Link", f'<{link}>; rel="next"')
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def entries(hub: Hub) -> list[dict]:
+    return [{"type": "file", "path": name, "size": len(data), "oid": "0" * 40}
+            for name, data in sorted(hub.files.items())]
+
+
+def test_the_file_listing_is_read_page_by_page(hub):
+    """Two files a page, each page linking the next, as the Hub paginates: the model is read whole."""
+    endpoint = f"http://127.0.0.1:{hub.port}"
+    files = [{"type": "directory", "path": "onnx", "oid": "1" * 40}, *entries(hub)]
+
+    def paged(handler, path):
+        page = int(path.partition("cursor=")[2] or 0)
+        more = f"{endpoint}/api/models/org/tiny/tree/main?recursive=true&cursor={page + 1}"
+        answer(handler, 200, files[2 * page:2 * page + 2], more if 2 * page + 2 < len(files) else None)
+    hub.listing = paged
+    run = run_cli("model-info", "hf://org/tiny", "-o", "json")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["spec"]["modelParameterSize"] == "92.56K"
+    assert len(hub.listings) == (len(files) + 1) // 2 > 1
+
+
+def test_a_busy_hub_is_asked_once(hub):
+    """No backoff: a Hub that cannot answer is said at once (huggingface_hub's own listing retries for 23 s)."""
+    hub.listing = lambda handler, path: answer(handler, 503, {"error": "busy"})
+    run = run_cli("model-info", "hf://org/tiny")
+    assert (run.code, run.stdout, run.lines) == (
+        1, "", ["error: hf://org/tiny: the Hub answered HTTP 503; try again later"])
+    assert len(hub.listings) == 1
+
+
+@pytest.mark.parametrize("body,link,text", [
+    ({"error": "no"}, None, "the Hub's file listing is not a list of files; check HF_ENDPOINT"),
+    (["config.json"], None, "the Hub's file listing has an entry that is not a file or a directory; check "
+                            "HF_ENDPOINT"),
+    ([{"type": "file", "path": "config.json", "size": "12"}], None,
+     "the Hub's file listing has a file without a path or a size; check HF_ENDPOINT"),
+    ([], "http://127.0.0.2:1/api/models/org/tiny/tree/main?cursor=1",
+     "the Hub's file listing continues at http://127.0.0.2:1/api/models/org/tiny/tree/main?cursor=1, outside "
+     "{endpoint}; check HF_ENDPOINT"),
+])
+def test_a_hostile_file_listing_is_refused(hub, body, link, text):
+    """HF_ENDPOINT may name any server: what its listing says is checked, and the token never leaves it."""
+    hub.listing = lambda handler, path: answer(handler, 200, body, link)
+    run = run_cli("model-info", "hf://org/tiny")
+    endpoint = f"http://127.0.0.1:{hub.port}"
+    assert (run.code, run.stdout, run.lines) == (1, "", [f"error: hf://org/tiny: {text.format(endpoint=endpoint)}"])
+
+
+def test_an_endless_file_listing_stops(hub, monkeypatch):
+    from omerender.modelinfo import hub as hub_source
+    monkeypatch.setattr(hub_source, "MAX_PAGES", 5)
+    again = f"http://127.0.0.1:{hub.port}/api/models/org/tiny/tree/main?recursive=true"
+    hub.listing = lambda handler, path: answer(handler, 200, [], again)
+    run = run_cli("model-info", "hf://org/tiny")
+    assert run.lines == ["error: hf://org/tiny: the Hub's file listing runs past 5 pages"]
+    assert len(hub.listings) == 5
 
 
 def test_without_the_extra_hf_says_how_to_install(monkeypatch):

@@ -86,7 +86,8 @@ def _row(isvc: IsvcDiff, more: int) -> tuple[str, ...]:
     classes = "<br>".join(f"{text(c['component'])}: {_arrow(c['base'], c['head'])}" for c in isvc.accelerators)
     kinds = [f"{n} {change}" for change in ("added", "removed", "changed")
              if (n := sum(o.change == change for o in isvc.objects))]
-    return (code(isvc_label(isvc)) + (f" and {more} more" if more else ""), isvc.status, "yes" if isvc.rollout else "no",
+    return (code(isvc_label(isvc)) + (f" and {more} more" if more else ""), isvc.status,
+            "yes" if isvc.rollout else "no",
             _arrow(runtime["base"], runtime["head"]), classes or "-", ", ".join(kinds) or "-")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import quote
 
 from ..errors import OmeError
 from .sources import ReadBudget, Source
@@ -16,6 +17,7 @@ PREFIX = "hf://"
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 MAX_FILES = 100_000
+MAX_PAGES = 1_000
 TIMEOUT = 30
 
 
@@ -52,20 +54,43 @@ class HubSource(Source):
         self.files = self._list()
 
     def _list(self) -> dict[str, int]:
-        api = self.hub.HfApi(endpoint=self.endpoint, token=self.token)
-        files = {}
-        for entry in self._call(lambda: api.list_repo_tree(self.repo, revision=self.revision, recursive=True)):
-            if getattr(entry, "size", None) is not None and not hasattr(entry, "tree_id"):
-                files[entry.path] = int(entry.size)
+        """Every file's size, page by page: one request each, no retries (a Hub that cannot be reached is
+        said at once, not after huggingface_hub's 23 s of backoff), and the next page only from the same
+        endpoint, which is the only one the token goes to."""
+        url = f"{self.endpoint}/api/models/{self.repo}/tree/{quote(self.revision, safe='')}?recursive=true"
+        headers = self.hub.utils.build_hf_headers(token=self.token)
+        files: dict[str, int] = {}
+        for _ in range(MAX_PAGES):
+            entries, url = self._call(lambda: _page(self.hub, url, headers))
+            if not isinstance(entries, list):
+                raise OmeError(f"{self.label}: the Hub's file listing is not a list of files; check HF_ENDPOINT")
+            for entry in entries:
+                files.update(self._file_entry(entry))
             if len(files) > MAX_FILES:
                 raise OmeError(f"{self.label}: more than {MAX_FILES:,} files in the repository")
-        return files
+            if url is None:
+                return files
+            if not url.startswith(self.endpoint + "/"):
+                raise OmeError(f"{self.label}: the Hub's file listing continues at {url}, outside {self.endpoint}; "
+                               "check HF_ENDPOINT")
+        raise OmeError(f"{self.label}: the Hub's file listing runs past {MAX_PAGES:,} pages")
+
+    def _file_entry(self, entry) -> dict[str, int]:
+        if not isinstance(entry, dict) or entry.get("type") not in ("file", "directory"):
+            raise OmeError(f"{self.label}: the Hub's file listing has an entry that is not a file or a directory; "
+                           "check HF_ENDPOINT")
+        path, size = entry.get("path"), entry.get("size")
+        if entry["type"] == "directory":
+            return {}
+        if not isinstance(path, str) or type(size) is not int or size < 0:
+            raise OmeError(f"{self.label}: the Hub's file listing has a file without a path or a size; "
+                           "check HF_ENDPOINT")
+        return {path: size}
 
     def _call(self, action):
         errors = self.hub.errors
         try:
-            result = action()
-            return result if isinstance(result, bytes) else list(result)
+            return action()
         except errors.GatedRepoError:
             raise OmeError(f"{self.label}: the repository is gated: accept its terms on the Hub, then set HF_TOKEN "
                            "to a token of that account") from None
@@ -109,6 +134,17 @@ class HubSource(Source):
         headers = self.hub.utils.build_hf_headers(token=self.token)
         headers["Range"] = f"bytes={start}-{start + length - 1}"
         return self._call(lambda: _fetch(self.hub, url, headers, start, length))
+
+
+def _page(hub, url: str, headers: dict) -> tuple[list, str | None]:
+    """One page of a file listing and the next page's address (its ``Link`` header), if any."""
+    response = hub.utils.get_session().get(url, headers=headers, follow_redirects=True, timeout=TIMEOUT)
+    hub.utils.hf_raise_for_status(response)
+    try:
+        entries = response.json()
+    except ValueError:
+        entries = None  # the caller names the source
+    return entries, response.links.get("next", {}).get("url")
 
 
 def _fetch(hub, url: str, headers: dict, start: int, length: int) -> bytes:
