@@ -321,9 +321,68 @@ def test_invalid_config_is_an_error_as_in_ome(tmp_path):
 
 
 def test_no_config_and_no_source(tmp_path):
-    assert fails(str(tmp_path)) == [f"error: {tmp_path}: no config.json or model_index.json (looked in the root "
-                                    "and in safetensors/, pytorch_model/, model/)"]
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README.md").write_text("no config here\n")
+    assert fails(str(tmp_path)) == [f"error: {tmp_path}: no model_index.json or config.json in it or any "
+                                    "directory below it"]
     assert fails() == ["error: missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)"]
+
+
+def test_a_config_below_the_usual_places_is_found_as_omes_agent_finds_it(tmp_path):
+    """Hugging Face's cache layout: config.json under snapshots/<revision>/, not at the root or in
+    safetensors/, pytorch_model/ or model/. OME's agent walks the directory in name order, a find ending the
+    walk of its own directory; the last find wins (here snapshots/b2/, not snapshots/a1/ nor the skipped
+    snapshots/b2/z/)."""
+    root = tmp_path / "models--meta-llama--Llama-3.2-1B"
+    for revision, source in (("a1", "gemma_7b.json"), ("b2", "llama3_2_1b.json"), ("b2/z", "mixtral.json")):
+        (root / "snapshots" / revision).mkdir(parents=True)
+        shutil.copy(CORPUS / source, root / "snapshots" / revision / "config.json")
+    (root / "blobs").mkdir()
+    write_safetensors(root / "snapshots" / "b2" / "model.safetensors", {"w": ("BF16", [1000, 1000])})
+    spec, lines = info(str(root))
+    assert spec["modelArchitecture"] == "LlamaForCausalLM" and spec["modelParameterSize"] == "1M"
+    assert lines == [f"info: {root}: read snapshots/b2/config.json, found as OME's model agent finds it: by walking "
+                     "the model directory (the last one its walk finds)"]
+
+
+def test_a_fixed_place_comes_before_the_walk(tmp_path):
+    root = tmp_path / "model"
+    (root / "model").mkdir(parents=True)
+    (root / "a").mkdir()
+    shutil.copy(CORPUS / "llama3_2_1b.json", root / "model" / "config.json")
+    shutil.copy(CORPUS / "mixtral.json", root / "a" / "config.json")
+    spec, lines = info(str(root))
+    assert spec["modelArchitecture"] == "LlamaForCausalLM"
+    assert not [line for line in lines if line.startswith("info:")]
+
+
+def test_the_walk_does_not_follow_symbolic_links(tmp_path):
+    """As OME's walk (it uses Lstat): a link to a directory is not entered, so its config is not found; a
+    link named config.json that leaves the model directory is refused."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(CORPUS / "llama3_2_1b.json", outside / "config.json")
+    root = tmp_path / "model"
+    (root / "sub").mkdir(parents=True)
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    assert fails(str(root)) == [f"error: {root}: no model_index.json or config.json in it or any directory below it"]
+    (root / "sub" / "config.json").symlink_to(outside / "config.json")
+    assert fails(str(root)) == [
+        f"info: {root}: read sub/config.json, found as OME's model agent finds it: by walking the model directory "
+        "(the last one its walk finds)",
+        f"error: {root}/sub/config.json: symbolic link to {outside / 'config.json'}, outside {root}; omerender reads "
+        "only the files it is given"]
+
+
+def test_the_walk_has_a_limit(tmp_path, monkeypatch):
+    from omerender.modelinfo import sources
+    monkeypatch.setattr(sources, "MAX_WALK_ENTRIES", 50)
+    root = tmp_path / "model"
+    root.mkdir()
+    for i in range(51):
+        (root / f"f{i}").write_text("")
+    assert fails(str(root)) == [f"error: {root}: more than 50 files and directories to search for the model's "
+                                "config; point SOURCE at the model's own directory"]
 
 
 def test_help_shows_an_example():
@@ -331,8 +390,33 @@ def test_help_shows_an_example():
     assert run.code == 0 and "omerender model-info --update models/llama-3.2-3b.yaml" in run.stdout
 
 
+SD3 = {"modelType": "diffusers", "modelArchitecture": "StableDiffusion3Pipeline",
+       "modelFormat": {"name": "diffusers", "version": "0.30.0"},
+       "modelFramework": {"name": "diffusers", "version": "0.30.0"},
+       "modelParameterSize": "3.5M", "maxTokens": 77, "modelCapabilities": ["TEXT_TO_IMAGE"]}
+
+
 def test_diffusers_pipeline(tmp_path):
-    directory = tmp_path / "pipe"
+    directory = diffusers_pipeline(tmp_path / "pipe")
+    spec, lines = info(str(directory))
+    assert spec == SD3
+    assert lines == []
+
+
+def test_a_pipeline_below_the_root_wins_over_a_config_at_the_root(tmp_path):
+    """OME's agent looks for model_index.json anywhere below the model directory before it looks for any
+    config.json; the pipeline's components are beside its model_index.json. Said as a warning."""
+    root = tmp_path / "model"
+    diffusers_pipeline(root / "sd3")
+    shutil.copy(CORPUS / "llama3_2_1b.json", root / "config.json")
+    spec, lines = info(str(root))
+    assert spec == SD3
+    assert lines == [f"warning: {root}: read sd3/model_index.json as a diffusers pipeline, not config.json: OME's "
+                     "model agent looks for a model_index.json anywhere below the model directory before any "
+                     "config.json; move it out of the model directory if it is not this model's"]
+
+
+def diffusers_pipeline(directory: Path) -> Path:
     for part in ("text_encoder", "transformer", "vae"):
         (directory / part).mkdir(parents=True)
         (directory / part / "config.json").write_text("{}")
@@ -345,9 +429,4 @@ def test_diffusers_pipeline(tmp_path):
         "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"],
         "text_encoder": ["transformers", "CLIPTextModel"],
         "transformer": ["diffusers", "SD3Transformer2DModel"], "vae": ["diffusers", "AutoencoderKL"]}))
-    spec, lines = info(str(directory))
-    assert spec == {"modelType": "diffusers", "modelArchitecture": "StableDiffusion3Pipeline",
-                    "modelFormat": {"name": "diffusers", "version": "0.30.0"},
-                    "modelFramework": {"name": "diffusers", "version": "0.30.0"},
-                    "modelParameterSize": "3.5M", "maxTokens": 77, "modelCapabilities": ["TEXT_TO_IMAGE"]}
-    assert lines == []
+    return directory

@@ -207,6 +207,8 @@ def test_a_busy_hub_is_asked_once(hub):
                             "HF_ENDPOINT"),
     ([{"type": "file", "path": "config.json", "size": "12"}], None,
      "the Hub's file listing has a file without a path or a size; check HF_ENDPOINT"),
+    ([{"type": "file", "path": "../../config.json", "size": 12}], None,
+     "the Hub's file listing: '../../config.json' is not a plain relative file name; refusing to read it"),
     ([], "http://127.0.0.2:1/api/models/org/tiny/tree/main?cursor=1",
      "the Hub's file listing continues at http://127.0.0.2:1/api/models/org/tiny/tree/main?cursor=1, outside "
      "{endpoint}; check HF_ENDPOINT"),

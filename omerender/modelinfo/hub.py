@@ -11,7 +11,7 @@ import re
 from urllib.parse import quote
 
 from ..errors import OmeError
-from .sources import ReadBudget, Source
+from .sources import ReadBudget, Source, check_relpath
 
 PREFIX = "hf://"
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -85,7 +85,7 @@ class HubSource(Source):
         if not isinstance(path, str) or type(size) is not int or size < 0:
             raise OmeError(f"{self.label}: the Hub's file listing has a file without a path or a size; "
                            "check HF_ENDPOINT")
-        return {path: size}
+        return {check_relpath(path, f"{self.label}: the Hub's file listing"): size}
 
     def _call(self, action):
         errors = self.hub.errors
@@ -122,6 +122,9 @@ class HubSource(Source):
         if rel not in self.files:
             raise OmeError(f"{self.label}/{rel}: no such file in the repository")
         return self.files[rel]
+
+    def all_files(self) -> list[str]:
+        return list(self.files)
 
     def list_dir(self, rel: str) -> list[str]:
         prefix = rel + "/" if rel else ""

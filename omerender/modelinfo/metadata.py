@@ -10,7 +10,7 @@ from .families.diffusion import component_dirs, load_diffusion
 from .jsonconf import Config
 from .params import format_param_count
 from .safetensors import count_dir
-from .sources import Source
+from .sources import CONFIG_DIRS, Source
 
 # The fields written, in the order --update appends them.
 FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "maxTokens",
@@ -19,15 +19,16 @@ FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "mo
 
 def compute(source: Source, report: Report) -> dict:
     """The spec fields for the model in ``source``; warnings (estimates) go to ``report``."""
-    config_path = source.find_config()
+    config_path, walked = source.find_config()
     if config_path is None:
-        raise OmeError(f"{source.label}: no config.json or model_index.json (looked in the root and in "
-                       "safetensors/, pytorch_model/, model/)")
+        raise OmeError(f"{source.label}: no model_index.json or config.json in it or any directory below it")
+    if walked:
+        _say_walked(source, config_path, report)
     data = source.read_json_at(config_path)
     directory = posixpath.dirname(config_path)
-    if config_path == "model_index.json" and not data.get("model_type"):
-        model = load_diffusion(data, source)
-        count, why = _diffusion_count(source, model.extra["pipeline"])
+    if posixpath.basename(config_path) == "model_index.json" and not data.get("model_type"):
+        model = load_diffusion(data, source, directory)
+        count, why = _diffusion_count(source, model.extra["pipeline"], directory)
     else:
         config = Config(data, config_path)
         if not config.str("model_type"):
@@ -43,6 +44,17 @@ def compute(source: Source, report: Report) -> dict:
     return fields
 
 
+def _say_walked(source: Source, config_path: str, report: Report) -> None:
+    passed = next((path for d in CONFIG_DIRS if source.exists(path := posixpath.join(d, "config.json"))), None)
+    if passed:  # only a model_index.json is looked for before them
+        report.warn(f"read {config_path} as a diffusers pipeline, not {passed}: OME's model agent looks for a "
+                    "model_index.json anywhere below the model directory before any config.json; move it out of "
+                    "the model directory if it is not this model's")
+    else:
+        report.info(f"read {config_path}, found as OME's model agent finds it: by walking the model directory "
+                    "(the last one its walk finds)")
+
+
 def _size(model, count, why, source: Source, report: Report) -> str | None:
     if count is not None:
         return format_param_count(count)
@@ -56,17 +68,18 @@ def _size(model, count, why, source: Source, report: Report) -> str | None:
     return None
 
 
-def _diffusion_count(source: Source, pipeline: dict) -> tuple[int | None, str]:
-    required, optional = component_dirs(pipeline, source.is_dir)
+def _diffusion_count(source: Source, pipeline: dict, base: str) -> tuple[int | None, str]:
+    required, optional = component_dirs(pipeline, lambda d: source.is_dir(posixpath.join(base, d)))
     total = 0
-    for directory in required + optional:
+    for component in required + optional:
+        directory = posixpath.join(base, component)
         if not source.exists(posixpath.join(directory, "config.json")):
-            if directory in required:
+            if component in required:
                 return None, f"no {directory}/config.json"
             continue
         count, why = count_dir(source, directory)
         if count is None:
-            if directory in required:
+            if component in required:
                 return None, why
             continue
         total += count

@@ -16,7 +16,8 @@ from ..errors import OmeError
 MIB = 1024 * 1024
 MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a few KB (indexes ~1 MB)
 MAX_READ_BYTES = 256 * MIB  # everything read from one source, headers included
-CONFIG_DIRS = ("", "safetensors", "pytorch_model", "model")  # where OME's agent looks for config.json
+CONFIG_DIRS = ("", "safetensors", "pytorch_model", "model")  # where OME's agent looks for config.json first
+MAX_WALK_ENTRIES = 100_000  # files and directories walked to find a config file below these
 
 
 def check_relpath(rel: str, shown: str) -> str:
@@ -73,12 +74,36 @@ class Source:
             raise OmeError(f"{self.label}/{rel}: expected a JSON object")
         return data
 
-    def find_config(self) -> str | None:
-        """``model_index.json`` at the root, else the first ``config.json`` where OME's agent looks for it."""
-        if self.exists("model_index.json"):
-            return "model_index.json"
-        self.config_dir = next((d for d in CONFIG_DIRS if self.exists(posixpath.join(d, "config.json"))), None)
-        return None if self.config_dir is None else posixpath.join(self.config_dir, "config.json")
+    def find_config(self) -> tuple[str | None, bool]:
+        """The config file OME's model agent reads, and whether only walking the directory found it: a
+        ``model_index.json`` at the root or anywhere below; else a ``config.json`` at the root, in
+        safetensors/, pytorch_model/ or model/, or anywhere below."""
+        path, walked = self._find("model_index.json", ("",))
+        if path is None:
+            path, walked = self._find("config.json", CONFIG_DIRS)
+        self.config_dir = posixpath.dirname(path) if path else ""
+        return path, walked
+
+    def _find(self, name: str, places: tuple[str, ...]) -> tuple[str | None, bool]:
+        fixed = next((posixpath.join(d, name) for d in places if self.exists(posixpath.join(d, name))), None)
+        return (fixed, False) if fixed else (walk_last(self.all_files(), name), True)
+
+    def all_files(self) -> list[str]:
+        """Every file below the root (symbolic links as files, never followed), as relative paths."""
+        raise NotImplementedError
+
+
+def walk_last(files: list[str], name: str) -> str | None:
+    """The file called ``name`` that OME's agent ends on when it walks the model directory (Go's
+    filepath.Walk, each directory in name order): a find skips the rest of its own directory, and the
+    walk goes on, so the last find wins."""
+    found, skipped = None, None
+    for parts in sorted(path.split("/") for path in files):
+        if skipped is not None and parts[:len(skipped)] == skipped:
+            continue
+        if parts[-1] == name:
+            found, skipped = "/".join(parts), parts[:-1]
+    return found
 
 
 class LocalSource(Source):
@@ -124,6 +149,24 @@ class LocalSource(Source):
                 return sorted(e.name for e in entries if not e.is_dir(follow_symlinks=False))
         except OSError:
             return []
+
+    def all_files(self) -> list[str]:
+        files, pending, seen = [], [""], 0
+        while pending:
+            rel = pending.pop()
+            try:
+                with os.scandir(os.path.join(self.root, *rel.split("/")) if rel else self.root) as entries:
+                    for entry in entries:
+                        child = posixpath.join(rel, entry.name)
+                        (pending if entry.is_dir(follow_symlinks=False) else files).append(child)
+                        seen += 1
+                        if seen > MAX_WALK_ENTRIES:
+                            raise OmeError(f"{self.label}: more than {MAX_WALK_ENTRIES:,} files and directories "
+                                           "to search for the model's config; point SOURCE at the model's own "
+                                           "directory")
+            except OSError:
+                continue  # as OME's walk does: an unreadable directory is passed over
+        return files
 
     def _read(self, rel: str, start: int, length: int) -> bytes:
         path = self._path(rel)

@@ -1,6 +1,8 @@
 """Diffusers pipelines (``model_index.json``): OME's diffusion.go and GenericDiffusionModelConfig."""
 from __future__ import annotations
 
+import posixpath
+
 from ...errors import OmeError
 from ..jsonconf import Config
 from .base import Model
@@ -46,10 +48,12 @@ def pipeline(data: dict) -> dict:
     return spec
 
 
-def load_diffusion(data: dict, source) -> Model:
+def load_diffusion(data: dict, source, base: str = "") -> Model:
+    """``base``: the directory of model_index.json, which its components' directories are in."""
     spec = pipeline(data)
-    encoder = source.read_json_at("text_encoder/config.json")
-    context = Config(encoder, "text_encoder/config.json").int("max_position_embeddings") if encoder else 0
+    encoder_path = posixpath.join(base, "text_encoder", "config.json")
+    encoder = source.read_json_at(encoder_path)
+    context = Config(encoder, encoder_path).int("max_position_embeddings") if encoder else 0
     model = Model("diffusers", spec["className"], max(context, 0), vision=True, diffusion=True,
                   basis="no estimate for diffusers pipelines")
     model.diffusers_version = spec["diffusersVersion"]
