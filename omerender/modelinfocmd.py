@@ -14,7 +14,7 @@ from . import atomicdir, limits
 from .errors import Message, OmeError, OmeErrors, Report
 from .reading import _files, read_file
 from .modelinfo import ReadBudget, compute, open_source
-from .modelinfo.update import insert, load_objects, missing_fields, models_in
+from .modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
 from .shell import fail, run_guarded
 
 EXAMPLE = """
@@ -68,7 +68,7 @@ def _describe(source: str, report: Report) -> dict:
 def _update(path: str, source: str | None, report: Report) -> None:
     cache: dict[str, dict] = {}
     budget, total = ReadBudget(), 0
-    writes, errors = [], []
+    writes, errors, models = [], [], 0
     for file in _files(path, []):
         try:
             text = read_file(file)
@@ -76,20 +76,25 @@ def _update(path: str, source: str | None, report: Report) -> None:
             if total > limits.MAX_TOTAL_BYTES:
                 raise OmeErrors(errors + [OmeError(f"the files are larger than {limits.MAX_TOTAL_BYTES // limits.MIB} "
                                                    "MiB in total; update fewer at a time", file=file)])
-            new = _update_text(file, text, path, source, report, cache, budget)
+            new, found = _update_text(file, text, path, source, report, cache, budget)
         except OmeError as err:
             errors.append(err)
             continue
+        models += found
         if new is not None:
             writes.append((file, new))
     if errors:
         raise OmeErrors(errors)
+    if not models:
+        raise OmeError("no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
+                       "kind: List's items", file=path)
     for file, text in writes:
         write_atomic(file, text)
 
 
 def _update_text(file: str, text: str, root: str, source: str | None, report: Report, cache: dict,
-                 budget: ReadBudget) -> str | None:
+                 budget: ReadBudget) -> tuple[str | None, int]:
+    """The file's new text (None when nothing changes) and how many models it holds."""
     if os.path.islink(file):
         raise OmeError("a symbolic link; --update rewrites only regular files", file=file)
     edits, targets = [], models_in(text, file)
@@ -114,11 +119,11 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
         else:
             report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file)
     if not edits:
-        return None
+        return None, len(targets)
     refs = {id(t.spec_node): t.ref for t, _ in edits}
     new = insert(text, [(t.spec_node, f) for t, f in edits], file, lambda node: refs.get(id(node)))
     _verify(text, new, edits, file)
-    return new
+    return new, len(targets)
 
 
 def _storage_source(target, file: str, root: str) -> str:
@@ -146,7 +151,7 @@ def _verify(old: str, new: str, edits, file: str) -> None:
     """The edit added exactly the fields: anything else is a bug, and nothing is written."""
     expected = load_objects(old, file)
     by_name = {(t.ref.kind, t.ref.name, t.ref.namespace): f for t, f in edits}
-    for obj in expected:
+    for obj, _ in (pair for doc in expected for pair in each_object(doc)):
         if isinstance(obj, dict) and isinstance(obj.get("spec"), dict):
             meta = obj.get("metadata") or {}
             ns = (meta.get("namespace") or "default") if obj.get("kind") == "BaseModel" else None

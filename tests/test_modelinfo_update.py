@@ -227,6 +227,52 @@ def test_alias_bomb_is_refused_before_any_edit(tmp_path):
     assert target.read_text() == text
 
 
+LIST_FILE = """\
+# the models as kubectl would list them
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: ome.io/v1beta1
+    kind: ClusterBaseModel
+    metadata:
+      name: llama
+    spec:
+      storage:
+        storageUri: local://./models/llama   # beside this file
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: other}
+"""
+
+
+def test_models_in_a_list_are_filled_as_the_render_reads_them(tmp_path):
+    repo = user_repo(tmp_path)
+    (repo / "models.yaml").unlink()
+    (repo / "list.yaml").write_text(LIST_FILE)
+    run = update(str(repo / "list.yaml"))
+    assert run.code == 0, run.stderr
+    after = (repo / "list.yaml").read_text()
+    assert added_lines(LIST_FILE, after) == [
+        "      modelType: llama\n", "      modelArchitecture: LlamaForCausalLM\n", "      modelFormat:\n",
+        "        name: safetensors\n", "        version: 1.0.0\n", "      modelFramework:\n",
+        "        name: transformers\n", "        version: 4.45.0.dev0\n", "      modelParameterSize: 1B\n",
+        "      maxTokens: 131072\n", "      modelCapabilities:\n", "      - TEXT_TO_TEXT\n"]
+    assert after.index("modelCapabilities") < after.index("kind: ConfigMap")
+    assert f"info: {repo}/list.yaml: ClusterBaseModel llama: added modelType, modelArchitecture, modelFormat, " \
+           f"modelFramework, modelParameterSize, maxTokens, modelCapabilities from {repo}/models/llama" in run.lines
+
+
+def test_nothing_to_update_is_an_error(tmp_path):
+    """A file or a directory without a single model is named, not passed over in silence."""
+    (tmp_path / "configmap.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    (tmp_path / "near.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: BaseModels\nmetadata: {name: x}\n")
+    for path in (tmp_path / "configmap.yaml", tmp_path):
+        run = update(str(path))
+        assert (run.code, run.stdout, run.lines) == (1, "", [
+            f"error: {path}: no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
+            "kind: List's items"])
+
+
 def test_odd_shapes_are_not_crashes(tmp_path):
     target = tmp_path / "odd.yaml"
     text = ("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: odd\n  annotations: [x]\n"

@@ -56,7 +56,7 @@ def models_in(text: str, file: str) -> list[Target]:
     if len(nodes) != len(objs):
         raise OmeError("the documents of this file cannot be located for editing; add the fields by hand", file=file)
     targets = []
-    for node, obj in zip(nodes, objs):
+    for obj, node in (pair for doc, doc_node in zip(objs, nodes) for pair in each_object(doc, doc_node)):
         if not isinstance(obj, dict) or obj.get("kind") not in MODEL_KINDS or not str(
                 obj.get("apiVersion", "")).startswith("ome.io/"):
             continue
@@ -64,6 +64,17 @@ def models_in(text: str, file: str) -> list[Target]:
         namespace = (meta.get("namespace") or "default") if obj["kind"] == "BaseModel" else None
         targets.append(Target(ObjRef(obj["kind"], str(meta.get("name", "")), namespace), obj, _value(node, "spec")))
     return targets
+
+
+def each_object(doc, node=None) -> list[tuple]:
+    """The objects of one document with their nodes: a ``kind: List``'s items, as the render reads them, or
+    the document itself."""
+    items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" else None
+    if not isinstance(items, list):
+        return [(doc, node)]
+    sequence = _value(node, "items")
+    nodes = sequence.value if isinstance(sequence, SequenceNode) and len(sequence.value) == len(items) else ()
+    return list(zip(items, nodes or [None] * len(items)))
 
 
 def _value(node, key: str):
