@@ -411,7 +411,7 @@ def test_a_pipeline_below_the_root_wins_over_a_config_at_the_root(tmp_path):
     shutil.copy(CORPUS / "llama3_2_1b.json", root / "config.json")
     spec, lines = info(str(root))
     assert spec == SD3
-    assert lines == [f"warning: {root}: read sd3/model_index.json as a diffusers pipeline, not config.json: OME's "
+    assert lines == [f"warning: {root}: read sd3/model_index.json, not config.json: OME's "
                      "model agent looks for a model_index.json anywhere below the model directory before any "
                      "config.json; move it out of the model directory if it is not this model's"]
 

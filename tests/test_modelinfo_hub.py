@@ -221,6 +221,17 @@ def test_a_hostile_file_listing_is_refused(hub, body, link, text):
     assert (run.code, run.stdout, run.lines) == (1, "", [f"error: hf://org/tiny: {text.format(endpoint=endpoint)}"])
 
 
+def test_a_file_listing_has_a_size_limit_over_all_its_pages(hub, monkeypatch):
+    from omerender.modelinfo import hub as hub_source
+    monkeypatch.setattr(hub_source, "MAX_LISTING_BYTES", 3 * 2 ** 20)
+    again = f"http://127.0.0.1:{hub.port}/api/models/org/tiny/tree/main?recursive=true"
+    page = [{"type": "directory", "path": f"d{i:07d}", "oid": "0" * 40} for i in range(15_000)]  # about 1 MiB
+    hub.listing = lambda handler, path: answer(handler, 200, page, again)
+    run = run_cli("model-info", "hf://org/tiny")
+    assert run.lines == ["error: hf://org/tiny: the Hub's file listing is larger than 3 MiB; check HF_ENDPOINT"]
+    assert len(hub.listings) == 3
+
+
 def test_an_endless_file_listing_stops(hub, monkeypatch):
     from omerender.modelinfo import hub as hub_source
     monkeypatch.setattr(hub_source, "MAX_PAGES", 5)

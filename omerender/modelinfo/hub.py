@@ -6,6 +6,7 @@ read no further than asked, so no tensor data crosses the network.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from urllib.parse import quote
@@ -18,6 +19,7 @@ _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$"
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 MAX_FILES = 100_000
 MAX_PAGES = 1_000
+MAX_LISTING_BYTES = 64 * 2 ** 20  # all pages of one listing: 100,000 files take about 20 MiB
 TIMEOUT = 30
 
 
@@ -60,8 +62,9 @@ class HubSource(Source):
         url = f"{self.endpoint}/api/models/{self.repo}/tree/{quote(self.revision, safe='')}?recursive=true"
         headers = self.hub.utils.build_hf_headers(token=self.token)
         files: dict[str, int] = {}
+        room = [MAX_LISTING_BYTES]  # what the pages may still take, over all of them
         for _ in range(MAX_PAGES):
-            entries, url = self._call(lambda: _page(self.hub, url, headers))
+            entries, url = self._call(lambda: _page(self.hub, url, headers, room, self.label))
             if not isinstance(entries, list):
                 raise OmeError(f"{self.label}: the Hub's file listing is not a list of files; check HF_ENDPOINT")
             for entry in entries:
@@ -139,15 +142,27 @@ class HubSource(Source):
         return self._call(lambda: _fetch(self.hub, url, headers, start, length))
 
 
-def _page(hub, url: str, headers: dict) -> tuple[list, str | None]:
-    """One page of a file listing and the next page's address (its ``Link`` header), if any."""
-    response = hub.utils.get_session().get(url, headers=headers, follow_redirects=True, timeout=TIMEOUT)
-    hub.utils.hf_raise_for_status(response)
+def _page(hub, url: str, headers: dict, room: list[int], label: str) -> tuple[list, str | None]:
+    """One page of a file listing and the next page's address (its ``Link`` header), if any; ``room[0]`` is
+    how many bytes the listing may still take, and shrinks by this page's."""
+    with hub.utils.get_session().stream("GET", url, headers=headers, follow_redirects=True,
+                                        timeout=TIMEOUT) as response:
+        if response.status_code >= 400:
+            response.read()  # error bodies are short; huggingface_hub reads them for its message
+            hub.utils.hf_raise_for_status(response)
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > room[0]:
+                raise OmeError(f"{label}: the Hub's file listing is larger than {MAX_LISTING_BYTES // 2 ** 20} MiB; "
+                               "check HF_ENDPOINT")
+        room[0] -= len(body)
+        following = response.links.get("next", {}).get("url")
     try:
-        entries = response.json()
+        entries = json.loads(body)
     except ValueError:
         entries = None  # the caller names the source
-    return entries, response.links.get("next", {}).get("url")
+    return entries, following
 
 
 def _fetch(hub, url: str, headers: dict, start: int, length: int) -> bytes:

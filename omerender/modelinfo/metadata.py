@@ -47,7 +47,7 @@ def compute(source: Source, report: Report) -> dict:
 def _say_walked(source: Source, config_path: str, report: Report) -> None:
     passed = next((path for d in CONFIG_DIRS if source.exists(path := posixpath.join(d, "config.json"))), None)
     if passed:  # only a model_index.json is looked for before them
-        report.warn(f"read {config_path} as a diffusers pipeline, not {passed}: OME's model agent looks for a "
+        report.warn(f"read {config_path}, not {passed}: OME's model agent looks for a "
                     "model_index.json anywhere below the model directory before any config.json; move it out of "
                     "the model directory if it is not this model's")
     else:
