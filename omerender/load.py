@@ -148,23 +148,36 @@ def _as_object(doc: Doc) -> Obj:
 
 
 def _check_ome_kind(obj: Obj) -> None:
+    problem = unknown_ome_kind(obj.api_version, obj.kind)
+    if problem:
+        raise obj.error(problem, "kind")
+
+
+def unknown_ome_kind(api_version: str, kind: str) -> str | None:
     """A kind of OME's API group that OME does not have is a typo, never an object to pass through."""
-    if obj.api_version.split("/")[0] != OME_GROUP or obj.kind in OME_KINDS + OME_OTHER_KINDS:
-        return
+    if api_version.split("/")[0] != OME_GROUP or kind in OME_KINDS + OME_OTHER_KINDS:
+        return None
     known = {k.lower(): k for k in OME_KINDS + OME_OTHER_KINDS}
-    near = difflib.get_close_matches(obj.kind.lower(), list(known), n=1, cutoff=0.6)
+    near = difflib.get_close_matches(kind.lower(), list(known), n=1, cutoff=0.6)
     fix = f'did you mean "{known[near[0]]}"?' if near else f"the kinds of {OME_GROUP} are {', '.join(OME_KINDS)}"
-    raise obj.error(f'kind: Unsupported value: "{obj.kind}": not a kind of the {OME_GROUP} API group; {fix}', "kind")
+    return f'kind: Unsupported value: "{kind}": not a kind of the {OME_GROUP} API group; {fix}'
 
 
 def _group_warnings(obj: Obj) -> list[Message]:
-    """An OME kind under a group that looks like OME's but is not (``ome.oracle.com``) is passed through."""
-    group = obj.api_version.rpartition("/")[0]
-    if obj.kind not in OME_KINDS or group == OME_GROUP or "ome" not in group.split("."):
+    problem = foreign_ome_group(obj.api_version, obj.kind)
+    if not problem:
         return []
-    return [Message("warning", f"apiVersion {obj.api_version} is not OME's API group, so this {obj.kind} is passed "
-                    f"through unrendered; to render it, use apiVersion: {OME_API_VERSION}", obj.ref, obj.file,
-                    "apiVersion")]
+    return [Message("warning", f"{problem} is passed through unrendered; to render it, use apiVersion: "
+                    f"{OME_API_VERSION}", obj.ref, obj.file, "apiVersion")]
+
+
+def foreign_ome_group(api_version: str, kind: str) -> str | None:
+    """An OME kind under a group that looks like OME's but is not (``ome.oracle.com``): "apiVersion ... is not
+    OME's API group, so this <kind>", which the caller ends."""
+    group = api_version.rpartition("/")[0]
+    if kind not in OME_KINDS or group == OME_GROUP or "ome" not in group.split("."):
+        return None
+    return f"apiVersion {api_version} is not OME's API group, so this {kind}"
 
 
 def _check_string_map(obj: Obj, value, path: str) -> None:

@@ -97,7 +97,7 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
     """The file's new text (None when nothing changes) and how many models it holds."""
     if os.path.islink(file):
         raise OmeError("a symbolic link; --update rewrites only regular files", file=file)
-    edits, targets = [], models_in(text, file)
+    edits, targets = [], models_in(text, file, report)
     for target in targets:
         if target.skipped:
             report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file)

@@ -265,12 +265,32 @@ def test_models_in_a_list_are_filled_as_the_render_reads_them(tmp_path):
 def test_nothing_to_update_is_an_error(tmp_path):
     """A file or a directory without a single model is named, not passed over in silence."""
     (tmp_path / "configmap.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
-    (tmp_path / "near.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: BaseModels\nmetadata: {name: x}\n")
+    (tmp_path / "other.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n")
     for path in (tmp_path / "configmap.yaml", tmp_path):
         run = update(str(path))
         assert (run.code, run.stdout, run.lines) == (1, "", [
             f"error: {path}: no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
             "kind: List's items"])
+
+
+def test_a_near_miss_kind_is_an_error_and_a_foreign_group_a_warning(tmp_path):
+    """As the render reads them: a kind of ome.io that OME does not have is a typo; a model under a group that
+    only looks like OME's is not OME's, so it is left alone, and said so."""
+    repo = user_repo(tmp_path)
+    (repo / "near.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: BaseModels\nmetadata: {name: x}\n")
+    run = update(str(repo))
+    assert (run.code, run.lines[-1]) == (1, f'error: {repo}/near.yaml: BaseModels x: kind: Unsupported value: '
+                                            '"BaseModels": not a kind of the ome.io API group; did you mean '
+                                            '"BaseModel"?')
+    assert [line for line in run.lines if line.startswith("error:")] == run.lines[-1:]
+    assert (repo / "models.yaml").read_text() == USER_FILE
+    (repo / "near.yaml").write_text("apiVersion: ome.oracle.com/v1\nkind: ClusterBaseModel\nmetadata: {name: x}\n"
+                                    "spec: {storage: {storageUri: 'local://./models/llama'}}\n")
+    run = update(str(repo))
+    assert run.code == 0, run.stderr
+    assert (f"warning: {repo}/near.yaml: ClusterBaseModel x: apiVersion ome.oracle.com/v1 is not OME's API group, so "
+            "this ClusterBaseModel is left as it is; to fill it, use apiVersion: ome.io/v1beta1") in run.lines
+    assert "modelType: llama" in (repo / "models.yaml").read_text()
 
 
 def test_odd_shapes_are_not_crashes(tmp_path):

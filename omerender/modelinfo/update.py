@@ -14,7 +14,8 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ..data import map_or_empty
-from ..errors import ObjRef, OmeError
+from ..errors import ObjRef, OmeError, Report
+from ..load import OME_API_VERSION, foreign_ome_group, unknown_ome_kind
 from ..yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
 
@@ -46,8 +47,10 @@ def load_objects(text: str, file: str) -> list:
         raise OmeError(f"malformed YAML: {yaml_problem(err)}", file=file) from None
 
 
-def models_in(text: str, file: str) -> list[Target]:
-    """The BaseModels and ClusterBaseModels of a file, with their spec nodes."""
+def models_in(text: str, file: str, report: Report) -> list[Target]:
+    """The BaseModels and ClusterBaseModels of a file, with their spec nodes. A kind of OME's API group that
+    OME does not have is an error, as in the render; a model under a group that only looks like OME's is
+    named in a warning, and left as it is."""
     objs = load_objects(text, file)  # first: it enforces the depth and alias limits
     try:
         nodes = list(YAML(typ="rt").compose_all(io.StringIO(text)))
@@ -57,12 +60,19 @@ def models_in(text: str, file: str) -> list[Target]:
         raise OmeError("the documents of this file cannot be located for editing; add the fields by hand", file=file)
     targets = []
     for obj, node in (pair for doc, doc_node in zip(objs, nodes) for pair in each_object(doc, doc_node)):
-        if not isinstance(obj, dict) or obj.get("kind") not in MODEL_KINDS or not str(
-                obj.get("apiVersion", "")).startswith("ome.io/"):
+        if not isinstance(obj, dict):
             continue
+        api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
         meta = map_or_empty(obj.get("metadata"))
-        namespace = (meta.get("namespace") or "default") if obj["kind"] == "BaseModel" else None
-        targets.append(Target(ObjRef(obj["kind"], str(meta.get("name", "")), namespace), obj, _value(node, "spec")))
+        namespace = (meta.get("namespace") or "default") if kind == "BaseModel" else None
+        ref = ObjRef(kind, str(meta.get("name", "")), namespace)
+        if unknown_ome_kind(api_version, kind):
+            raise OmeError(unknown_ome_kind(api_version, kind), ref=ref, file=file, field="kind")
+        if kind in MODEL_KINDS and foreign_ome_group(api_version, kind):
+            report.warn(f"{foreign_ome_group(api_version, kind)} is left as it is; to fill it, use apiVersion: "
+                        f"{OME_API_VERSION}", ref=ref, file=file, field="apiVersion")
+        if kind in MODEL_KINDS and api_version.startswith("ome.io/"):
+            targets.append(Target(ref, obj, _value(node, "spec")))
     return targets
 
 
