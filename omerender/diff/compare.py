@@ -22,9 +22,13 @@ class ObjectChange:
     namespace: str | None
     name: str
     change: str                      # "added", "removed" or "changed"
-    fields: list[str]
+    changes: list[tuple]             # (path, base's value, head's value) of each changed field: field_changes
     base: dict | None
     head: dict | None
+
+    @property
+    def fields(self) -> list[str]:
+        return [path for path, _, _ in self.changes]
 
 
 @dataclass
@@ -101,7 +105,7 @@ def compare_objects(base: list[dict], head: list[dict]) -> list[ObjectChange]:
         if before is None:
             changes.append(_change(key, "added", [], None, obj))
         elif before != obj:
-            changes.append(_change(key, "changed", field_paths(before, obj), before, obj))
+            changes.append(_change(key, "changed", field_changes(before, obj), before, obj))
     changes.extend(_change(key, "removed", [], obj, None) for key, obj in old.items())
     return changes
 
@@ -118,13 +122,8 @@ def _keyed(objects: list[dict]) -> dict[tuple, dict]:
     return keyed
 
 
-def _change(key: tuple, change: str, fields: list[str], base: dict | None, head: dict | None) -> ObjectChange:
-    return ObjectChange(key[0], key[1], key[2], key[3], change, fields, base, head)
-
-
-def field_paths(base, head) -> list[str]:
-    """The paths where ``head`` differs from ``base`` (see :func:`field_changes`)."""
-    return [path for path, _, _ in field_changes(base, head)]
+def _change(key: tuple, change: str, changes: list[tuple], base: dict | None, head: dict | None) -> ObjectChange:
+    return ObjectChange(key[0], key[1], key[2], key[3], change, changes, base, head)
 
 
 def field_changes(base, head, path: str = "") -> list[tuple[str, object, object]]:

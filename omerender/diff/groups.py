@@ -8,7 +8,7 @@ suffix) and each changed field with its value on each side. A value that holds t
 """
 from __future__ import annotations
 
-from .compare import IsvcDiff, ObjectChange, field_changes
+from .compare import IsvcDiff, ObjectChange
 
 
 def group_changed(isvcs: list[IsvcDiff]) -> list[list[IsvcDiff]]:
@@ -32,6 +32,6 @@ def _alike(isvc: IsvcDiff) -> tuple:
 def _object_alike(change: ObjectChange, owner: str) -> tuple:
     name = ("suffix", change.name[len(owner):]) if change.name.startswith(owner) else ("name", change.name)
     # repr: the values are parsed YAML (maps, lists, scalars), and equal values print alike
-    values = tuple((path, repr(before), repr(after)) for path, before, after in
-                   field_changes(change.base, change.head)) if change.change == "changed" else (id(change),)
+    values = tuple((path, repr(before), repr(after)) for path, before, after in change.changes) \
+        if change.change == "changed" else (id(change),)
     return change.api_version, change.kind, name, change.change, values
