@@ -200,6 +200,12 @@ def _check_regular(info: os.stat_result, file: str, limit: int) -> None:
         raise OmeError(f"larger than {_mib(limit)}; split it into several files", file=file)
 
 
+def list_items(data) -> list | None:
+    """The items of a ``kind: List`` document, which stand for it as objects; None for any other document."""
+    items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
+    return items if isinstance(items, list) else None
+
+
 def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = None) -> list[Doc]:
     """Parse a multi-document YAML text; ``kind: List`` is flattened.
 
@@ -212,8 +218,8 @@ def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = Non
         raise OmeError(yaml_error_text(err), file=file) from None
     docs = []
     for data in raw:
-        items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
-        for item in (items if isinstance(items, list) else [data]):
+        items = list_items(data)
+        for item in (items if items is not None else [data]):
             docs.append(Doc(item, file, start + len(docs)))
             if len(docs) > limits.MAX_OBJECTS:
                 raise too_many_objects(file)

@@ -62,9 +62,10 @@ class HubSource(Source):
         url = f"{self.endpoint}/api/models/{self.repo}/tree/{quote(self.revision, safe='')}?recursive=true"
         headers = self.hub.utils.build_hf_headers(token=self.token)
         files: dict[str, int] = {}
-        room = [MAX_LISTING_BYTES]  # what the pages may still take, over all of them
+        room = MAX_LISTING_BYTES  # what the pages may still take, over all of them
         for _ in range(MAX_PAGES):
-            entries, url = self._call(lambda: _page(self.hub, url, headers, room, self.label))
+            entries, url, used = self._call(lambda: _page(self.hub, url, headers, room, self.label))
+            room -= used
             if not isinstance(entries, list):
                 raise OmeError(f"{self.label}: the Hub's file listing is not a list of files; check HF_ENDPOINT")
             for entry in entries:
@@ -142,36 +143,38 @@ class HubSource(Source):
         return self._call(lambda: _fetch(self.hub, url, headers, start, length))
 
 
-def _page(hub, url: str, headers: dict, room: list[int], label: str) -> tuple[list, str | None]:
-    """One page of a file listing and the next page's address (its ``Link`` header), if any; ``room[0]`` is
-    how many bytes the listing may still take, and shrinks by this page's."""
+def _page(hub, url: str, headers: dict, room: int, label: str) -> tuple[list, str | None, int]:
+    """One page of a file listing, the next page's address (its ``Link`` header) if any, and the bytes it took;
+    ``room`` is how many bytes the listing may still take."""
     with hub.utils.get_session().stream("GET", url, headers=headers, follow_redirects=True,
                                         timeout=TIMEOUT) as response:
-        if response.status_code >= 400:
-            response.read()  # error bodies are short; huggingface_hub reads them for its message
-            hub.utils.hf_raise_for_status(response)
+        _raise_for_status(hub, response)
         body = bytearray()
         for chunk in response.iter_bytes():
             body += chunk
-            if len(body) > room[0]:
+            if len(body) > room:
                 raise OmeError(f"{label}: the Hub's file listing is larger than {MAX_LISTING_BYTES // 2 ** 20} MiB; "
                                "check HF_ENDPOINT")
-        room[0] -= len(body)
         following = response.links.get("next", {}).get("url")
     try:
         entries = json.loads(body)
     except ValueError:
         entries = None  # the caller names the source
-    return entries, following
+    return entries, following, len(body)
+
+
+def _raise_for_status(hub, response) -> None:
+    """huggingface_hub's error for an HTTP error status, which ``_call`` turns into a message."""
+    if response.status_code >= 400:
+        response.read()  # error bodies are short; huggingface_hub reads them for its message
+        hub.utils.hf_raise_for_status(response)
 
 
 def _fetch(hub, url: str, headers: dict, start: int, length: int) -> bytes:
     """GET one byte range; a server that ignores Range is read only as far as needed, then dropped."""
     session = hub.utils.get_session()
     with session.stream("GET", url, headers=headers, follow_redirects=True, timeout=TIMEOUT) as response:
-        if response.status_code >= 400:
-            response.read()  # error bodies are short; huggingface_hub reads them for its message
-            hub.utils.hf_raise_for_status(response)
+        _raise_for_status(hub, response)
         skip = start if response.status_code == 200 else 0
         chunks, got = [], 0
         for chunk in response.iter_bytes():

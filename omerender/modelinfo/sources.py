@@ -78,15 +78,21 @@ class Source:
         """The config file OME's model agent reads, and whether only walking the directory found it: a
         ``model_index.json`` at the root or anywhere below; else a ``config.json`` at the root, in
         safetensors/, pytorch_model/ or model/, or anywhere below."""
-        path, walked = self._find("model_index.json", ("",))
+        files = None  # every file below the root, listed once for both walks
+
+        def find(name: str, places: tuple[str, ...]) -> tuple[str | None, bool]:
+            nonlocal files
+            fixed = next((path for d in places if self.exists(path := posixpath.join(d, name))), None)
+            if fixed:
+                return fixed, False
+            files = self.all_files() if files is None else files
+            return walk_last(files, name), True
+
+        path, walked = find("model_index.json", ("",))
         if path is None:
-            path, walked = self._find("config.json", CONFIG_DIRS)
+            path, walked = find("config.json", CONFIG_DIRS)
         self.config_dir = posixpath.dirname(path) if path else ""
         return path, walked
-
-    def _find(self, name: str, places: tuple[str, ...]) -> tuple[str | None, bool]:
-        fixed = next((posixpath.join(d, name) for d in places if self.exists(posixpath.join(d, name))), None)
-        return (fixed, False) if fixed else (walk_last(self.all_files(), name), True)
 
     def all_files(self) -> list[str]:
         """Every file below the root (symbolic links as files, never followed), as relative paths."""

@@ -16,6 +16,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ..data import map_or_empty
 from ..errors import ObjRef, OmeError, Report
 from ..load import OME_API_VERSION, foreign_ome_group, unknown_ome_kind
+from ..reading import list_items
 from ..yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
 
@@ -66,11 +67,11 @@ def models_in(text: str, file: str, report: Report) -> list[Target]:
         meta = map_or_empty(obj.get("metadata"))
         namespace = (meta.get("namespace") or "default") if kind == "BaseModel" else None
         ref = ObjRef(kind, str(meta.get("name", "")), namespace)
-        if unknown_ome_kind(api_version, kind):
-            raise OmeError(unknown_ome_kind(api_version, kind), ref=ref, file=file, field="kind")
-        if kind in MODEL_KINDS and foreign_ome_group(api_version, kind):
-            report.warn(f"{foreign_ome_group(api_version, kind)} is left as it is; to fill it, use apiVersion: "
-                        f"{OME_API_VERSION}", ref=ref, file=file, field="apiVersion")
+        if problem := unknown_ome_kind(api_version, kind):
+            raise OmeError(problem, ref=ref, file=file, field="kind")
+        if kind in MODEL_KINDS and (foreign := foreign_ome_group(api_version, kind)):
+            report.warn(f"{foreign} is left as it is; to fill it, use apiVersion: {OME_API_VERSION}", ref=ref,
+                        file=file, field="apiVersion")
         if kind in MODEL_KINDS and api_version.startswith("ome.io/"):
             targets.append(Target(ref, obj, _value(node, "spec")))
     return targets
@@ -79,8 +80,8 @@ def models_in(text: str, file: str, report: Report) -> list[Target]:
 def each_object(doc, node=None) -> list[tuple]:
     """The objects of one document with their nodes: a ``kind: List``'s items, as the render reads them, or
     the document itself."""
-    items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" else None
-    if not isinstance(items, list):
+    items = list_items(doc)
+    if items is None:
         return [(doc, node)]
     sequence = _value(node, "items")
     nodes = sequence.value if isinstance(sequence, SequenceNode) and len(sequence.value) == len(items) else ()
