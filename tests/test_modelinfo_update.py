@@ -273,6 +273,18 @@ def test_nothing_to_update_is_an_error(tmp_path):
             "kind: List's items"])
 
 
+def test_odd_lists_are_not_crashes(tmp_path):
+    """Lists whose items are not a list, or not objects, hold no model: said, and nothing is written."""
+    target = tmp_path / "odd.yaml"
+    text = "apiVersion: v1\nkind: List\nitems: 5\n---\napiVersion: v1\nkind: List\nitems: [x, null, [1]]\n"
+    target.write_text(text)
+    run = update(str(target))
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        f"error: {target}: no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
+        "kind: List's items"])
+    assert target.read_text() == text
+
+
 def test_a_near_miss_kind_is_an_error_and_a_foreign_group_a_warning(tmp_path):
     """As the render reads them: a kind of ome.io that OME does not have is a typo; a model under a group that
     only looks like OME's is not OME's, so it is left alone, and said so."""
