@@ -623,13 +623,13 @@ def test_each_revision_renders_with_its_own_lock(tmp_path, monkeypatch, lock):
         ["head", "services.yaml", "InferenceService llm/chat-b"]]
 
 
-def _fleet(tmp_path: Path, max_replicas) -> Path:
-    """fixtures/diff/base plus 400 InferenceServices svc-000 ... svc-399 on sglang-8b."""
+def _fleet(tmp_path: Path, max_replicas, runtime=lambda i: "sglang-8b") -> Path:
+    """fixtures/diff/base plus 400 InferenceServices svc-000 ... svc-399 (on sglang-8b unless ``runtime``)."""
     side = tmp_path / f"side-{len(list(tmp_path.iterdir()))}"
     shutil.copytree(BASE, side)
     (side / "many.yaml").write_text("".join(
         f"---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc-{i:03d}, namespace: llm}}\n"
-        f"spec:\n  model: {{name: llama-3-1-8b-instruct}}\n  runtime: {{name: sglang-8b}}\n"
+        f"spec:\n  model: {{name: llama-3-1-8b-instruct}}\n  runtime: {{name: {runtime(i)}}}\n"
         f"  engine: {{minReplicas: 1, maxReplicas: {max_replicas(i)}}}\n" for i in range(400)))
     return side
 
@@ -685,6 +685,45 @@ def test_changes_alike_but_for_a_value_stay_apart(tmp_path):
         f"  the same changes in 199 more: {', '.join(SVCS[first + 2::2])}\n"
         f"  ~ autoscaling/v2 HorizontalPodAutoscaler svc-00{first}-engine\n"
         f"      spec.maxReplicas" + ("\n" if first else "") for first in (0, 1)]
+
+
+def _sections(run) -> list[str]:
+    assert run.code == 0
+    return run.stdout.split("\n\n")[1:]
+
+
+FLEET_OBJECTS = ["apps/v1 Deployment {}-engine", "v1 Service {}-engine",
+                 "autoscaling/v2 HorizontalPodAutoscaler {}-engine", "policy/v1 PodDisruptionBudget {}-engine",
+                 "v1 Service {}"]
+
+
+def test_inference_services_added_or_removed_alike_are_one_section_each(tmp_path):
+    """400 services added on one runtime are one section and one table row naming the other 399; removing
+    them again is one section too; each object is named with the first service's name."""
+    fleet = _fleet(tmp_path, lambda i: 1 + i % 3)
+
+    def section(status: str, sign: str, runtime: str) -> str:
+        return (f"InferenceService llm/svc-000: {status}\n  the same changes in 399 more: {', '.join(SVCS[1:])}\n"
+                f"  runtime: {runtime}\n" + "".join(f"  {sign} {o.format('svc-000')}\n" for o in FLEET_OBJECTS))
+    assert _sections(run_cli("diff", str(BASE), str(fleet))) == [section("added", "+", "none -> sglang-8b")]
+    assert _sections(run_cli("diff", str(fleet), str(BASE))) == [section("removed", "-", "sglang-8b -> none")]
+    comment = run_cli("diff", str(BASE), str(fleet), "--format", "markdown").stdout
+    assert [line for line in comment.splitlines() if line.startswith("| `llm/")] == [
+        "| `llm/svc-000` and 399 more | added | no | none → `sglang-8b` | - | 5 added |"]
+    assert "<details><summary>llm/svc-000 and 399 more: added</summary>\n\n- the same changes in: `llm/svc-001`, " \
+        in comment
+    result = diff_json(str(BASE), str(fleet))
+    assert [i["name"] for i in result["inferenceServices"] if i["status"] == "added"] == [
+        name.split("/")[1] for name in SVCS]
+
+
+def test_inference_services_added_on_other_runtimes_stay_apart(tmp_path):
+    """The even services on sglang-8b, the odd ones on vllm-8b: a section for each runtime."""
+    fleet = _fleet(tmp_path, lambda i: 1, lambda i: ("sglang-8b", "vllm-8b")[i % 2])
+    assert [s.split("\n")[:3] for s in _sections(run_cli("diff", str(BASE), str(fleet)))] == [
+        [f"InferenceService llm/svc-00{first}: added", f"  the same changes in 199 more: "
+         f"{', '.join(SVCS[first + 2::2])}", f"  runtime: none -> {runtime}"]
+        for first, runtime in ((0, "sglang-8b"), (1, "vllm-8b"))]
 
 
 def test_the_readme_example_comment(tmp_path):

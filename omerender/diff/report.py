@@ -7,7 +7,7 @@ import json
 from ..emit import dump
 from ..errors import Message
 from .compare import Diff, IsvcDiff, ObjectChange
-from .groups import group_changed
+from .groups import group_alike
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -55,7 +55,7 @@ def _object_json(change: ObjectChange, context: int | None, namespace: bool = Fa
 # ---------------------------------------------------------------- text
 
 def as_text(result: Diff, context: int | None = None) -> str:
-    """Changed InferenceServices with the same changes are one section (:mod:`.groups`), except with ``context``:
+    """InferenceServices with the same changes are one section (:mod:`.groups`), except with ``context``:
     unified diffs show each object's own YAML."""
     lines = summary_lines(result)
     for first, *alike in shown_groups(result, context):
@@ -123,7 +123,7 @@ def signed(number) -> str:
 
 def shown_groups(result: Diff, context: int | None) -> list[list[IsvcDiff]]:
     if context is None:
-        return group_changed(result.isvcs)
+        return group_alike(result.isvcs)
     return [[isvc] for isvc in result.isvcs if isvc.status != "unchanged"]
 
 
