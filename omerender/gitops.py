@@ -95,13 +95,13 @@ def write_output(path: str, text: str) -> None:
 def build_cmd(directory, output, root, verbose):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
-    \b
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
     transformer left out, then omerender's render of the result. Where something transforms the
     rendered objects (an overlay above the kustomization that lists OMERender, a transformer after
-    it, a rename kustomize fixes last), kustomize runs the installed omerender function instead. Every function or plugin
-    reference in the tree must be omerender's or a kustomize builtin; anything else is refused.
-    Uses kustomize, else `kubectl kustomize`."""
+    it, a rename kustomize fixes last), kustomize runs the installed omerender function instead.
+
+    Every function or plugin reference in the tree must be omerender's or a kustomize builtin;
+    anything else is refused. Uses kustomize, else `kubectl kustomize`."""
     from .buildrun import build
 
     def run():
