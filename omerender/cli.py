@@ -13,7 +13,7 @@ from .load import index
 from .reading import read_paths
 from .lockfile import find_lock, lock_from_inputs, read_lock
 from .render import Options, render
-from .shell import fail, run_guarded
+from .shell import fail, run_guarded, without_cycle_collector
 
 RENDER_EXAMPLE = """
 \b
@@ -109,6 +109,7 @@ def fn_cmd():
 
 
 def main():
+    without_cycle_collector()
     cli(prog_name="omerender")
 
 

@@ -20,7 +20,7 @@ from .emit import dump, dump_stream
 from .errors import OmeError
 from .reading import read_file
 from .yamlread import Budget, SafeLoader, load_all, load_one, yaml_error_text
-from .shell import fail, run_guarded
+from .shell import fail, run_guarded, without_cycle_collector
 
 PLUGIN_API_VERSION = "omerender.io/v1alpha1"
 PLUGIN_KIND = "OMERender"
@@ -190,4 +190,5 @@ def plugin_main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    without_cycle_collector()
     sys.exit(plugin_main(sys.argv[1:]))

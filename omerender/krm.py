@@ -18,7 +18,7 @@ from .reading import STDIN, Doc, read_stream, too_many_objects
 from .yamlread import Budget, YAMLLimitError, load_one, yaml_problem
 from .lockfile import lock_from_inputs
 from .render import Options, render
-from .shell import run_guarded
+from .shell import run_guarded, without_cycle_collector
 
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
@@ -248,6 +248,8 @@ Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):
 
 def main(argv: list[str] | None = None) -> None:
     """The ``omerender-fn`` console script; ``omerender fn`` passes no arguments."""
+    if argv is None:  # the console script; ``omerender fn`` comes through cli.main, which did this already
+        without_cycle_collector()
     args = sys.argv[1:] if argv is None else argv
     if any(arg in ("-h", "--help") for arg in args):
         sys.stdout.write(HELP)

@@ -1,6 +1,7 @@
 """What the CLI and the KRM function share: running a render and turning failures into messages."""
 from __future__ import annotations
 
+import gc
 import sys
 import traceback
 from typing import Callable, Iterable
@@ -8,6 +9,14 @@ from typing import Callable, Iterable
 import click
 
 from .errors import Message, OmeError, OmeErrors
+
+
+def without_cycle_collector() -> None:
+    """Turn Python's cyclic garbage collector off for the rest of the process. Every command is one pass that
+    builds a large heap of parsed objects and exits: the collector's full scans of that growing heap cost 8-11 %
+    of a render at 1,000-10,000 InferenceServices and free nothing (peak memory is the same). Memory that no
+    cycle holds is still freed at once, and the input limits bound what a cycle could hold."""
+    gc.disable()
 
 
 def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
