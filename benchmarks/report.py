@@ -72,10 +72,14 @@ def _pairs_text(ratios: list[float]) -> str:
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) >= 4 else (min(ratios), None, max(ratios))
     spread = f"middle half {quartiles[0]:.3f}-{quartiles[2]:.3f}, " if len(ratios) >= 4 else ""
     # The mean's standard error says how far the median may be from the true ratio: the pairs spread wide.
-    mean = (f"; mean {statistics.mean(ratios):.3f} ± {statistics.stdev(ratios) / len(ratios) ** 0.5:.3f}"
-            if len(ratios) >= 4 else "")
+    mean = f"; mean {statistics.mean(ratios):.3f} ± {standard_error(ratios):.3f}" if len(ratios) >= 4 else ""
     return (f"median {statistics.median(ratios):.3f} of {len(ratios)} pairs ({spread}"
             f"all {min(ratios):.3f}-{max(ratios):.3f}{mean})")
+
+
+def standard_error(values: list[float]) -> float:
+    """Of the mean of ``values`` (two or more)."""
+    return statistics.stdev(values) / len(values) ** 0.5
 
 
 def _f(value: float | None, digits: int = 2, suffix: str = "") -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402  (the suite beside this file)
+from report import standard_error  # noqa: E402
 
 
 def main() -> None:
@@ -43,15 +44,12 @@ def main() -> None:
             cpu[k].append(run.timed([*command, str(layouts[k])], timeout=run.FUNCTION_TIMEOUT)[1])
     print(f"kustomize CPU seconds at {args.n} InferenceServices, {args.repeats} runs each, in turn")
     for k, s in enumerate(sleeps):
-        line = f"replay after {s:g} s: mean {statistics.mean(cpu[k]):.3f} ± {_se(cpu[k]):.3f}"
+        line = f"replay after {s:g} s: mean {statistics.mean(cpu[k]):.3f} ± {standard_error(cpu[k]):.3f}"
         if k:
             diff = [a - b for a, b in zip(cpu[k], cpu[0])]
-            line += f"; minus the instant replay, pair by pair: {statistics.mean(diff):+.3f} ± {_se(diff):.3f}"
+            line += (f"; minus the instant replay, pair by pair: {statistics.mean(diff):+.3f} ± "
+                     f"{standard_error(diff):.3f}")
         print(line)
-
-
-def _se(values: list[float]) -> float:
-    return statistics.stdev(values) / len(values) ** 0.5
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from .families.diffusion import component_dirs, load_diffusion
 from .jsonconf import Config
 from .params import format_param_count
 from .safetensors import count_dir
-from .sources import CONFIG_DIRS, Source
+from .sources import Source
 
 # The fields written, in the order --update appends them.
 FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "maxTokens",
@@ -45,7 +45,7 @@ def compute(source: Source, report: Report) -> dict:
 
 
 def _say_walked(source: Source, config_path: str, report: Report) -> None:
-    passed = next((path for d in CONFIG_DIRS if source.exists(path := posixpath.join(d, "config.json"))), None)
+    passed = source.first_existing("config.json")
     if passed:  # only a model_index.json is looked for before them
         report.warn(f"read {config_path}, not {passed}: OME's model agent looks for a "
                     "model_index.json anywhere below the model directory before any config.json; move it out of "

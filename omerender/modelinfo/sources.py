@@ -82,7 +82,7 @@ class Source:
 
         def find(name: str, places: tuple[str, ...]) -> tuple[str | None, bool]:
             nonlocal files
-            fixed = next((path for d in places if self.exists(path := posixpath.join(d, name))), None)
+            fixed = self.first_existing(name, places)
             if fixed:
                 return fixed, False
             files = self.all_files() if files is None else files
@@ -93,6 +93,10 @@ class Source:
             path, walked = find("config.json", CONFIG_DIRS)
         self.config_dir = posixpath.dirname(path) if path else ""
         return path, walked
+
+    def first_existing(self, name: str, places: tuple[str, ...] = CONFIG_DIRS) -> str | None:
+        """The first of ``places`` (directories below the root) that holds a file ``name``: its path."""
+        return next((path for d in places if self.exists(path := posixpath.join(d, name))), None)
 
     def all_files(self) -> list[str]:
         """Every file below the root (symbolic links as files, never followed), as relative paths."""
