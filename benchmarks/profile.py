@@ -21,10 +21,10 @@ import pstats  # noqa: E402
 sys.path.insert(0, str(HERE))
 import fleet  # noqa: E402
 
-from omerender.emit import dump_stream  # noqa: E402
-from omerender.load import index  # noqa: E402
-from omerender.reading import read_paths  # noqa: E402
-from omerender.render import Options, render  # noqa: E402
+from omerender.ome.load import index  # noqa: E402
+from omerender.ome.render import Options, render  # noqa: E402
+from omerender.yamlio.emit import dump_stream  # noqa: E402
+from omerender.yamlio.reading import read_paths  # noqa: E402
 
 
 def stages(inputs: Path) -> dict[str, float]:

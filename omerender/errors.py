@@ -4,12 +4,15 @@ Every user-facing problem is an :class:`OmeError` (or a :class:`Message` of
 severity ``warning``/``info`` collected in a :class:`Report`). Each carries
 the file, the object (kind, namespace/name) and the field where known, so the
 shell can print ``error: <file>: <Kind> <ns>/<name>: <text>`` or turn it into a
-KRM result.
+KRM result. :func:`run_guarded` is the edge every command and the function share: any exception becomes
+messages (:func:`failure_messages`), an unexpected one a single internal error.
 """
 from __future__ import annotations
 
 import re
+import traceback
 from dataclasses import dataclass, field as dc_field
+from typing import Callable
 
 # C0 and C1 controls, DEL, and the Unicode line separators and direction overrides that can make one
 # message line look like several (a newline in a name would forge an extra "error:" line).
@@ -145,3 +148,24 @@ def type_name(value) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
+    """Messages for any exception a render raised; unexpected ones become one internal error."""
+    if isinstance(exc, OmeErrors):
+        return [e.message() for e in exc.errors]
+    if isinstance(exc, OmeError):
+        return [exc.message()]
+    detail = "".join(traceback.format_exception(exc)) if debug else f"{type(exc).__name__}: {exc}"
+    return [Message("error", f"internal error, please report it: {detail}"
+                    + ("" if debug else " (run with --debug for a traceback)"))]
+
+
+def run_guarded(action: Callable, debug: bool = False):
+    """Run ``action``; return (value, None) or (None, messages)."""
+    try:
+        return action(), None
+    except RecursionError:
+        return None, [Message("error", "input nests too deeply")]
+    except Exception as exc:  # noqa: BLE001 - the edge turns every failure into a message
+        return None, failure_messages(exc, debug)

@@ -22,7 +22,7 @@ def nearest(name, candidates: Callable[[], Iterable[str]], cost: int, owner: obj
     """Up to ``limit`` names from ``candidates()`` closest to ``name``, closest first; [] when none is close.
 
     ``cost`` is how many objects producing the candidates walks; ``owner`` (the
-    :class:`~omerender.load.Inputs` the names come from) carries the budget it is charged to.
+    :class:`~omerender.ome.load.Inputs` the names come from) carries the budget it is charged to.
     """
     if not isinstance(name, str) or not name or len(name) > MAX_NAME:
         return []

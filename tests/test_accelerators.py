@@ -6,17 +6,15 @@ import copy
 import pytest
 import yaml
 
-from omerender.accelerators import (
-    ClassChoice, best_fit_score, choose_class, constraint_failure, most_capable_scores,
-    validate_runtime_classes,
-)
-from omerender.classeffects import (
-    TP_ALIASES, apply_args_overrides, apply_class_resources, apply_environment_override, class_affinity,
-    class_config, class_node_selector, isvc_runner_sets_resources, merge_runtime_args, pod_node_selector,
-    report_config_without_model, rewrite_parallel_flag, suppresses_parallelism,
-)
 from omerender.errors import OmeError, Report
-from omerender.load import Inputs, Obj
+from omerender.ome.accelerators.choice import (ClassChoice, best_fit_score, choose_class, constraint_failure,
+                                               most_capable_scores, validate_runtime_classes)
+from omerender.ome.accelerators.effects import (TP_ALIASES, apply_args_overrides, apply_class_resources,
+                                                apply_environment_override, class_affinity, class_config,
+                                                class_node_selector, isvc_runner_sets_resources, merge_runtime_args,
+                                                pod_node_selector, report_config_without_model, rewrite_parallel_flag,
+                                                suppresses_parallelism)
+from omerender.ome.load import Inputs, Obj
 
 # ---------------------------------------------------------------- fixtures (accelerators.md §7)
 

@@ -3,8 +3,8 @@ and one test per rule and per message, through the CLI."""
 import pytest
 
 from conftest import render_objects
-from omerender.autoscaling import removed_field_warnings, validate_runtime_autoscalers
 from omerender.errors import OmeError
+from omerender.ome.workloads.autoscaling import removed_field_warnings, validate_runtime_autoscalers
 from schemas import validate_all
 
 ISVC = "InferenceService llama-demo/llama-3-2-3b-instruct"

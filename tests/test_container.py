@@ -67,7 +67,7 @@ def test_image_is_small_python_running_the_function():
     assert steps[0] == ("FROM", "python:3.11-slim")
     assert entrypoint() == ["omerender-fn"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["omerender-fn"] == "omerender.krm:main"
+    assert scripts["omerender-fn"] == "omerender.cli.fn:main"
     for word, rest in steps:
         if word == "COPY":
             for source in rest.split()[:-1]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_cli
-from omerender import limits
+from omerender.yamlio import limits
 
 BASE = FIXTURES / "diff" / "base"
 NO_CLASS = "nvidia.com/gpu", None

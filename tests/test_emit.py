@@ -138,7 +138,7 @@ class _Writes:
 @pytest.mark.parametrize("how", ["stream", "resource list"])
 def test_a_large_output_goes_out_a_mebibyte_at_a_time(how):
     """8 KiB writes into a pipe wake its reader (kustomize, Argo CD) 128 times a MiB."""
-    from omerender.emit import dump, dump_resource_list, write_resource_list, write_stream
+    from omerender.yamlio.emit import dump, dump_resource_list, write_resource_list, write_stream
     objects = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}, "data": {"k": "x" * 2000}}
                for i in range(1700)]
     out = _Writes()

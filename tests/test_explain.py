@@ -6,7 +6,7 @@ import json
 import yaml
 from click.testing import CliRunner
 
-from omerender.explain import explain
+from omerender.cli.explain import explain
 from select_helpers import L3, bm, cbm, csr, entry, isvc, sr
 
 TABLE_47 = """\

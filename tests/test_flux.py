@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from omerender.errors import OmeError
-from omerender.outdir import GENERATED_MARK, MARKER, MARKER_MARK, write_rendered_dir
+from omerender.gitops.outdir import GENERATED_MARK, MARKER, MARKER_MARK, write_rendered_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "fixtures" / "quickstart"

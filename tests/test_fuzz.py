@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from conftest import worked_example
 from fuzz_targets import fuzz_krm, fuzz_krm_aliased, fuzz_loader
-from omerender import limits
-from omerender.krm import run as krm_run
+from omerender.gitops.krm import run as krm_run
+from omerender.yamlio import limits
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

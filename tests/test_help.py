@@ -62,7 +62,8 @@ IMPORTED_BY_RENDER = ("import runpy, sys\n"
                       "    runpy.run_module('omerender.cli', run_name='__main__')\n"
                       "finally:\n"
                       "    print(sorted(m for m in sys.modules if m.startswith(('ruamel', 'omerender.diff', "
-                      "'omerender.argocd', 'omerender.modelinfo', 'omerender.outdir'))), file=sys.stderr)\n")
+                      "'omerender.modelinfo', 'omerender.cli.diff', 'omerender.cli.modelinfo', 'omerender.cli.argocd', "
+                      "'omerender.gitops.argocd', 'omerender.gitops.outdir'))), file=sys.stderr)\n")
 
 
 def test_render_does_not_import_the_other_commands():

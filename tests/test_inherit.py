@@ -10,10 +10,10 @@ import yaml
 from click.testing import CliRunner
 
 from omerender.errors import OmeError, Report
-from omerender.inherit import Chains, check_runner_names, validate_runtime_chain, warn_auto_selected
-from omerender.load import index
-from omerender.reading import parse_text
-from omerender.selection.resolve import resolve
+from omerender.ome.load import index
+from omerender.ome.runtimes.inherit import Chains, check_runner_names, validate_runtime_chain, warn_auto_selected
+from omerender.ome.selection.resolve import resolve
+from omerender.yamlio.reading import parse_text
 
 PROFILE = """
 apiVersion: ome.io/v1beta1
@@ -306,7 +306,7 @@ def test_x1_chain_is_leaf_first_and_default_kind_finds_the_servingruntime():
 
 
 def test_x1_render_puts_profile_command_then_child_flags():
-    from omerender.cli import cli
+    from omerender.cli.app import cli
     import tempfile, os
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in (("profile.yaml", PROFILE), ("runtime.yaml", CHILD), ("model.yaml", MODEL),
@@ -654,7 +654,7 @@ def test_x14_w_i2_for_an_auto_selected_inheriting_runtime():
 
 
 def test_x14_auto_selection_matches_and_renders_the_own_spec():
-    from omerender.lock import live_state
+    from omerender.ome.pinning.lock import live_state
     child = edit(CHILD, lambda d: (d["spec"]["supportedModelFormats"][0].update({"autoSelect": True}),
                                    d["spec"]["engineConfig"]["runner"].update({"image": "child:1"})))
     isvc = edit(ISVC_I, lambda d: d["spec"].pop("runtime"))

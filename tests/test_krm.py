@@ -128,14 +128,14 @@ def test_malformed_resource_lists():
 
 def test_omerender_fn_console_script_is_the_same():
     text = resource_list(list(worked_example().values()))
-    script = subprocess.run([sys.executable, "-c", "from omerender.krm import main; main()"], input=text,
+    script = subprocess.run([sys.executable, "-c", "from omerender.cli.fn import main; main()"], input=text,
                             capture_output=True, text=True, check=False)
     assert script.returncode == 0
     assert yaml.safe_load(script.stdout) == fn(text)[1]
 
 
 def test_streamed_resource_list_is_the_same_text_as_one_dump():
-    from omerender.emit import dump, dump_resource_list
+    from omerender.yamlio.emit import dump, dump_resource_list
     items = list(worked_example().values()) + [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"},
          "data": {"script": "line one\n\n  indented\nlast\n", "folded": "a " * 50, "quoted": "'x': y",
@@ -148,8 +148,8 @@ def test_streamed_resource_list_is_the_same_text_as_one_dump():
 
 
 def test_resource_list_is_read_item_by_item_with_the_same_result():
-    from omerender.emit import dump
-    from omerender.krm import _load_by_item, load_resource_list
+    from omerender.yamlio.emit import dump
+    from omerender.gitops.krm import _load_by_item, load_resource_list
     items = list(worked_example().values()) + [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"},
          "data": {"script": "a\n\n  b\nc\n", "list-like": "- x\n- y"}}]

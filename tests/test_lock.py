@@ -8,12 +8,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from omerender.cli.lock import lock as lock_group
 from omerender.errors import OmeError, OmeErrors, Report
-from omerender.inherit import Chains
-from omerender.lock import check_locked_entries, resolve_with_lock, update_lock
-from omerender.lockfile import Lock, Revision, dump_lock, find_lock, lock_from_inputs, parse_lock
-from omerender.revisions import canonical_json, check_revision_field, revision_name, spec_hash
-from omerender.lockcmd import lock as lock_group
+from omerender.ome.pinning.lock import check_locked_entries, resolve_with_lock, update_lock
+from omerender.ome.pinning.lockfile import Lock, Revision, dump_lock, find_lock, lock_from_inputs, parse_lock
+from omerender.ome.pinning.revisions import canonical_json, check_revision_field, revision_name, spec_hash
+from omerender.ome.runtimes.inherit import Chains
 
 _spec = importlib.util.spec_from_file_location("inherit_fixtures", Path(__file__).with_name("test_inherit.py"))
 fx = importlib.util.module_from_spec(_spec)

@@ -6,7 +6,7 @@ import pytest
 
 from catalog import completed_model, models
 from conftest import CATALOG, load_yaml, render_objects
-from omerender.multinode import shared_leader_service_warnings
+from omerender.ome.workloads.multinode import shared_leader_service_warnings
 from schemas import validate_all
 
 ISVC = "InferenceService llama-demo/llama-3-2-3b-instruct"

@@ -3,7 +3,7 @@ import hashlib
 
 import pytest
 
-from omerender.names import lws_name, model_ready_key, scaledobject_name, trunc63
+from omerender.kube.names import lws_name, model_ready_key, scaledobject_name, trunc63
 
 LONG_COMP = "mixtral-8x7b-instruct-v0-1-chat-production-us-ashburn-region-1-engine"
 

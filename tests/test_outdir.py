@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from omerender import apirules
+from omerender.kube import apirules
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "fixtures" / "quickstart"

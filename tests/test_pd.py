@@ -7,8 +7,8 @@ import pytest
 from catalog import completed_model, models
 from conftest import CATALOG, load_yaml, render_objects
 from omerender.errors import OmeError
-from omerender.load import Obj
-from omerender.presets import preset_image_warnings, preset_spec, sglang_pd_preset
+from omerender.ome.load import Obj
+from omerender.ome.runtimes.presets import preset_image_warnings, preset_spec, sglang_pd_preset
 from schemas import validate_all
 
 PD_RUNTIMES = {  # file under runtimes/srt → model (api.md §9.4)

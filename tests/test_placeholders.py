@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from omerender.errors import OmeError
-from omerender.placeholders import PlaceholderError, expand, expand_container
+from omerender.ome.workloads.placeholders import PlaceholderError, expand, expand_container
 
 OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
 ESCAPE_HINT = 'to pass literal braces, write {{"{{"}} and {{"}}"}}'

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, render_objects, run_cli, worked_example
-from omerender import limits
-from omerender.krm import run as krm_run
+from omerender.gitops.krm import run as krm_run
+from omerender.yamlio import limits
 
 BOMB = """\
 a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
@@ -104,7 +104,7 @@ def test_ordinary_anchors_render_like_the_expanded_text():
 
 
 def test_aliased_values_are_separate_objects():
-    from omerender.reading import parse_text
+    from omerender.yamlio.reading import parse_text
     docs = parse_text("a: &x {k: [1]}\nb: *x\nc: {<<: *x}\n", "f.yaml")
     data = docs[0].data
     assert data == {"a": {"k": [1]}, "b": {"k": [1]}, "c": {"k": [1]}}
@@ -168,7 +168,7 @@ def test_pyyaml_without_libyaml_refuses_alike(text):
 # A text without "*" holds no alias, so the loader composes it without the event scan and checks depth and
 # document count on the nodes (libyaml 0.2.6 bounds the composer's own nesting). Same data, same counts.
 def _scanned(text: str) -> tuple[list, int]:
-    from omerender.yamlread import Budget, SafeLoader
+    from omerender.yamlio.yamlread import Budget, SafeLoader
     budget = Budget()
     loader = SafeLoader(text, budget)
     try:
@@ -185,10 +185,10 @@ def _corpus() -> list:
 
 
 def test_texts_without_aliases_load_as_the_scanned_path_does():
-    from omerender.yamlread import Budget, load_all
+    from omerender.yamlio.yamlread import Budget, load_all
     texts = _corpus() + ["", "---\n", "---\n---\n", "a: 1\nb: '1'\nc: 2024-01-01\nd: ~\ne: ''\nf: 0o7\ng: 1e3\n",
                          "- [x, {y: [1, 2]}]\n", "k: &anchor v\n"]
-    from omerender.yamlread import _COMPOSER_BOUNDED, _load_unscanned
+    from omerender.yamlio.yamlread import _COMPOSER_BOUNDED, _load_unscanned
     for text in texts:
         budget = Budget()
         assert (load_all(text, budget), budget.documents) == _scanned(text)
@@ -197,7 +197,7 @@ def test_texts_without_aliases_load_as_the_scanned_path_does():
 
 
 def test_the_document_limit_spans_texts_on_either_path(monkeypatch):
-    from omerender.yamlread import Budget, YAMLLimitError, load_all
+    from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_all
     monkeypatch.setattr(limits, "MAX_OBJECTS", 3)
     budget = Budget()
     load_all("a: 1\n---\nb: 2\n", budget)  # no alias: not scanned
@@ -274,7 +274,7 @@ def test_a_stream_of_empty_documents_is_bounded(monkeypatch):
 
 def test_a_runtime_copied_by_many_inference_services_is_bounded_across_the_render(monkeypatch):
     # Each InferenceService copies its runtime's spec: one large runtime named many times must not multiply.
-    from omerender.data import count_values
+    from omerender.yamlio.data import count_values
     objects = worked_example()
     isvcs = [copy.deepcopy(objects["isvc"]) for _ in range(3)]
     for i, isvc in enumerate(isvcs):
@@ -332,8 +332,8 @@ def test_a_fleet_of_2000_runtimes_and_10000_inferenceservices_loads(tmp_path):
             for i in range(part * 2500, part * 2500 + 2500):
                 handle.write("---\n" + isvc.replace("  name: llama-3-2-3b-instruct\n  namespace",
                                                     f"  name: svc-{i}\n  namespace", 1))
-    from omerender.load import index
-    from omerender.reading import read_paths
+    from omerender.ome.load import index
+    from omerender.yamlio.reading import read_paths
     inputs = index(read_paths([str(tmp_path)]))
     assert (len(inputs.cluster_runtimes), len(inputs.isvcs)) == (2000, 10_000)
 
@@ -745,7 +745,7 @@ def test_duplicate_keys_are_refused_in_every_style(text, shown, line, column):
 
 
 def test_merge_keys_may_be_overridden_by_the_mapping_s_own_keys():
-    from omerender.reading import parse_text
+    from omerender.yamlio.reading import parse_text
     docs = parse_text("base: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\n", "f.yaml")
     assert docs[0].data["merged"] == {"x": 1, "y": 3}
 
@@ -763,7 +763,7 @@ def test_duplicate_keys_in_a_resource_list_item_are_an_error_result():
 # ---------------------------------------------------------------- the legacy exec plugin (kubectl kustomize)
 
 def test_legacy_plugin_limits_span_its_config_and_resources(monkeypatch):
-    from omerender.gitops import legacy_plugin
+    from omerender.gitops.legacy import legacy_plugin
     monkeypatch.setattr(limits, "MAX_ALIAS_NODES", 5)
     config = "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: r}\nspec: &s {}\nx: [*s, *s, *s]\n"
     configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: &x {k: v}\n"
@@ -775,7 +775,7 @@ def test_legacy_plugin_limits_span_its_config_and_resources(monkeypatch):
 
 
 def run_legacy_plugin(monkeypatch, capsys, config: str, stdin) -> tuple[int, str, str]:
-    from omerender.gitops import plugin_main
+    from omerender.gitops.legacy import plugin_main
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
     code = plugin_main(["kustomize-plugin", config])
     out, err = capsys.readouterr()

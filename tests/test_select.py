@@ -1,4 +1,4 @@
-"""omerender.selection: lookups, matching, versions, sizes, scoring, ranking (selection.md §8)."""
+"""omerender.ome.selection: lookups, matching, versions, sizes, scoring, ranking (selection.md §8)."""
 from __future__ import annotations
 
 import copy
@@ -7,13 +7,13 @@ from decimal import Decimal
 import pytest
 
 from omerender.errors import OmeError, Report
-from omerender.selection.entries import entry_matches
-from omerender.selection.evaluation import evaluate
-from omerender.selection.request import request_of
-from omerender.selection.resolve import resolve
-from omerender.selection.sizes import parse_size
-from omerender.selection.validation import validate_runtime
-from omerender.selection.versions import versions_match
+from omerender.ome.selection.entries import entry_matches
+from omerender.ome.selection.evaluation import evaluate
+from omerender.ome.selection.fields import parse_size
+from omerender.ome.selection.request import request_of
+from omerender.ome.selection.resolve import resolve
+from omerender.ome.selection.validation import validate_runtime
+from omerender.ome.selection.versions import versions_match
 from select_helpers import L3, NS, bm, cbm, csr, entry, isvc, load, model_spec, sr, texts
 
 
@@ -827,8 +827,8 @@ from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
 
-from omerender.load import index  # noqa: E402
-from omerender.reading import Doc, read_paths  # noqa: E402
+from omerender.ome.load import index  # noqa: E402
+from omerender.yamlio.reading import Doc, read_paths  # noqa: E402
 
 OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
 

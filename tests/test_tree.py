@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from omerender.tree import tree
+from omerender.cli.tree import tree
 
 _spec = importlib.util.spec_from_file_location("inherit_fixtures", Path(__file__).with_name("test_inherit.py"))
 fx = importlib.util.module_from_spec(_spec)

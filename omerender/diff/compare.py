@@ -5,7 +5,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..errors import Message
+from omerender.errors import Message
 from .sides import Side
 from .why import accelerator_changes, runtime_change
 

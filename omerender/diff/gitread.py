@@ -3,7 +3,7 @@
 Plumbing only (``rev-parse``, ``ls-tree``, ``cat-file --batch``): no checkout, no hooks, no filters or
 attributes. The revision is verified as a commit before it is used and is never seen by a shell. Paths from
 the tree are checked before they become paths on disk, symbolic links are not written, and the limits of
-:mod:`omerender.limits` hold for the whole revision before a blob is read.
+:mod:`omerender.yamlio.limits` hold for the whole revision before a blob is read.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import os
 import posixpath
 import subprocess
 
-from .. import limits
-from ..errors import OmeError
+from omerender.errors import OmeError
+from omerender.yamlio import limits
 
 # No fsmonitor hook (a repository's config could name a program), no pager, no prompt.
 _GIT = ("git", "--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false")

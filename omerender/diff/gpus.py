@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from ..accelerators import parse_quantity
-from ..data import list_or_empty
-from ..errors import OmeError
+from omerender.errors import OmeError
+from omerender.kube.quantities import parse_quantity
+from omerender.yamlio.data import list_or_empty
 from .sides import Side
 
 # KEDA's defaults when a ScaledObject leaves them out; an HPA's minReplicas defaults to 1.

@@ -4,8 +4,8 @@ from __future__ import annotations
 import difflib
 import json
 
-from ..emit import dump
-from ..errors import Message
+from omerender.errors import Message
+from omerender.yamlio.emit import dump
 from .compare import Diff, IsvcDiff, ObjectChange
 from .groups import group_alike
 

@@ -5,13 +5,12 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 
-from ..errors import Message, OmeError, OmeErrors, Report
-from ..inherit import Chains
-from ..load import Inputs, index
-from ..reading import read_paths
-from ..lockfile import find_lock, lock_from_inputs, read_lock
-from ..render import Options, Result, render
-from ..shell import failure_messages
+from omerender.errors import Message, OmeError, OmeErrors, Report, failure_messages
+from omerender.ome.load import Inputs, index
+from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
+from omerender.ome.render import Options, Result, render
+from omerender.ome.runtimes.inherit import Chains
+from omerender.yamlio.reading import read_paths
 from . import gitread
 
 

@@ -6,10 +6,10 @@ explained by the edits to it and to the runtimes it inherits from.
 """
 from __future__ import annotations
 
-from ..errors import OmeError
-from ..explain import explain_inputs
-from ..load import Obj
-from ..render import IsvcFacts
+from omerender.errors import OmeError
+from omerender.ome.load import Obj
+from omerender.ome.render import IsvcFacts
+from omerender.ome.selection.explain import explain_inputs
 from .sides import Side
 
 COMPONENT_ORDER = ("engine", "decoder", "router")

@@ -11,7 +11,7 @@ import os
 import re
 from urllib.parse import quote
 
-from ..errors import OmeError
+from omerender.errors import OmeError
 from .sources import ReadBudget, Source, check_relpath
 
 PREFIX = "hf://"

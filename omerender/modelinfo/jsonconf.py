@@ -5,7 +5,7 @@ whole load fail, a missing or null one reads as 0. :class:`Config` reads the sam
 """
 from __future__ import annotations
 
-from ..errors import OmeError
+from omerender.errors import OmeError
 
 INT64_MAX = (1 << 63) - 1
 

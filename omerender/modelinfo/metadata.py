@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ..errors import OmeError, Report
+from omerender.errors import OmeError, Report
 from .capabilities import capabilities
 from .families import loader_for
 from .families.diffusion import component_dirs, load_diffusion

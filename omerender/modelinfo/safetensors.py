@@ -11,7 +11,7 @@ import json
 import math
 import posixpath
 
-from ..errors import OmeError
+from omerender.errors import OmeError
 from .sources import MIB, Source, check_relpath
 
 INDEX = "model.safetensors.index.json"

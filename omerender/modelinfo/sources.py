@@ -11,7 +11,7 @@ import os
 import posixpath
 import stat
 
-from ..errors import OmeError
+from omerender.errors import OmeError
 
 MIB = 1024 * 1024
 MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a few KB (indexes ~1 MB)

@@ -13,11 +13,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from ..data import map_or_empty
-from ..errors import ObjRef, OmeError, Report
-from ..load import OME_API_VERSION, foreign_ome_group, unknown_ome_kind
-from ..reading import list_items
-from ..yamlread import SafeLoader, yaml_problem
+from omerender.errors import ObjRef, OmeError, Report
+from omerender.ome.load import OME_API_VERSION, foreign_ome_group, unknown_ome_kind
+from omerender.yamlio.data import map_or_empty
+from omerender.yamlio.reading import list_items
+from omerender.yamlio.yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
 
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")

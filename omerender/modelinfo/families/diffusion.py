@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ...errors import OmeError
+from omerender.errors import OmeError
 from ..jsonconf import Config
 from .base import Model
 

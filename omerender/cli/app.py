@@ -1,0 +1,117 @@
+"""The ``omerender`` command line."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from omerender import __version__, without_cycle_collector
+from omerender.errors import Message, run_guarded
+from omerender.ome.load import index
+from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
+from omerender.ome.render import Options, render
+from omerender.yamlio.emit import write_stream
+from omerender.yamlio.reading import read_paths
+from .shell import fail
+
+RENDER_EXAMPLE = """
+\b
+Examples:
+  omerender render fixtures/quickstart
+  omerender render runtimes/ models/ isvc.yaml > rendered.yaml
+  cat all.yaml | omerender render - --no-model-node-selector
+"""
+
+
+class _LazyGroup(click.Group):
+    """Imports a command's module when that command runs (or help lists it): ``render`` and ``fn`` start
+    without the modules of the other commands, which a render at scale pays for on every call."""
+
+    LAZY = {"explain": ("explain", "explain"), "lock": ("lock", "lock"), "tree": ("tree", "tree"),
+            "build": ("build", "build_cmd"), "check": ("check", "check_cmd"),
+            "model-info": ("modelinfo", "model_info"), "diff": ("diff", "diff_cmd"),
+            "argocd": ("argocd", "argocd")}
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY and name not in self.commands:
+            module, attribute = self.LAZY[name]
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), attribute), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="\b\nExample:\n  omerender render fixtures/quickstart | kubectl apply -f -")
+@click.version_option(__version__, prog_name="omerender")
+def cli():
+    """Render OME serving objects (runtimes, models, InferenceServices) into the
+    Kubernetes objects the OME controller would create."""
+
+
+@cli.command(epilog=RENDER_EXAMPLE)
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--keep-inputs", is_flag=True, help="Keep the OME input objects in the output.")
+@click.option("--no-model-node-selector", is_flag=True,
+              help="Leave out the model-ready node selector (for clusters without the OME model agent).")
+@click.option("--locked", is_flag=True,
+              help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
+@click.option("-o", "--output-dir", metavar="DIR",
+              help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
+                   "for Flux) instead of stdout.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, debug):
+    """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
+
+    Writes the rendered objects to stdout as one YAML stream; errors, warnings and
+    notices go to stderr. Exit status 1 on any error, with nothing on stdout.
+    """
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    paths = paths or (".",)
+    notes: list[Message] = []
+
+    def run():
+        inputs = index(read_paths(paths, notes=notes))
+        lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
+        result = render(inputs, options, lock)
+        if output_dir is not None:
+            from omerender.gitops.outdir import origins, write_rendered_dir
+            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
+        return result
+
+    result, failures = run_guarded(run, debug)
+    for message in notes:
+        click.echo(message.line(), err=True)
+    if failures:
+        fail(failures)
+    for message in result.messages:
+        click.echo(message.line(), err=True)
+    if output_dir is None:
+        write_stream(result.objects, sys.stdout)
+
+
+render_cmd.name = "render"
+
+
+def _waiting(lock_file: str) -> None:
+    click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
+
+
+@cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
+def fn_cmd():
+    """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
+    from .fn import main as fn_main
+    fn_main([])
+
+
+def main():
+    without_cycle_collector()
+    cli(prog_name="omerender")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""``omerender argocd generate``: the Argo CD Config Management Plugin's generate step.
+
+plugins/argocd/plugin.yaml only calls it. It runs in the Application's directory of a repository
+nobody vetted, so it runs no program the repository names (:mod:`omerender.gitops.kbuild`):
+
+* a kustomization: the safe build (the pipeline, or the installed omerender function where needed);
+* a plain directory of OME YAML: ``omerender render .``.
+
+Options come from the OMERender config in the tree (read as data) or, where there is none, from the
+Application's plugin env (``ARGOCD_ENV_<NAME>``) and parameters (``PARAM_<NAME>``, which win).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from omerender.errors import OmeError
+from omerender.gitops.argocd import FLAGS, flag_values, repo_root
+from omerender.ome.render import Options
+from omerender.yamlio.emit import write_stream
+from .shell import fail
+
+@click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
+                               "    command: [omerender, argocd, generate]")
+def argocd():
+    """The Argo CD Config Management Plugin's steps (plugins/argocd/plugin.yaml)."""
+
+
+@argocd.command("generate", epilog="\b\nExample (what argocd-cmp-server runs in the app's directory):\n"
+                                   "  ARGOCD_ENV_NO_MODEL_NODE_SELECTOR=true omerender argocd generate")
+def generate():
+    """Write the Application's manifests to stdout: a kustomization is built with no plugin the repository
+    names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""
+    from omerender.gitops.buildrun import build
+    from omerender.gitops.kbuild import find_kustomization
+    from .app import render_cmd
+    from .build import built_or_fail
+
+    environ = dict(os.environ)
+    try:
+        values = flag_values(environ)
+    except OmeError as err:
+        fail([err.message()])
+    named = tuple(FLAGS[name] for name, on in values.items() if on)
+    options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"])
+    if find_kustomization(".") is None:
+        click.get_current_context().invoke(render_cmd, paths=(".",), keep_inputs=options.keep_inputs,
+                                           no_model_node_selector=not options.model_node_selector,
+                                           locked=False, lock_path=None, output_dir=None, debug=False)
+        return
+    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
+    built = built_or_fail(lambda: build(".", root, options if named else None, named))
+    sys.stderr.write(built.tool_stderr)
+    for message in built.messages:
+        click.echo(message.line(), err=True)
+    if built.objects is not None:
+        write_stream(built.objects, sys.stdout)
+    else:
+        sys.stdout.write(built.stream)
+

@@ -1,0 +1,71 @@
+"""``omerender build DIR``: a kustomize build that runs no program the repository names (see
+:mod:`omerender.gitops.kbuild`), falling back to ``kubectl kustomize``."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from omerender.errors import run_guarded
+from omerender.gitops.buildrun import (BOUNDARY_HINT, ToolFailed, build, default_boundary, unrendered_isvcs,
+                                       write_output)
+from omerender.yamlio.emit import dump_stream
+from .shell import fail
+
+
+@click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
+                               "  omerender build overlays/prod --verbose -o prod.yaml")
+@click.argument("directory", metavar="DIR")
+@click.option("-o", "--output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
+                                            "holding DIR, else the working directory).")
+@click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
+def build_cmd(directory, output, root, verbose):
+    """Build the kustomization DIR and render its OME objects; run no program the repository names.
+
+    The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
+    transformer left out, then omerender's render of the result. Where something transforms the
+    rendered objects (an overlay above the kustomization that lists OMERender, a transformer after
+    it, a rename kustomize fixes last), kustomize runs the installed omerender function instead.
+
+    Every function or plugin reference in the tree must be omerender's or a kustomize builtin;
+    anything else is refused. Uses kustomize, else `kubectl kustomize`."""
+    def run():
+        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
+
+    built = built_or_fail(run)
+    if verbose:
+        click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
+    sys.stderr.write(built.tool_stderr)
+    for message in built.messages:
+        click.echo(message.line(), err=True)
+    text = dump_stream(built.objects) if built.objects is not None else built.stream
+    if built.objects is None:
+        for isvc in unrendered_isvcs(text):
+            click.echo(f"warning: InferenceService {isvc} was not rendered: no OMERender transformer saw it; list "
+                       f"omerender under transformers: of the kustomization that holds it or of an overlay above",
+                       err=True)
+    if output:
+        _, failures = run_guarded(lambda: write_output(output, text))
+        if failures:
+            fail(failures)
+    else:
+        sys.stdout.write(text)
+
+
+def built_or_fail(action):
+    """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1."""
+    tool_stderr = []
+
+    def guarded():
+        try:
+            return action()
+        except ToolFailed as err:
+            tool_stderr.append(err.stderr)
+            raise
+
+    value, failures = run_guarded(guarded)
+    if failures:
+        sys.stderr.write("".join(tool_stderr))
+        fail(failures)
+    return value

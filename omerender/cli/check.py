@@ -1,0 +1,52 @@
+"""``omerender check DIR_IN DIR_RENDERED``: is a committed render (``render -o``) up to date?"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from omerender.errors import Message, run_guarded
+from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
+from omerender.ome.load import index
+from omerender.ome.render import Options, render
+from omerender.yamlio.reading import read_paths
+from .shell import fail
+
+
+@click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
+@click.argument("dir_in", metavar="DIR_IN")
+@click.argument("dir_rendered", metavar="DIR_RENDERED")
+@click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs -o` did.")
+@click.option("--no-model-node-selector", is_flag=True, help="Render as `render --no-model-node-selector -o` did.")
+def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
+    """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
+    `omerender render DIR_IN -o DIR_RENDERED` would write now.
+
+    Reads only regular files inside DIR_RENDERED: a symbolic link or a special file there is an error."""
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
+    flags = "".join(f" {flag}" for flag, on in (("--keep-inputs", keep_inputs),
+                                                 ("--no-model-node-selector", no_model_node_selector)) if on)
+    notes: list[Message] = []
+
+    def run():
+        inputs = index(read_paths([dir_in], notes=notes))
+        result = render(inputs, options)
+        if not os.path.lexists(dir_rendered):
+            return result, None
+        return result, out_of_date(result.objects, dir_rendered, origins(inputs))
+
+    value, failures = run_guarded(run)
+    for message in notes:
+        click.echo(message.line(), err=True)
+    if failures:
+        fail(failures)
+    result, diff = value
+    for message in result.messages:
+        click.echo(message.line(), err=True)
+    if diff is None:
+        fail([missing_dir_message(dir_in, dir_rendered, flags)])
+    if diff:
+        sys.stdout.write(diff)
+        fail([Message("error", f"{dir_rendered} is out of date with {dir_in}; run: "
+                               f"omerender render {dir_in}{flags} -o {dir_rendered}")])

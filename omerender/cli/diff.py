@@ -1,0 +1,80 @@
+"""``omerender diff BASE HEAD [PATH]...``: the review of a change to runtimes, models or InferenceServices."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from omerender.diff import diff
+from omerender.diff.markdown import as_markdown
+from omerender.diff.report import as_json, as_text
+from omerender.diff.sides import SideError, read_side
+from omerender.errors import Message, run_guarded
+from omerender.ome.render import Options
+from .shell import fail
+
+EXIT_CHANGED, EXIT_ERROR = 1, 2
+EXAMPLE = """
+\b
+Examples:
+  omerender diff origin/main HEAD deploy/
+  omerender diff main . --format markdown > comment.md
+  omerender diff old/ new/ --format json --exit-code
+  omerender diff -U 3 HEAD~1 HEAD
+"""
+
+
+@click.command("diff", epilog=EXAMPLE)
+@click.argument("base")
+@click.argument("head")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
+@click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
+              help="Add unified diffs of the changed objects' YAML with N lines of context, each InferenceService "
+                   "on its own (without -U, those with the same changes share one section; in JSON: each "
+                   "object's unified, a list of lines).")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when something changes, 0 when nothing does.")
+@click.option("--keep-inputs", is_flag=True, help="Compare the OME input objects too (as pass-through objects).")
+@click.option("--no-model-node-selector", is_flag=True,
+              help="Leave out the model-ready node selector (for clusters without the OME model agent).")
+@click.option("--locked", is_flag=True, help="Fail when a side's omerender.lock.yaml is out of date.")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH); for a revision, "
+                   "FILE as it is in that revision.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
+             lock_path, debug):
+    """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
+    rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
+
+    BASE and HEAD are git revisions of the repository around the current directory, or two directories or
+    files (an existing path wins over a revision of the same name). PATH limits both sides ("." if none).
+    A revision is read from git without touching the work tree.
+
+    Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named.
+    """
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    failures = []
+    sides = []
+    for label, source in (("base", base), ("head", head)):
+        try:
+            sides.append(read_side(label, source, list(paths), options, lock_path, debug))
+        except SideError as err:
+            failures += err.messages
+    if failures:
+        fail(failures, EXIT_ERROR)
+    nowhere = [path for path in sides[0].missing if path in sides[1].missing]
+    if nowhere:  # a misspelt PATH would otherwise read as "no changes"
+        fail([Message("error", f"{path}: in neither {base} nor {head}") for path in nowhere], EXIT_ERROR)
+    result, messages = run_guarded(lambda: diff(*sides), debug)
+    if messages:
+        fail(messages, EXIT_ERROR)
+    if output_format == "json":
+        sys.stdout.write(as_json(result, context))
+    elif output_format == "markdown":
+        sys.stdout.write(as_markdown(result, context))
+    else:
+        sys.stdout.write(as_text(result, context))
+    sys.exit(EXIT_CHANGED if exit_code and result.changed else 0)
+

@@ -1,0 +1,45 @@
+"""``omerender-fn`` (and ``omerender fn``): omerender as a KRM function, a ResourceList on stdin and on stdout
+(:mod:`omerender.gitops.krm`)."""
+from __future__ import annotations
+
+import sys
+
+from omerender import __version__, without_cycle_collector
+from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, result_line, run_input
+from omerender.yamlio.emit import write_resource_list
+
+
+HELP = f"""Usage: omerender-fn [-h | --help | --version]
+
+  omerender as a KRM function: reads a ResourceList (apiVersion config.kubernetes.io/v1)
+  on stdin, renders the OME objects among its items as `omerender render` does, and writes
+  the ResourceList with the rendered objects on stdout. Errors and warnings are its
+  results; errors and warnings also go to stderr, and any error exits 1.
+
+  Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
+    spec: {{keepInputs: false, noModelNodeSelector: false, locked: false}}
+  (kpt may pass a ConfigMap whose data has the same keys as "true"/"false").
+  An omerender.lock.yaml item (kind RuntimeLock) is the lock.
+
+Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):
+  kustomize build --enable-alpha-plugins --enable-exec overlays/prod
+"""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``omerender-fn`` console script; ``omerender fn`` passes no arguments."""
+    if argv is None:  # the console script; ``omerender fn`` comes through cli.main, which did this already
+        without_cycle_collector()
+    args = sys.argv[1:] if argv is None else argv
+    if any(arg in ("-h", "--help") for arg in args):
+        sys.stdout.write(HELP)
+        sys.exit(0)
+    if "--version" in args:
+        sys.stdout.write(f"omerender-fn, version {__version__}\n")
+        sys.exit(0)
+    resource_list, code = run_input(sys.stdin)
+    for result in resource_list.get("results", []):
+        if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
+            sys.stderr.write(result_line(result) + "\n")
+    write_resource_list(resource_list, sys.stdout)
+    sys.exit(code)

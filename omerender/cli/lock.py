@@ -1,0 +1,77 @@
+"""``omerender lock update``: write and advance ``omerender.lock.yaml`` (inheritance-and-pinning.md §16)."""
+from __future__ import annotations
+
+import click
+
+from omerender.errors import OmeError, OmeErrors, Report, run_guarded
+from omerender.gitops import atomicdir
+from omerender.ome.load import Inputs, index
+from omerender.ome.pinning.lock import update_lock
+from omerender.ome.pinning.lockfile import LOCK_FILE, dump_lock, find_lock, parse_lock, read_lock_text
+from omerender.ome.runtimes.inherit import Chains, validate_runtime_chain
+from omerender.yamlio.reading import read_paths
+from .shell import fail
+
+
+@click.group("lock", epilog="\b\nExample:\n  omerender lock update deploy/ && git add deploy/omerender.lock.yaml")
+def lock():
+    """Manage omerender.lock.yaml, the pins of InferenceServices with autoSync: false."""
+
+
+@lock.command("update", epilog="\b\nExamples:\n  omerender lock update deploy/\n  omerender lock update --advance llama-demo/llama-3-2-3b-instruct deploy/")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help=f"The lock file (default: {LOCK_FILE} in the first PATH, or beside it).")
+@click.option("--advance", multiple=True, metavar="NAMESPACE/NAME",
+              help="Advance this pinned InferenceService to its live runtime spec (repeatable).")
+@click.option("--advance-all", is_flag=True, help="Advance every pinned InferenceService whose runtime changed.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def update(paths, lock_path, advance, advance_all, debug):
+    """Record the runtime spec of every InferenceService in PATH... ("." if none): pin those with
+    autoSync: false, and advance pins on a new ome.io/runtime-sync token or --advance.
+    Writes nothing on any error, and leaves the file untouched when nothing changed."""
+    paths = paths or (".",)
+    report = Report()
+
+    def run():
+        target = find_lock(list(paths), lock_path)
+        if target is None:
+            raise OmeError("lock update reads its input from stdin: name the lock file with --lock")
+        inputs = index(read_paths(paths))
+        _check_advance(inputs, advance)
+        old_text = read_lock_text(target)
+        old = None if old_text is None else parse_lock(old_text, target)
+        chains = Chains(inputs, report)
+        _validate_runtimes(inputs, chains)
+        new_text = dump_lock(update_lock(inputs, chains, old, True if advance_all else set(advance), report))
+        if new_text != old_text:
+            try:
+                atomicdir.replace_file(target, new_text)
+            except OSError as err:
+                raise OmeError(f"cannot write {target}: {err.strerror}") from None
+
+    _, failures = run_guarded(run, debug)
+    for message in report.messages:
+        click.echo(message.line(), err=True)
+    if failures:
+        fail(failures)
+
+
+def _check_advance(inputs: Inputs, advance) -> None:
+    present = {f"{isvc.namespace}/{isvc.name}" for isvc in inputs.isvcs}
+    for name in advance:
+        if name not in present:
+            raise OmeError(f"--advance {name}: no InferenceService {name} in the input")
+
+
+def _validate_runtimes(inputs: Inputs, chains: Chains) -> None:
+    """The chain checks of every runtime (api.md §7.1 rows 1-4), as render reports them."""
+    errors = []
+    runtimes = list(inputs.cluster_runtimes.values()) + list(inputs.runtimes.values())
+    for runtime in sorted(runtimes, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        try:
+            validate_runtime_chain(runtime, chains)
+        except OmeError as err:
+            errors.append(err)
+    if errors:
+        raise OmeErrors(errors)

@@ -1,0 +1,168 @@
+"""``omerender model-info``: print a model's metadata, or fill it into BaseModel files (``--update``)."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+import sys
+
+import click
+
+from omerender.errors import Message, OmeError, OmeErrors, Report, run_guarded
+from omerender.gitops import atomicdir
+from omerender.modelinfo import ReadBudget, compute, open_source
+from omerender.modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
+from omerender.yamlio import limits
+from omerender.yamlio.emit import dump
+from omerender.yamlio.reading import _files, read_file
+from .shell import fail
+
+EXAMPLE = """
+\b
+Examples:
+  omerender model-info ./Llama-3.2-3B-Instruct
+  omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json
+  omerender model-info --update models/llama-3.2-3b.yaml ./Llama-3.2-3B-Instruct
+  HF_TOKEN=hf_... omerender model-info --update models/
+"""
+
+
+@click.command("model-info", epilog=EXAMPLE)
+@click.argument("source", required=False, metavar="[SOURCE]")
+@click.option("--update", "update_path", metavar="FILE",
+              help="Fill the missing fields of every BaseModel/ClusterBaseModel in FILE (or a directory) in place; "
+                   "without SOURCE each model's spec.storage.storageUri says where to read.")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Output format when printing.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def model_info(source, update_path, output, debug):
+    """The BaseModel fields OME's model agent derives from a model's files: modelFormat, modelFramework,
+    modelArchitecture, modelParameterSize, maxTokens, modelCapabilities, quantization.
+
+    SOURCE is a model directory (config.json or model_index.json, *.safetensors) or hf://ORG/NAME[@REVISION]
+    (needs pip install 'omerender[hf]'; honours HF_TOKEN and HF_ENDPOINT). Only configs and safetensors
+    headers are read, never weights.
+    """
+    if update_path is None and source is None:
+        fail([Message("error", "missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)")])
+    report = Report()
+    if update_path is None:
+        result, failures = run_guarded(lambda: _describe(source, report), debug)
+    else:
+        result, failures = run_guarded(lambda: _update(update_path, source, report), debug)
+    if failures:
+        fail(report.messages + failures)
+    for message in report.messages:
+        click.echo(message.line(), err=True)
+    if update_path is None:
+        spec = {"spec": result}
+        sys.stdout.write(json.dumps(spec, indent=2, sort_keys=True) + "\n" if output == "json" else dump(spec))
+
+
+def _describe(source: str, report: Report) -> dict:
+    opened = open_source(source)
+    report.file = opened.label
+    return compute(opened, report)
+
+
+def _update(path: str, source: str | None, report: Report) -> None:
+    cache: dict[str, dict] = {}
+    budget, total = ReadBudget(), 0
+    writes, errors, models = [], [], 0
+    for file in _files(path, []):
+        try:
+            text = read_file(file)
+            total += len(text)
+            if total > limits.MAX_TOTAL_BYTES:
+                raise OmeErrors(errors + [OmeError(f"the files are larger than {limits.MAX_TOTAL_BYTES // limits.MIB} "
+                                                   "MiB in total; update fewer at a time", file=file)])
+            new, found = _update_text(file, text, path, source, report, cache, budget)
+        except OmeError as err:
+            errors.append(err)
+            continue
+        models += found
+        if new is not None:
+            writes.append((file, new))
+    if errors:
+        raise OmeErrors(errors)
+    if not models:
+        raise OmeError("no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
+                       "kind: List's items", file=path)
+    for file, text in writes:
+        write_atomic(file, text)
+
+
+def _update_text(file: str, text: str, root: str, source: str | None, report: Report, cache: dict,
+                 budget: ReadBudget) -> tuple[str | None, int]:
+    """The file's new text (None when nothing changes) and how many models it holds."""
+    if os.path.islink(file):
+        raise OmeError("a symbolic link; --update rewrites only regular files", file=file)
+    edits, targets = [], models_in(text, file, report)
+    for target in targets:
+        if target.skipped:
+            report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file)
+            continue
+        where = source or _storage_source(target, file, root)
+        located = Report(ref=target.ref, file=file)
+        try:
+            if where not in cache:
+                cache[where] = compute(open_source(where, budget), located)
+        except OmeError as err:
+            raise err.located(target.ref, file)
+        report.extend(located.messages)
+        fields = missing_fields(target.obj.get("spec"), cache[where])
+        if target.spec_node is None:
+            raise OmeError("no spec to fill", ref=target.ref, file=file, field="spec")
+        if fields:
+            edits.append((target, fields))
+            report.info(f"added {', '.join(fields)} from {where}", ref=target.ref, file=file)
+        else:
+            report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file)
+    if not edits:
+        return None, len(targets)
+    refs = {id(t.spec_node): t.ref for t, _ in edits}
+    new = insert(text, [(t.spec_node, f) for t, f in edits], file, lambda node: refs.get(id(node)))
+    _verify(text, new, edits, file)
+    return new, len(targets)
+
+
+def _storage_source(target, file: str, root: str) -> str:
+    uri = target.storage_uri
+    if isinstance(uri, str) and uri.startswith("hf://"):
+        return uri
+    if isinstance(uri, str) and uri.startswith("local://"):
+        return _local_path(uri, target, file, root)
+    raise OmeError(f"cannot read the model from spec.storage.storageUri {uri!r}: pass SOURCE (a directory with the "
+                   "model's config.json and safetensors)", ref=target.ref, file=file, field="spec.storage.storageUri")
+
+
+def _local_path(uri: str, target, file: str, root: str) -> str:
+    """``local://./rel``: relative to the model's file, and inside the --update path."""
+    rel = uri[len("local://"):]
+    base = os.path.realpath(root if os.path.isdir(root) else os.path.dirname(os.path.abspath(root)))
+    resolved = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(file)), rel))
+    if os.path.isabs(rel) or os.path.commonpath([resolved, base]) != base:
+        raise OmeError(f"storageUri {uri} leads outside {root}; pass SOURCE to read a model elsewhere",
+                       ref=target.ref, file=file, field="spec.storage.storageUri")
+    return resolved
+
+
+def _verify(old: str, new: str, edits, file: str) -> None:
+    """The edit added exactly the fields: anything else is a bug, and nothing is written."""
+    expected = load_objects(old, file)
+    by_name = {(t.ref.kind, t.ref.name, t.ref.namespace): f for t, f in edits}
+    for obj, _ in (pair for doc in expected for pair in each_object(doc)):
+        if isinstance(obj, dict) and isinstance(obj.get("spec"), dict):
+            meta = obj.get("metadata") or {}
+            ns = (meta.get("namespace") or "default") if obj.get("kind") == "BaseModel" else None
+            obj["spec"].update(copy.deepcopy(by_name.get((obj.get("kind"), str(meta.get("name", "")), ns), {})))
+    if load_objects(new, file) != expected:
+        raise RuntimeError(f"{file}: the edited file does not read back as the original plus the new fields")
+
+
+def write_atomic(file: str, text: str) -> None:
+    """Replace ``file`` atomically (:func:`atomicdir.replace_file`), keeping its mode; only a regular file."""
+    if not stat.S_ISREG(os.lstat(file).st_mode):
+        raise OmeError("not a regular file; --update rewrites only regular files", file=file)
+    atomicdir.replace_file(file, text)

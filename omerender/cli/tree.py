@@ -1,0 +1,86 @@
+"""``omerender tree RUNTIME [PATH]...``: what an edit of a runtime reaches.
+
+Prints the runtime's own chain (root first, the runtime marked ``[selected]``), then every
+runtime that inherits from it and the InferenceServices that name each of them. An
+InferenceService that names no runtime is left out: OME renders an auto-selected runtime
+from its own spec, so an edit of a parent never reaches it (inheritance-and-pinning.md §5).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from omerender.errors import Report, run_guarded
+from omerender.ome.load import Obj, index
+from omerender.ome.pinning.revisions import auto_sync
+from omerender.ome.reach import Node, build_tree, find_target
+from omerender.ome.runtimes.inherit import Chains, rt_ref
+from omerender.yamlio.reading import read_paths
+from .shell import fail
+
+
+def _isvc_label(isvc: Obj) -> str:
+    label = f"InferenceService/{isvc.namespace}/{isvc.name}"
+    return label if auto_sync(isvc) else label + " (autoSync: false)"
+
+
+def render_text(ancestors: list[Obj], root: Node) -> str:
+    """Root first; each line below its parent after `` `-- `` (last) or ``|-- ``, four columns deeper."""
+    labels = [rt_ref(rt) for rt in ancestors] + [rt_ref(root.runtime) + " [selected]"]
+    lines = [labels[0]]
+    prefix = ""
+    for label in labels[1:]:
+        lines.append(prefix + "`-- " + label)
+        prefix += "    "
+    _children(root, prefix, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _children(node: Node, prefix: str, lines: list[str]) -> None:
+    """The InferenceServices that name ``node``'s runtime, then the runtimes that inherit from it."""
+    items = [(_isvc_label(isvc), None) for isvc in node.isvcs] + [(rt_ref(c.runtime), c) for c in node.children]
+    for i, (label, child) in enumerate(items):
+        last = i == len(items) - 1
+        lines.append(prefix + ("`-- " if last else "|-- ") + label)
+        if child is not None:
+            _children(child, prefix + ("    " if last else "|   "), lines)
+
+
+def render_json(target: Obj, ancestors: list[Obj], root: Node) -> str:
+    report = {"target": rt_ref(target), "chain": [rt_ref(rt) for rt in ancestors] + [rt_ref(target)],
+              "tree": _node_json(root)}
+    return json.dumps(report, indent=2) + "\n"
+
+
+def _node_json(node: Node) -> dict:
+    return {"runtime": rt_ref(node.runtime),
+            "inferenceServices": [{"namespace": i.namespace, "name": i.name, "autoSync": auto_sync(i)}
+                                  for i in node.isvcs],
+            "children": [_node_json(child) for child in node.children]}
+
+
+@click.command("tree", epilog="\b\nExamples:\n  omerender tree sglang-base runtimes/ services/\n  omerender tree ServingRuntime/llama-demo/sglang-llama -o json .")
+@click.argument("runtime")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def tree(runtime, paths, output, debug):
+    """Show what an edit of RUNTIME reaches: its chain, the runtimes that inherit from it,
+    and the InferenceServices that name them, in PATH... ("." if none).
+
+    RUNTIME is <name>, ClusterServingRuntime/<name> or ServingRuntime/<namespace>/<name>."""
+
+    def run():
+        inputs = index(read_paths(paths or (".",)))
+        chains = Chains(inputs, Report())
+        target = find_target(inputs, runtime)
+        ancestors = list(reversed(chains.reached(target)[1:]))
+        root = build_tree(inputs, chains, target)
+        return render_json(target, ancestors, root) if output == "json" else render_text(ancestors, root)
+
+    text, failures = run_guarded(run, debug)
+    if failures:
+        fail(failures)
+    sys.stdout.write(text)

@@ -1,0 +1,39 @@
+"""What the Argo CD Config Management Plugin's generate step reads from its environment: the render options
+(``PARAM_<NAME>``, else ``ARGOCD_ENV_<NAME>``) and the repository's root (``ARGOCD_APP_SOURCE_PATH``)."""
+from __future__ import annotations
+
+import os
+
+from omerender.errors import OmeError
+
+# Option name -> the render flag it stands for.
+FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "--keep-inputs"}
+TRUE = ("true", "True", "TRUE", "1", "yes")
+FALSE = ("false", "False", "FALSE", "0", "no", "")
+
+
+def flag_values(environ: dict) -> dict[str, bool]:
+    """Each option's value from PARAM_<NAME>, else ARGOCD_ENV_<NAME>, else false."""
+    values = {}
+    for name in FLAGS:
+        value = environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", "false"))
+        if value not in TRUE + FALSE:
+            shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+            raise OmeError(f'{name} must be true or false, got "{shown}"')
+        values[name] = value in TRUE
+    return values
+
+
+def repo_root(app_dir: str, source_path: str | None) -> str:
+    """The repository's root: the app directory minus ARGOCD_APP_SOURCE_PATH; the app directory itself when
+    that path is missing or doesn't match (nothing above it is then read)."""
+    app_dir = os.path.realpath(app_dir)
+    parts = [p for p in (source_path or "").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return app_dir
+    root = app_dir
+    for part in reversed(parts):
+        if os.path.basename(root) != part:
+            return app_dir
+        root = os.path.dirname(root)
+    return root

@@ -1,0 +1,233 @@
+"""The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
+
+The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``); a ConfigMap's
+``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
+"""
+from __future__ import annotations
+
+import yaml
+
+from omerender.errors import Message, OmeError, run_guarded
+from omerender.ome.load import index
+from omerender.ome.pinning.lockfile import lock_from_inputs
+from omerender.ome.render import Options, render
+from omerender.yamlio import limits
+from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
+from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_problem
+
+RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
+CONFIG_API = "omerender.io/v1alpha1"
+CONFIG_KIND = "OMERender"
+OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector")
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
+UNNAMED = "ResourceList items"  # an item kustomize gave no file name
+NO_ITEMS = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
+            "under generators: nothing else; list it under transformers:")
+
+
+def _is_config(item) -> bool:
+    return isinstance(item, dict) and (item.get("apiVersion"), item.get("kind")) == (CONFIG_API, CONFIG_KIND)
+
+
+def run(text: str) -> tuple[dict, int]:
+    """The output ResourceList and the exit code for one ResourceList text."""
+    value, failures = run_guarded(lambda: _run(text))
+    if failures:
+        return _resource_list([], [_result(m) for m in failures]), 1
+    return value
+
+
+def _run(text: str) -> tuple[dict, int]:
+    resource_list = _parse(text)
+    options = function_options(resource_list.get("functionConfig"))
+    docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
+    if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
+        raise OmeError(NO_ITEMS)
+    def render_items():
+        inputs = index(docs)
+        return render(inputs, options, lock_from_inputs(inputs))
+
+    value, failures = run_guarded(render_items)
+    if failures:
+        return _resource_list([], [_result(m) for m in failures]), 1
+    input_ids = {id(d.data) for d in docs}
+    items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
+    return _resource_list(items, [_result(m) for m in value.messages]), 0
+
+
+def _parse(text: str) -> dict:
+    try:
+        data = load_resource_list(text) if text.strip() else None
+    except yaml.YAMLError as err:
+        raise OmeError(f"malformed ResourceList on stdin: {yaml_problem(err)}") from None
+    if not isinstance(data, dict) or (data.get("apiVersion"), data.get("kind")) != RESOURCE_LIST:
+        raise OmeError("stdin is not a ResourceList (apiVersion: config.kubernetes.io/v1, kind: ResourceList)")
+    if "items" not in data:
+        raise OmeError("ResourceList has no items field", field="items")
+    if not isinstance(data["items"], list):
+        raise OmeError("ResourceList items must be a list", field="items")
+    return data
+
+
+def load_resource_list(text: str):
+    """The ResourceList as data: item by item where the text has kustomize's layout, else whole.
+
+    kustomize and kpt write ``items:`` as a block sequence at column 0; loading one item at a time
+    holds one item's YAML node graph instead of the whole fleet's (benchmarks/NOTES.md). The items share
+    one budget: the limits hold for the whole ResourceList, not for each item.
+    """
+    try:
+        by_item = _load_by_item(text, Budget())
+    except YAMLLimitError:
+        raise
+    except yaml.YAMLError:
+        by_item = None  # an alias across items, say: the whole load reports what is wrong
+    return by_item if by_item is not None else load_one(text, Budget())
+
+
+def _load_by_item(text: str, budget: Budget | None = None) -> dict | None:
+    budget = budget if budget is not None else Budget()
+    lines = text.splitlines(keepends=True)
+    if "items:\n" not in lines:
+        return None
+    start = lines.index("items:\n")
+    chunks: list[tuple[int, list[str]]] = []  # (line of the item's "- ", its lines)
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if line.startswith("- ") and line.strip() != "-":
+            chunks.append((i, ["  " + line[2:]]))
+        elif line.startswith("  ") or line == "\n":
+            if not chunks:
+                return None
+            chunks[-1][1].append(line)
+        else:
+            end = i
+            break
+    if len(chunks) > limits.MAX_OBJECTS:  # before loading any: each costs a loader
+        raise too_many_objects(None)
+    head = _load_piece("".join(lines[:start] + ["items: []\n"] + lines[end:]), budget,
+                       lambda line: (line + end - start - 1 if line > start else line, 0))
+    if not isinstance(head, dict) or head.get("items") != []:
+        return None
+    head["items"] = []
+    for first, chunk in chunks:
+        head["items"].append(_load_piece("".join(line[2:] if line != "\n" else line for line in chunk), budget,
+                                         lambda line, first=first: (first + line, 2)))
+        budget.documents -= 1  # an item is no YAML document: index() counts it as an object
+    return head
+
+
+def _load_piece(text: str, budget: Budget, position):
+    """One piece of the ResourceList; a limit error points at its line in the whole text (``position``
+    maps a line of the piece to the whole text's line and the columns the piece lost)."""
+    try:
+        return load_one(text, budget)
+    except YAMLLimitError as err:
+        mark = err.problem_mark
+        if mark is not None:
+            line, columns = position(mark.line)
+            err.problem_mark = yaml.Mark(mark.name, mark.index, line, mark.column + columns, None, None)
+        raise
+
+
+def function_options(config) -> Options:
+    """The render options an OMERender config (or a kpt ConfigMap) sets, read as data."""
+    if config is None:
+        return Options()
+    if not isinstance(config, dict):
+        raise OmeError("functionConfig must be an object", field="functionConfig")
+    if config.get("kind") == "ConfigMap":
+        data = config.get("data") or {}
+        if not isinstance(data, dict):
+            raise OmeError("functionConfig data must be a map", field="functionConfig.data")
+        values = {k: _bool_text(k, v) for k, v in data.items()}
+    elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
+        values = config.get("spec") or {}
+        if not isinstance(values, dict):
+            raise OmeError("functionConfig spec must be an object", field="functionConfig.spec")
+    else:
+        raise OmeError(f"functionConfig must be apiVersion {CONFIG_API}, kind {CONFIG_KIND} (or a ConfigMap), got "
+                       f"{config.get('apiVersion')} {config.get('kind')}", field="functionConfig")
+    unknown = sorted(set(values) - set(OPTION_FIELDS))
+    if unknown:
+        raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
+                       f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
+    for key, value in values.items():
+        if not isinstance(value, bool):
+            raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
+    return Options(keep_inputs=values.get("keepInputs", False),
+                   model_node_selector=not values.get("noModelNodeSelector", False),
+                   locked=values.get("locked", False))
+
+
+def _bool_text(key: str, value) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("true", "false"):
+        return str(value).lower() == "true"
+    raise OmeError(f"functionConfig data.{key} must be \"true\" or \"false\"", field=f"functionConfig.data.{key}")
+
+
+def _item_path(item, position: int) -> str:
+    meta = item.get("metadata") if isinstance(item, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    for key in PATH_ANNOTATIONS:
+        if isinstance(annotations, dict) and isinstance(annotations.get(key), str):
+            return annotations[key]
+    origin = annotations.get(ORIGIN_ANNOTATION) if isinstance(annotations, dict) else None
+    if isinstance(origin, str) and origin.startswith("path: "):
+        return origin[len("path: "):].splitlines()[0].strip()
+    return f"{UNNAMED}[{position}]"
+
+
+def _with_path(obj: dict) -> dict:
+    meta = obj["metadata"]
+    path = f"omerender/{meta.get('namespace') or '_cluster'}/{obj['kind'].lower()}_{meta['name']}.yaml"
+    annotations = {**(meta.get("annotations") or {}), PATH_ANNOTATIONS[0]: path, PATH_ANNOTATIONS[1]: path,
+                   "config.kubernetes.io/index": "0", "internal.config.kubernetes.io/index": "0"}
+    return {**obj, "metadata": {**meta, "annotations": annotations}}
+
+
+def _result(message: Message) -> dict:
+    result = {"message": message.located_text(), "severity": message.severity}
+    if message.ref is not None:
+        ref = {"apiVersion": message.ref.api_version or "ome.io/v1beta1", "kind": message.ref.kind,
+               "name": message.ref.name}
+        if message.ref.namespace:
+            ref["namespace"] = message.ref.namespace
+        result["resourceRef"] = ref
+    if message.field:
+        result["field"] = {"path": message.field}
+    if message.file:
+        result["file"] = {"path": message.file}
+    return result
+
+
+def _resource_list(items: list, results: list) -> dict:
+    out = {"apiVersion": RESOURCE_LIST[0], "kind": RESOURCE_LIST[1], "items": items}
+    if results:
+        out["results"] = results
+    return out
+
+
+def result_line(result: dict) -> str:
+    """A result as its stderr line: ``<severity>: [<file>: ]<message>``, the file where kustomize named it."""
+    file = (result.get("file") or {}).get("path")
+    named = isinstance(file, str) and not file.startswith(UNNAMED)
+    return f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+
+
+def read_input(stream) -> str:
+    """The ResourceList text: it holds the whole kustomization, so the input's total limit applies."""
+    return read_stream(stream, limits.MAX_TOTAL_BYTES, STDIN, "render fewer objects in one kustomization")
+
+
+def run_input(stream) -> tuple[dict, int]:
+    """Read the ResourceList from ``stream`` and run the function on it; a read failure is an error result."""
+    text, failures = run_guarded(lambda: read_input(stream))
+    if failures:
+        return _resource_list([], [_result(m) for m in failures]), 1
+    return run(text)

@@ -1,0 +1,214 @@
+"""The objects of the input: validate what every object must have, and index them by role.
+
+:func:`index` sorts the :class:`~omerender.yamlio.reading.Doc` records that :func:`omerender.yamlio.reading.read_paths`
+returns into :class:`Inputs`. Nothing here reads files or renders anything.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from omerender.errors import Message, ObjRef, OmeError, OmeErrors, type_name
+from omerender.kube import apirules
+from omerender.kube.shapes import STRING_MAP, check, check_spec
+from omerender.yamlio import limits
+from omerender.yamlio.reading import Doc, too_many_objects
+
+OME_GROUP = "ome.io"
+OME_API_VERSION = "ome.io/v1beta1"
+OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel",
+             "ClusterBaseModel", "AcceleratorClass")
+# The other kinds of OME's API group (its CRDs); they are passed through, never rendered.
+OME_OTHER_KINDS = ("BenchmarkJob", "FineTunedWeight")
+CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass")
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass
+class Obj:
+    """A validated Kubernetes object of the input."""
+
+    data: dict
+    file: str
+    position: int
+
+    @property
+    def kind(self) -> str:
+        return self.data["kind"]
+
+    @property
+    def api_version(self) -> str:
+        return self.data["apiVersion"]
+
+    @property
+    def name(self) -> str:
+        return self.data["metadata"]["name"]
+
+    @property
+    def namespace(self) -> str | None:
+        if self.is_ome:
+            if self.kind in CLUSTER_SCOPED:
+                return None  # kustomize's namespace: sets it on kinds whose scope it doesn't know
+            return self.data["metadata"].get("namespace") or DEFAULT_NAMESPACE
+        return self.data["metadata"].get("namespace") or None
+
+    @property
+    def is_ome(self) -> bool:
+        return self.api_version.split("/")[0] == OME_GROUP and self.kind in OME_KINDS
+
+    @property
+    def ref(self) -> ObjRef:
+        return ObjRef(self.kind, self.name, self.namespace, self.api_version)
+
+    @property
+    def spec(self) -> dict:
+        return self.data.get("spec") or {}
+
+    @property
+    def metadata(self) -> dict:
+        return self.data["metadata"]
+
+    def error(self, text: str, field: str | None = None) -> OmeError:
+        return OmeError(text, self.ref, self.file, field)
+
+
+@dataclass
+class Inputs:
+    """Every object of the input, sorted by role."""
+
+    objects: list[Obj] = field(default_factory=list)
+    cluster_runtimes: dict[str, Obj] = field(default_factory=dict)
+    runtimes: dict[tuple[str, str], Obj] = field(default_factory=dict)
+    cluster_models: dict[str, Obj] = field(default_factory=dict)
+    models: dict[tuple[str, str], Obj] = field(default_factory=dict)
+    classes: dict[str, Obj] = field(default_factory=dict)
+    isvcs: list[Obj] = field(default_factory=list)
+    others: list[Obj] = field(default_factory=list)
+    isvc_keys: set[tuple[str, str]] = field(default_factory=set)
+    messages: list[Message] = field(default_factory=list)  # warnings found while indexing
+
+
+def index(docs: list[Doc]) -> Inputs:
+    """Validate every document as a Kubernetes object and sort the OME ones by role."""
+    if len(docs) > limits.MAX_OBJECTS:
+        raise too_many_objects(None)
+    inputs = Inputs()
+    errors: list[OmeError] = []
+    for doc in docs:
+        try:
+            obj = _as_object(doc)
+            _file(inputs, obj)
+            inputs.messages.extend(_group_warnings(obj))
+        except OmeError as err:
+            errors.append(err)
+    if errors:
+        raise OmeErrors(errors)
+    return inputs
+
+
+def _as_object(doc: Doc) -> Obj:
+    data = doc.data
+    if not isinstance(data, dict):
+        raise OmeError(f"expected a Kubernetes object (a mapping), got {type_name(data)}", file=doc.file)
+    for key in ("apiVersion", "kind"):
+        if not isinstance(data.get(key), str) or not data.get(key):
+            raise OmeError(f"{key}: Required value: every object needs apiVersion and kind", file=doc.file,
+                           field=key)
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        raise OmeError(f"{data['kind']}: metadata: Required value", file=doc.file, field="metadata")
+    if not isinstance(meta.get("name"), str) or not meta.get("name"):
+        raise OmeError(f"{data['kind']}: metadata.name: Required value", file=doc.file, field="metadata.name")
+    if "namespace" in meta and meta["namespace"] is not None and not isinstance(meta["namespace"], str):
+        obj = Obj(dict(data, metadata={"name": meta["name"]}), doc.file, doc.position)
+        raise obj.error("metadata.namespace: Invalid value: must be a string", "metadata.namespace")
+    obj = Obj(data, doc.file, doc.position)
+    _check_ome_kind(obj)
+    if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
+        if data["apiVersion"] != OME_API_VERSION:
+            raise obj.error(f'apiVersion: Unsupported value: "{data["apiVersion"]}": supported values: '
+                            f'"{OME_API_VERSION}"', "apiVersion")
+        for key in ("labels", "annotations"):
+            _check_string_map(obj, meta.get(key), f"metadata.{key}")
+        spec = data.get("spec")
+        if spec is not None and not isinstance(spec, dict):
+            raise obj.error(f"spec: Invalid value: \"{type_name(spec)}\": must be of type object", "spec")
+        try:
+            check_spec(obj.kind, spec or {})
+        except OmeError as err:
+            raise err.located(obj.ref, obj.file) from None
+    own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
+    try:
+        if obj.is_ome:
+            apirules.check_metadata(meta, obj.api_version, obj.kind, name=not own_name_rule)
+        else:  # passed through as it is: the checks of every object omerender writes
+            apirules.check_object(data)
+    except OmeError as err:
+        raise err.located(obj.ref, obj.file) from None
+    return obj
+
+
+def _check_ome_kind(obj: Obj) -> None:
+    problem = unknown_ome_kind(obj.api_version, obj.kind)
+    if problem:
+        raise obj.error(problem, "kind")
+
+
+def unknown_ome_kind(api_version: str, kind: str) -> str | None:
+    """A kind of OME's API group that OME does not have is a typo, never an object to pass through."""
+    if api_version.split("/")[0] != OME_GROUP or kind in OME_KINDS + OME_OTHER_KINDS:
+        return None
+    known = {k.lower(): k for k in OME_KINDS + OME_OTHER_KINDS}
+    near = difflib.get_close_matches(kind.lower(), list(known), n=1, cutoff=0.6)
+    fix = f'did you mean "{known[near[0]]}"?' if near else f"the kinds of {OME_GROUP} are {', '.join(OME_KINDS)}"
+    return f'kind: Unsupported value: "{kind}": not a kind of the {OME_GROUP} API group; {fix}'
+
+
+def _group_warnings(obj: Obj) -> list[Message]:
+    problem = foreign_ome_group(obj.api_version, obj.kind)
+    if not problem:
+        return []
+    return [Message("warning", f"{problem} is passed through unrendered; to render it, use apiVersion: "
+                    f"{OME_API_VERSION}", obj.ref, obj.file, "apiVersion")]
+
+
+def foreign_ome_group(api_version: str, kind: str) -> str | None:
+    """An OME kind under a group that looks like OME's but is not (``ome.oracle.com``): "apiVersion ... is not
+    OME's API group, so this <kind>", which the caller ends."""
+    group = api_version.rpartition("/")[0]
+    if kind not in OME_KINDS or group == OME_GROUP or "ome" not in group.split("."):
+        return None
+    return f"apiVersion {api_version} is not OME's API group, so this {kind}"
+
+
+def _check_string_map(obj: Obj, value, path: str) -> None:
+    try:
+        check(value, STRING_MAP, path)
+    except OmeError as err:
+        raise err.located(obj.ref, obj.file) from None
+
+
+def _file(inputs: Inputs, obj: Obj) -> None:
+    inputs.objects.append(obj)
+    if not obj.is_ome:
+        inputs.others.append(obj)
+        return
+    kind, name, ns = obj.kind, obj.name, obj.namespace
+    table, key = {
+        "ClusterServingRuntime": (inputs.cluster_runtimes, name),
+        "ServingRuntime": (inputs.runtimes, (ns, name)),
+        "ClusterBaseModel": (inputs.cluster_models, name),
+        "BaseModel": (inputs.models, (ns, name)),
+        "AcceleratorClass": (inputs.classes, name),
+        "InferenceService": (None, (ns, name)),
+    }[kind]
+    if table is None:
+        if key in inputs.isvc_keys:
+            raise obj.error(f"duplicate {kind} {name} in the inputs")
+        inputs.isvc_keys.add(key)
+        inputs.isvcs.append(obj)
+        return
+    if key in table:
+        first = table[key]
+        raise obj.error(f"duplicate {kind} {name} in the inputs (first in {first.file})")
+    table[key] = obj

@@ -1,0 +1,425 @@
+"""The render pipeline: every InferenceService of the input → the Kubernetes objects OME
+would create for it (render.md §1). Pure: takes :class:`Inputs`, returns objects and messages."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from omerender.errors import Message, OmeError, OmeErrors, Report
+from omerender.kube import apirules
+from omerender.kube.names import trunc63
+from omerender.yamlio import limits
+from .accelerators import choice as accelerators, effects as classeffects
+from .load import Inputs, Obj
+from .pinning.lock import check_locked_entries, resolve_with_lock
+from .pinning.lockfile import Lock, is_lock_object
+from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
+                                  resolve_mode)
+from .runtimes.inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
+from .runtimes.presets import check_engine_annotation
+from .selection.result import Resolution
+from .selection.validation import validate_runtime
+from .workloads import multinode, objects as workloads
+from .workloads.autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings,
+                                    replica_bounds, validate_runtime_autoscalers)
+from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
+from .workloads.placeholders import render_budget
+from .workloads.pods import PodPlan, build_pod
+from .workloads.storage import model_storage, overlay_storage
+
+ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+IGNORED_RUNTIME_POD_FIELDS = ("volumes", "tolerations", "affinity", "labels", "annotations", "imagePullSecrets",
+                              "hostIPC", "hostNetwork", "dnsPolicy", "containers")
+
+
+@dataclass(frozen=True)
+class Options:
+    keep_inputs: bool = False
+    model_node_selector: bool = True
+    locked: bool = False  # a stale lock is an error (CI)
+
+
+@dataclass
+class IsvcFacts:
+    """What one InferenceService rendered with, for commands that report on a render (``diff``)."""
+
+    runtime: Obj | None = None
+    auto_selected: bool = False
+    classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
+    objects: list[dict] = field(default_factory=list)
+    copied_values: int = 0  # of the runtime spec it renders from (limits.MAX_COPIED_VALUES)
+
+
+@dataclass
+class Result:
+    objects: list[dict] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    isvcs: dict[tuple[str, str], IsvcFacts] = field(default_factory=dict)  # (namespace, name) -> facts
+
+
+def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None) -> Result:
+    """Render every InferenceService; raise :class:`OmeErrors` with every error found.
+
+    ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
+    """
+    with render_budget():
+        return _render(inputs, options, lock)
+
+
+def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
+    report = Report()
+    report.extend(inputs.messages)
+    chains = Chains(inputs, report)
+    errors = _validate_runtimes(inputs, chains, report)
+    if options.locked:
+        try:
+            check_locked_entries(inputs, lock)
+        except OmeError as err:
+            errors.append(err)
+    rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
+    facts: dict[tuple[str, str], IsvcFacts] = {}
+    runtime_errors = {e.text for e in errors}
+    copied = 0
+    for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
+        isvc_report = Report(ref=isvc.ref, file=isvc.file)
+        isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
+        try:
+            objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts)
+            for obj in objects:
+                check_rendered(obj)
+            isvc_facts.objects = objects
+            rendered.extend((obj, isvc) for obj in objects)
+        except OmeError as err:
+            if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
+                errors.append(err.located(isvc.ref, isvc.file))
+        report.extend(isvc_report.messages)
+        copied += isvc_facts.copied_values
+        if copied > limits.MAX_COPIED_VALUES:
+            errors.append(_too_much_copied(isvc, isvc_facts).located(isvc.ref, isvc.file))
+            break  # every InferenceService after it would pass the limit too
+    kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
+    errors.extend(duplicate_errors(kept + rendered))
+    if errors:
+        raise OmeErrors(errors)
+    for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
+        report.warn(text)
+    return Result([obj for obj, _ in kept + rendered], report.messages, facts)
+
+
+def _too_much_copied(isvc: Obj, facts: IsvcFacts) -> OmeError:
+    return OmeError(f"the InferenceServices rendered so far copy more than {limits.MAX_COPIED_VALUES:,} values of "
+                    f"runtime specs in all (this one {facts.copied_values:,}, from {rt_ref(facts.runtime)}); render "
+                    "fewer InferenceServices at a time, or make the runtime smaller", field="spec.runtime")
+
+
+def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
+    """Objects that are not rendered, in an order that does not depend on the input's order."""
+    kept = [o for o in inputs.objects if (not o.is_ome or options.keep_inputs) and not is_lock_object(o)]
+    return sorted(kept, key=_object_order)
+
+
+# ---------------------------------------------------------------- what the API server would refuse
+
+# Labels whose values omerender copies from an input, for the error that names the rendered field.
+LABEL_SOURCES = {"base-model-name": "the model's metadata.name", "base-model-vendor": "the model's spec.vendor",
+                 "serving-runtime": "the runtime's metadata.name",
+                 "ome.io/inferenceservice": "the InferenceService's metadata.name"}
+
+
+def check_rendered(obj: dict) -> None:
+    """An object omerender writes passes the API server's rules (apirules); the error names it."""
+    try:
+        apirules.check_object(obj)
+    except OmeError as err:
+        source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
+        hint = f" (the value of {source})" if source else ""
+        # no field: the error is located at the InferenceService, and err.field is one of the rendered object
+        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
+
+
+def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:
+    """One object identity (group, kind, namespace, name) written twice, naming both sources."""
+    errors = []
+    for first, (obj, source) in apirules.duplicates(entries):
+        errors.append(source.error(f"{_object_text(obj)} would be written twice: {_origin(*first)} and "
+                                   f"{_origin(obj, source)}; the API server keeps one object per kind, namespace and "
+                                   f"name: rename one", "metadata.name"))
+    return errors
+
+
+def _object_text(obj: dict) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{obj.get('kind')} {'/'.join(p for p in (meta.get('namespace'), meta.get('name')) if p)}"
+
+
+def _origin(obj: dict, source: Obj) -> str:
+    if source.data is obj:
+        return f"the input object in {source.file}"
+    return f"rendered from {source.ref} ({source.file})"
+
+
+def _object_order(obj: Obj) -> tuple:
+    return (obj.api_version, obj.kind, obj.namespace or "", obj.name,
+            json.dumps(obj.data, sort_keys=True, default=str))
+
+
+# ---------------------------------------------------------------- runtimes (admission, api.md §7.1)
+
+def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[OmeError]:
+    errors = []
+    runtimes = list(inputs.cluster_runtimes.values()) + list(inputs.runtimes.values())
+    for runtime in sorted(runtimes, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        runtime_report = Report(ref=runtime.ref, file=runtime.file)
+        try:
+            _validate_runtime(runtime, inputs, chains, runtime_report)
+        except OmeError as err:
+            errors.append(err.located(runtime.ref, runtime.file))
+        report.extend(runtime_report.messages)
+    return errors
+
+
+def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Report) -> None:
+    """The runtime webhook's checks (api.md §7.1); ``report`` is located at the runtime."""
+    validate_runtime_chain(runtime, chains)
+    check_engine_annotation(runtime)
+    check_runner_names(runtime, chains.own_spec(runtime))
+    spec = runtime.spec
+    _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
+    validate_runtime_autoscalers(spec)
+    for text in removed_field_warnings(spec):
+        report.warn(text)
+    if spec.get("disabled") is True:
+        return
+    merged = chains.merged_view(runtime)
+    accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
+    validate_runtime(runtime)
+    if "workers" in spec:
+        report.warn("spec.workers was removed in OME v1.3 and is ignored")
+
+
+def _pool_source(runtime: Obj, chains: Chains) -> str | None:
+    """The ref of the parent whose acceleratorClasses the runtime inherits, if it sets none itself."""
+    def pool(rt: Obj) -> list:
+        return accelerators.runtime_pool(chains.own_spec(rt))
+
+    if pool(runtime):
+        return None
+    return next((rt_ref(parent) for parent in chains.chain(runtime)[1:] if pool(parent)), None)
+
+
+def _check_scaling_policy(policy, path: str) -> None:
+    mode = (policy or {}).get("mode") if isinstance(policy, dict) else None
+    if mode not in (None, "Independent"):
+        raise OmeError(f"ScalingModeNotImplemented: scalingPolicy.mode {mode} is not implemented; only Independent is "
+                       f"supported", field=f"{path}.mode")
+
+
+# ---------------------------------------------------------------- one InferenceService
+
+def check_isvc(isvc: Obj) -> None:
+    """The InferenceService's own admission checks (api.md §7.2 rows 1–6)."""
+    spec = isvc.spec
+    if not ISVC_NAME.fullmatch(isvc.name):
+        raise OmeError(f'invalid InferenceService name "{isvc.name}", must match "[a-z]([-a-z0-9]*[a-z0-9])?"',
+                       field="metadata.name")
+    if spec.get("predictor") is not None and "engine" not in spec:
+        raise OmeError("spec.predictor (the InferenceService layout before OME v1.3) is not supported by omerender: "
+                       "move the model to spec.model, the runtime to spec.runtime and the container to "
+                       "spec.engine.runner", field="spec.predictor")
+    if not spec.get("model") and not spec.get("runtime"):
+        raise OmeError("at least one of spec.model or spec.runtime must be set", field="spec")
+    for key in ("model", "runtime"):
+        ref = as_mapping(spec.get(key), f"spec.{key}")
+        if spec.get(key) is not None and not isinstance(ref.get("name"), str):
+            raise OmeError(f"spec.{key}.name: Required value", field=f"spec.{key}.name")
+    if "decoder" in spec and "engine" not in spec:
+        raise OmeError("decoder cannot be specified without engine", field="spec.decoder")
+    for name in ("engine", "decoder"):
+        check_pairing(name, as_mapping(spec.get(name), f"spec.{name}"))
+    mode = spec.get("deploymentMode")
+    if mode is not None and mode not in ("OMENative", "RawDeployment"):
+        raise OmeError(f'spec.deploymentMode: Unsupported value: "{mode}": supported values: "OMENative", '
+                       f'"RawDeployment"', field="spec.deploymentMode")
+    _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
+    if spec.get("replicaRefs"):
+        raise OmeError("spec.replicaRefs fronts InferenceReplicas, which need the OME controller; omerender cannot "
+                       "render it", field="spec.replicaRefs")
+    _check_mode_combination(spec)
+
+
+def _requested_mode(spec: dict, name: str) -> str:
+    comp = spec.get(name) or {}
+    return (comp.get("annotations") or {}).get(MODE_KEY) or spec.get("deploymentMode") or ""
+
+
+def _check_mode_combination(spec: dict) -> None:
+    if "decoder" not in spec:
+        return
+    engine, decoder = _requested_mode(spec, "engine"), _requested_mode(spec, "decoder")
+    if "OMENative" in (engine, decoder) and engine != decoder:
+        raise OmeError(f'InvalidDeploymentModeCombination: engine deploymentMode="{engine}" does not match decoder '
+                       f'deploymentMode="{decoder}"; when either is OMENative, both must use the same value')
+
+
+@dataclass
+class IsvcContext:
+    isvc: Obj
+    inputs: Inputs
+    options: Options
+    report: Report
+    resolution: Resolution
+    runtime_spec: dict
+    facts: IsvcFacts | None = None
+
+    @property
+    def model(self) -> Obj | None:
+        return self.resolution.model
+
+    @property
+    def runtime_name(self) -> str:
+        return self.resolution.runtime.name
+
+
+def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report,
+                lock: Lock | None = None, facts: IsvcFacts | None = None) -> list[dict]:
+    check_isvc(isvc)
+    pinned = resolve_with_lock(isvc, inputs, chains, lock, report, options.locked)
+    resolution, runtime_spec = pinned.resolution, pinned.spec
+    runtime = resolution.runtime
+    if facts is not None:
+        facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
+        facts.copied_values = pinned.values
+    spec = isvc.spec
+    if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
+        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
+        return []
+    if "engine" not in spec:
+        raise OmeError("engine component is required", field="spec.engine")
+    if (spec.get("model") or {}).get("fineTunedWeights"):
+        raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
+                       "controller", field="spec.model.fineTunedWeights")
+    if spec.get("kedaConfig") is not None:
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored")
+    if spec.get("predictor") is not None:
+        report.warn("spec.predictor is ignored because spec.engine is set")
+    _warn_ignored_runtime_fields(runtime, runtime_spec, report)
+    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
+    components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
+    for comp in components:
+        resolve_mode(comp, spec, report)
+    objects: list[dict] = []
+    first_ports: dict[str, int] = {}
+    for comp in components:
+        comp_objects = build_component(ctx, comp)
+        objects.extend(comp_objects)
+        service = next(o for o in comp_objects if o["kind"] == "Service")
+        first_ports[comp.name] = service["spec"]["ports"][0]["port"]
+    external = _external_service(ctx, first_ports)
+    return objects + ([external] if external else [])
+
+
+def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Report) -> None:
+    present = [f"spec.{k}" for k in IGNORED_RUNTIME_POD_FIELDS if runtime_spec.get(k) not in (None, [], {}, "")]
+    if present:
+        report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
+                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file)
+
+
+# ---------------------------------------------------------------- one component
+
+def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
+    isvc, report = ctx.isvc, ctx.report
+    comp_name = f"{isvc.name}-{comp.name}"
+    namespace = isvc.namespace
+    labels = component_labels(isvc, comp.name, comp.merged, ctx.runtime_name, ctx.model)
+    annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
+    low, high = replica_bounds(comp.name, comp.isvc, comp.merged)
+    autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
+                                   isvc.metadata.get("annotations") or {}, low)
+    scaling = Scaling(low, high, autoscaler)
+    budget = disruption_budget(comp.name, comp.isvc, comp.config)
+    if comp.mode == "MultiNode":
+        multinode.warn_ignored_scaling(comp, report)
+        group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
+        return multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+    pod = build_pod(_pod_plan(ctx, comp, annotations), report)
+    object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
+    replicas = low if autoscaler.get("class") == "None" else None
+    objects = workloads.router_rbac(isvc.name, namespace, labels) if comp.name == "router" else []
+    objects.append(workloads.deployment(comp_name, namespace, object_labels, annotations, pod,
+                                        comp.merged.get("deploymentStrategy"), replicas))
+    ports = workloads.service_ports(pod, comp.merged.get("servicePortAppProtocols"), comp.name)
+    objects.append(workloads.service(trunc63(comp_name), namespace, object_labels, annotations,
+                                     {"app": trunc63(comp_name)}, ports,
+                                     workloads.service_type(annotations, report)))
+    scaler = workloads.autoscaler_object(comp_name, namespace, object_labels, annotations, scaling)
+    if scaler:
+        objects.append(scaler)
+    if budget is not None:
+        objects.append(workloads.pdb(comp_name, namespace, object_labels, annotations, budget))
+    return objects
+
+
+def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
+    storage = model_storage(ctx.model, ctx.isvc.namespace)
+    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
+                   meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
+                   scheduler_name=ctx.runtime_spec.get("schedulerName"))
+    if comp.name == "router":
+        plan.service_account = f"{ctx.isvc.name}-router"
+        plan.router_config = comp.merged.get("config") or {}
+        return plan
+    plan.overlays = _overlays(ctx)
+    choice = accelerators.choose_class(comp.name, ctx.isvc, ctx.runtime_spec, _runtime_ref(ctx), ctx.inputs,
+                                       ctx.report)
+    plan.cls = choice.cls
+    if ctx.facts is not None:
+        ctx.facts.classes[comp.name] = choice.cls.name if choice.cls is not None else None
+    if choice.cls is not None:
+        plan.class_config = classeffects.class_config(ctx.resolution.entry, choice.cls)
+        if ctx.model is None:
+            classeffects.report_config_without_model(comp.name, ctx.runtime_spec, choice.cls, ctx.report)
+    if storage.node_selector_key and ctx.options.model_node_selector:
+        plan.model_ready = {storage.node_selector_key: "Ready"}
+    plan.runtime_node_selector = ctx.runtime_spec.get("nodeSelector") or {}
+    plan.isvc_component = comp.isvc
+    return plan
+
+
+def _runtime_ref(ctx: IsvcContext) -> str:
+    return rt_ref(ctx.resolution.runtime)
+
+
+def _overlays(ctx: IsvcContext) -> list:
+    found = []
+    for i, ref in enumerate((ctx.isvc.spec.get("model") or {}).get("overlays") or []):
+        name = ref.get("name") if isinstance(ref, dict) else None
+        kind = (ref.get("kind") if isinstance(ref, dict) else None) or "ClusterBaseModel"
+        model = (ctx.inputs.models.get((ctx.isvc.namespace, name)) if kind == "BaseModel"
+                 else ctx.inputs.cluster_models.get(name))
+        if model is None or model.spec.get("disabled") is True:
+            state = "not in the inputs" if model is None else "disabled"
+            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped")
+            continue
+        found.append(overlay_storage(model, ctx.isvc.namespace))
+    return found
+
+
+# ---------------------------------------------------------------- external Service (render.md §13)
+
+def _external_service(ctx: IsvcContext, first_ports: dict[str, int]) -> dict | None:
+    isvc = ctx.isvc
+    labels = isvc.metadata.get("labels") or {}
+    annotations = isvc.metadata.get("annotations") or {}
+    if labels.get("networking.knative.dev/visibility") == "cluster-local":
+        return None
+    disable = annotations.get("ome.io/ingress-disable-creation")
+    if disable is not None and disable != "true":
+        ctx.report.warn("ingress creation is on (ome.io/ingress-disable-creation is not \"true\"): OME would create "
+                        "ingress objects instead of the external Service; omerender renders neither")
+        return None
+    fronted = "router" if "router" in first_ports else "engine"
+    kind = workloads.service_type(annotations, ctx.report)
+    return workloads.external_service(isvc.name, isvc.namespace, external_service_annotations(isvc), kind, fronted,
+                                      first_ports[fronted])

@@ -1,0 +1,27 @@
+"""selection.md §2.4 for one InferenceService: the model, then a named or an auto-selected runtime."""
+from __future__ import annotations
+
+from typing import Callable
+
+from omerender.errors import OmeError, Report
+from ..load import Inputs, Obj
+from .auto import _auto
+from .fields import _mapping, _string
+from .lookup import _lookup_model
+from .named import _named
+from .result import Resolution
+
+
+def resolve(isvc: Obj, inputs: Inputs, report: Report,
+            merged_spec: Callable[[Obj], dict] = lambda rt: rt.spec) -> Resolution:
+    """selection.md §2.4 for one InferenceService. Raises OmeError; warnings go to ``report``."""
+    spec = isvc.spec
+    model_ref = _mapping(spec, "model", "spec.model")
+    runtime_ref = _mapping(spec, "runtime", "spec.runtime")
+    runtime_name = _string(runtime_ref, "name", "spec.runtime.name") if runtime_ref is not None else None
+    if model_ref is None and not runtime_name:
+        raise OmeError("at least one of spec.model or spec.runtime must be set")
+    model = _lookup_model(isvc, inputs, report, model_ref) if model_ref is not None else None
+    if runtime_name:
+        return _named(isvc, inputs, report, merged_spec, model, runtime_ref, runtime_name)
+    return _auto(isvc, inputs, report, model)

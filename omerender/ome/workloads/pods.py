@@ -1,0 +1,332 @@
+"""Building a component's pod: the runner's environment, mounts and class settings, its place
+among the containers, placeholders, and the pod-level fields (render.md §1 steps 9–12, §3.7, §3.8,
+§6, §7, §10)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from omerender.errors import OmeError, Report
+from omerender.kube.quantities import parse_quantity
+from omerender.kube.shapes import check_pod
+from omerender.yamlio.data import copy_data
+from ..accelerators import effects
+from ..accelerators.gpus import GPU, check_runner, runner_gpus
+from ..runtimes.merge import overlay
+from ..runtimes.presets import preset_image_warnings
+from .placeholders import expand_container
+from .storage import ModelStorage, OverlayStorage
+
+# Fields of a merged component that are not pod spec fields.
+COMPONENT_ONLY = frozenset({
+    "runner", "leader", "worker", "size", "minReplicas", "maxReplicas", "labels", "annotations", "minAvailable",
+    "maxUnavailable", "deploymentStrategy", "autoscaler", "autoscalerPolicyRef", "servicePortAppProtocols",
+    "timeoutSeconds", "lifecycle", "containerConcurrency", "canaryTrafficPercent", "kedaConfig", "scaleMetric",
+    "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
+    "scalingPolicy", "ephemeralContainers",
+})
+POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
+                "terminationGracePeriodSeconds": 600}
+CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+                      "imagePullPolicy": "IfNotPresent"}
+
+
+@dataclass
+class PodPlan:
+    """Everything the pod of one component (or of a leader or worker) is built from."""
+
+    component: str                # engine, decoder, router
+    role: str                     # "" for a component pod, "leader" or "worker"
+    fields: dict                  # merged pod/component fields (component, leader or worker)
+    isvc_fields: dict             # the same part as written in the InferenceService
+    meta: dict                    # the InferenceService's metadata, for placeholders
+    annotations: dict             # A of render.md §8.2
+    storage: ModelStorage
+    overlays: list[OverlayStorage] = field(default_factory=list)
+    cls: object = None            # AcceleratorClass Obj or None
+    class_config: dict | None = None
+    pods_per_replica: int = 1
+    model_ready: dict = field(default_factory=dict)      # {key: "Ready"} or {}
+    runtime_node_selector: dict = field(default_factory=dict)
+    isvc_component: dict = field(default_factory=dict)   # spec.<component> as written
+    scheduler_name: str | None = None
+    service_account: str | None = None
+    router_config: dict | None = None
+
+    @property
+    def path(self) -> str:
+        return f"{self.component}.{self.role}" if self.role else self.component
+
+    @property
+    def serves_model(self) -> bool:
+        return self.component in ("engine", "decoder")
+
+
+def build_pod(plan: PodPlan, report: Report) -> dict:
+    """The pod spec of one pod template."""
+    pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
+    runner = plan.fields.get("runner")
+    if isinstance(runner, dict):
+        runner = _prepare_runner(plan, copy_data(runner), report)
+    containers, main = _place_runner(pod.get("containers") or [], runner)
+    if main is None:
+        raise OmeError("no containers found", field=f"spec.{plan.path}.runner")
+    containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
+    pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
+    _add_model_volumes(pod, plan, runner is not None)
+    if plan.serves_model:
+        _set_node_selector(pod, plan, report)
+        pod = effects.class_affinity(pod, plan.cls, plan.isvc_component)
+    pod.setdefault("schedulerName", plan.scheduler_name or "default-scheduler")
+    if plan.service_account:
+        if pod.get("serviceAccountName") not in (None, plan.service_account):
+            report.warn(f"{plan.component}: serviceAccountName {pod['serviceAccountName']} is replaced by "
+                        f"{plan.service_account}, which the router needs to find its pods")
+        pod["serviceAccountName"] = plan.service_account
+    for key, value in POD_DEFAULTS.items():
+        pod.setdefault(key, copy_data(value))
+    _check_mounts(pod, plan, report)
+    check_pod_template(pod, plan.path)
+    try:
+        check_pod(pod, "spec.template.spec")
+    except OmeError as err:
+        raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
+    for text in preset_image_warnings(pod, plan.path):
+        report.warn(text)
+    return pod
+
+
+# ---------------------------------------------------------------- the runner (step 9)
+
+def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
+    if not plan.serves_model:
+        return _router_env(plan, runner, report)
+    skip_model = not model_mount_needed(plan.annotations)
+    if plan.storage.path and not skip_model and not _env_entry(runner, "MODEL_PATH"):
+        runner["env"] = list(runner.get("env") or []) + [{"name": "MODEL_PATH", "value": plan.storage.path}]
+    runner = effects.apply_environment_override(runner, plan.class_config, plan.component,
+                                                     plan.cls.name if plan.cls is not None else "", report)
+    if plan.storage.mount and not skip_model:
+        runner = _add_mount(runner, plan.storage.mount, plan.path)
+    for item in plan.overlays:
+        runner = _add_mount(runner, item.mount, plan.path)
+        if not _env_entry(runner, item.env_name):
+            runner["env"] = list(runner.get("env") or []) + [{"name": item.env_name, "value": item.path}]
+    sets_resources = effects.isvc_runner_sets_resources(plan.isvc_component, plan.role or None)
+    runner = effects.apply_class_resources(runner, plan.cls, sets_resources)
+    runner = effects.apply_args_overrides(runner, plan.class_config)
+    runner = _parallelism(plan, runner, report)
+    check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
+    if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
+        report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
+                    f"the runner gets the literal text")
+    return runner
+
+
+def model_mount_needed(annotations: dict) -> bool:
+    """render.md §6.1: model-init (which fills model-empty-dir) or merged fine-tuned weights replace the base model's
+    mount and MODEL_PATH (source: utils.IsOriginalModelVolumeMountNecessary)."""
+    return (annotations.get("ome.io/inject-model-init") != "true"
+            and annotations.get("ome.io/fine-tuned-serving-with-merged-weights") != "true")
+
+
+def empty_model_dir_needed(annotations: dict) -> bool:
+    """The memory-backed ``model-empty-dir`` volume that model-init or the fine-tuned adapter download into (source:
+    utils.IsEmptyModelDirVolumeRequired: any non-empty adapter name)."""
+    return (annotations.get("ome.io/inject-model-init") == "true"
+            or bool(annotations.get("ome.io/inject-fine-tuned-adapter")))
+
+
+def _env_entry(runner: dict, name: str) -> dict | None:
+    return next((e for e in runner.get("env") or [] if isinstance(e, dict) and e.get("name") == name), None)
+
+
+def _references(runner: dict, var: str) -> bool:
+    token = f"$({var})"
+    return any(isinstance(v, str) and token in v for v in (runner.get("command") or []) + (runner.get("args") or []))
+
+
+def _add_mount(runner: dict, mount: dict, path: str) -> dict:
+    mounts = list(runner.get("volumeMounts") or [])
+    if any(m.get("mountPath") == mount["mountPath"] for m in mounts if isinstance(m, dict)):
+        raise OmeError(f"{path}.runner.volumeMounts: mount path {mount['mountPath']} is already used; OME mounts the "
+                       f"model {mount['name']} there", field=f"spec.{path}.runner.volumeMounts")
+    return {**runner, "volumeMounts": mounts + [dict(mount)]}
+
+
+def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
+    gpus = runner_gpus(runner)
+    suppressed = effects.suppresses_parallelism(plan.class_config)
+    if gpus > 0 and not suppressed:
+        value = str(gpus * plan.pods_per_replica)
+        env = [dict(e) for e in runner.get("env") or []]
+        for entry in env:
+            if entry.get("name") == "PARALLELISM_SIZE":
+                entry.pop("valueFrom", None)
+                entry["value"] = value
+                break
+        else:
+            env.append({"name": "PARALLELISM_SIZE", "value": value})
+        return {**runner, "env": env}
+    if _references(runner, "PARALLELISM_SIZE") and not _env_entry(runner, "PARALLELISM_SIZE"):
+        cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
+                 else f"no {GPU} on the runner")
+        report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
+                    f" not set ({cause})")
+    return runner
+
+
+def _router_env(plan: PodPlan, runner: dict, report: Report) -> dict:
+    """Router ``config`` entries as env, in key order (render.md §7.2)."""
+    env = [dict(e) for e in runner.get("env") or []]
+    for key in sorted(plan.router_config or {}):
+        value = plan.router_config[key]
+        existing = next((e for e in env if e.get("name") == key), None)
+        if existing is not None:
+            existing.pop("valueFrom", None)
+            existing["value"] = str(value)
+        else:
+            env.append({"name": key, "value": value if isinstance(value, str) else str(value)})
+    return {**runner, "env": env} if env else runner
+
+
+# ---------------------------------------------------------------- placement (step 10)
+
+def _place_runner(containers: list, runner: dict | None) -> tuple[list, int | None]:
+    containers = [copy_data(c) for c in containers]
+    if runner is None:
+        return containers, (0 if containers else None)
+    for i, container in enumerate(containers):
+        if container.get("name") == runner.get("name"):
+            merged = overlay(container, runner)
+            args = list(container.get("args") or []) + list(runner.get("args") or [])
+            if args:
+                merged["args"] = args
+            containers[i] = merged
+            return containers, i
+    containers.append(runner)
+    return containers, len(containers) - 1
+
+
+def _container_defaults(container: dict, default_probe: bool) -> dict:
+    container = dict(container)
+    for key, value in CONTAINER_DEFAULTS.items():
+        container.setdefault(key, value)
+    if container.get("ports"):
+        container["ports"] = [{**p, "protocol": p.get("protocol") or "TCP"} for p in container["ports"]]
+    if container.get("resources"):
+        container["resources"] = _quantities_as_strings(container["resources"])
+    if default_probe and container.get("name") == "ome-container" and not container.get("readinessProbe"):
+        ports = container.get("ports") or []
+        port = ports[0].get("containerPort", 8080) if ports else 8080
+        container["readinessProbe"] = {"tcpSocket": {"port": port}, "timeoutSeconds": 1, "periodSeconds": 10,
+                                       "successThreshold": 1, "failureThreshold": 3}
+    if container.get("args") == []:
+        del container["args"]
+    return container
+
+
+def _quantities_as_strings(resources: dict) -> dict:
+    out = dict(resources)
+    for part in ("requests", "limits"):
+        if isinstance(out.get(part), dict):
+            out[part] = {k: _quantity_text(v) for k, v in out[part].items()}
+    return out
+
+
+def _quantity_text(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ---------------------------------------------------------------- pod level (step 12)
+
+def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
+    volumes = list(pod.get("volumes") or [])
+    wanted = []
+    storage_volume = plan.storage.volume
+    if storage_volume is not None and (plan.serves_model or not plan.storage.is_pvc):
+        wanted.append(storage_volume)
+    if plan.serves_model:
+        wanted.extend(o.volume for o in plan.overlays)
+    for volume in wanted:
+        if any(v.get("name") == volume["name"] for v in volumes):
+            raise OmeError(f"{plan.path}: a volume named {volume['name']} already exists; OME adds the model volume "
+                           f"under that name", field=f"spec.{plan.path}.volumes")
+        volumes.append(copy_data(volume))
+    if plan.serves_model and empty_model_dir_needed(plan.annotations) and \
+            not any(v.get("name") == "model-empty-dir" for v in volumes):
+        volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
+    if volumes:
+        pod["volumes"] = volumes
+
+
+def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
+    selector = effects.pod_node_selector(plan.component, plan.role or None, pod.get("nodeSelector") or {},
+                                              plan.model_ready, plan.runtime_node_selector, plan.cls,
+                                              plan.isvc_component, report)
+    if selector:
+        pod["nodeSelector"] = selector
+    else:
+        pod.pop("nodeSelector", None)
+
+
+def _check_mounts(pod: dict, plan: PodPlan, report: Report) -> None:
+    names = {v.get("name") for v in pod.get("volumes") or []}
+    for container in pod.get("containers") or []:
+        for mount in container.get("volumeMounts") or []:
+            if mount.get("name") not in names:
+                report.warn(f"{plan.path} container {container.get('name')} mounts {mount.get('name')}, which names no "
+                            f"volume of the pod (OME's pod webhook may add it at pod creation)")
+
+
+# ---------------------------------------------------------------- what the API server would reject (E-I8)
+
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+VOLUME_SOURCES_IGNORED = frozenset({"name"})
+
+
+def check_pod_template(pod: dict, component: str) -> None:
+    """Merged pods Kubernetes would refuse (inheritance-and-pinning.md §19, E-I8)."""
+    def fail(path: str, problem: str) -> OmeError:
+        return OmeError(f"{component} pod template: {path}: {problem}", field=f"spec.template.spec.{path}")
+
+    for i, volume in enumerate(pod.get("volumes") or []):
+        sources = sorted(k for k in volume if k not in VOLUME_SOURCES_IGNORED)
+        if len(sources) > 1:
+            raise fail(f"volumes[{i}]", f"more than one volume source ({', '.join(sources)})")
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(pod.get(group) or []):
+            _check_container(c, f"{group}[{i}]", fail)
+
+
+def _check_container(c: dict, path: str, fail) -> None:
+    for j, entry in enumerate(c.get("env") or []):
+        if isinstance(entry, dict) and entry.get("value") is not None and entry.get("valueFrom") is not None:
+            raise fail(f"{path}.env[{j}]", "both value and valueFrom are set")
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        handlers = [h for h in PROBE_HANDLERS if (c.get(probe) or {}).get(h) is not None]
+        if len(handlers) > 1:
+            raise fail(f"{path}.{probe}", f"more than one probe handler ({', '.join(handlers)})")
+    for hook in ("postStart", "preStop"):
+        handlers = [h for h in LIFECYCLE_HANDLERS if ((c.get("lifecycle") or {}).get(hook) or {}).get(h) is not None]
+        if len(handlers) > 1:
+            raise fail(f"{path}.lifecycle.{hook}", f"more than one lifecycle handler ({', '.join(handlers)})")
+    _check_resources(c.get("resources") or {}, f"{path}.resources", fail)
+
+
+def _check_resources(resources: dict, path: str, fail) -> None:
+    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    for name, request in requests.items():
+        if name not in limits:
+            continue
+        r = parse_quantity(request, f"{path}.requests.{name}")
+        limit = parse_quantity(limits[name], f"{path}.limits.{name}")
+        if r > limit:
+            raise fail(path, f"request {name}={request} is above limit {limits[name]}")
+        if "/" in name and not name.startswith(("kubernetes.io/", "requests.")) and "." in name.split("/")[0] \
+                and r != limit:
+            raise fail(path, f"request {name}={request} differs from limit {limits[name]}")

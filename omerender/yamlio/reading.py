@@ -1,0 +1,226 @@
+"""Reading the input: paths, the directory walk, stdin, UTF-8 decoding, and parsing the text into :class:`Doc` records.
+
+The entry point is :func:`read_paths` (files, directories, ``-``); :func:`omerender.ome.load.index` sorts its
+documents into :class:`~omerender.ome.load.Inputs`. The limits of :mod:`omerender.yamlio.limits` on files, bytes and
+objects are checked here; those on the YAML itself in :mod:`omerender.yamlio.yamlread`.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import yaml
+
+from omerender.errors import Message, OmeError, OmeErrors
+from . import limits
+from .yamlread import Budget, load_all, yaml_error_text
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+STDIN = "<stdin>"
+# The record `render -o` keeps in the directory it writes; a directory holding one is output, not input.
+RENDERED_MARKER = ".omerender-rendered.yaml"
+
+
+@dataclass
+class Doc:
+    """One parsed YAML object and where it came from."""
+
+    data: Any
+    file: str
+    position: int  # order in the whole input, for stable output
+
+    @property
+    def kind(self) -> str:
+        return self.data.get("kind", "") if isinstance(self.data, dict) else ""
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
+    """Parse every path (file, directory or ``-``) into documents, in a stable order.
+
+    Reads only the given paths: symbolic links that lead out of their directory are refused, and the
+    limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
+    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``.
+    """
+    skipped: list[str] = []
+    docs: list[Doc] = []
+    errors: list[OmeError] = []
+    total_bytes = file_count = 0
+    budget = Budget()
+    for path in paths:
+        try:
+            files = _files(path, skipped)
+        except OmeError as err:  # the path itself: missing, a link leading out, too many files
+            errors.append(err)
+            continue
+        file_count += len(files)
+        if file_count > limits.MAX_FILES:
+            raise OmeErrors(errors + [_too_many_files(path)])
+        for file in files:
+            try:
+                text = _read_stdin(stdin) if path == "-" else read_file(file)
+            except OmeError as err:
+                errors.append(err)
+                continue
+            total_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
+            if total_bytes > limits.MAX_TOTAL_BYTES:
+                raise OmeErrors(errors + [OmeError(f"the inputs are larger than {_mib(limits.MAX_TOTAL_BYTES)} "
+                                                   "in total; render fewer files at a time", file=file)])
+            try:
+                docs.extend(parse_text(text, file, start=len(docs), budget=budget))
+            except OmeError as err:
+                errors.append(err)
+            if len(docs) > limits.MAX_OBJECTS:
+                raise OmeErrors(errors + [too_many_objects(file)])
+    if notes is not None:
+        notes.extend(Message("info", f"skipped: `omerender render -o` wrote this directory (it holds "
+                                     f"{RENDERED_MARKER}); its objects are output, not input", file=folder)
+                     for folder in skipped)
+    if errors:
+        raise OmeErrors(errors)
+    return docs
+
+
+def _too_many_files(path: str) -> OmeError:
+    return OmeError(f"more than {limits.MAX_FILES:,} YAML files in the inputs; render fewer files at a time",
+                    file=path)
+
+
+def too_many_objects(file: str | None) -> OmeError:
+    return OmeError(f"more than {limits.MAX_OBJECTS:,} objects in the inputs; render fewer files at a time",
+                    file=file)
+
+
+def _mib(size: int) -> str:
+    return f"{size // limits.MIB} MiB"
+
+
+def _files(path: str, skipped: list[str]) -> list[str]:
+    """The files ``path`` names: itself, or the YAML files of a directory."""
+    if path == "-":
+        return [STDIN]
+    if not os.path.lexists(path):
+        raise OmeError(f"no such file or directory: {path}")
+    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
+    return _yaml_files(path, skipped) if os.path.isdir(path) else [path]
+
+
+def _read_stdin(stdin) -> str:
+    # stdin often carries a whole input (`kustomize build . | omerender render -`): the total limit applies.
+    return read_stream(stdin if stdin is not None else sys.stdin, limits.MAX_TOTAL_BYTES, STDIN,
+                       "render fewer objects at a time")
+
+
+def read_stream(stream, limit: int, name: str, fix: str = "split it into several files") -> str:
+    """The text of ``stream`` (stdin), read as bytes and refused once it passes ``limit`` bytes: never
+    more than ``limit`` + 1 bytes are held."""
+    source = getattr(stream, "buffer", stream)
+    data = source.read(limit + 1)
+    if isinstance(data, str):  # a text stream without bytes underneath (tests pass StringIO)
+        data = data.encode("utf-8", "surrogatepass")
+    if len(data) > limit:
+        raise OmeError(f"larger than {_mib(limit)}; {fix}", file=name)
+    return decode(data, name)
+
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 text, or an error giving the offset of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise OmeError(f"not UTF-8 text: byte 0x{data[err.start]:02x} at offset {err.start} is not valid "
+                       "UTF-8; save it as UTF-8 (Kubernetes YAML is UTF-8)", file=name) from None
+
+
+def read_named_file(path: str) -> str:
+    """A file named by the user or found beside an input (the lock): read as :func:`read_file` reads
+    inputs, and a symbolic link must stay inside its own directory."""
+    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
+    return read_file(path)
+
+
+def _refuse_escape(path: str, directory: str, shown: str) -> None:
+    """Refuse a symbolic link whose target is outside ``directory`` (both resolved)."""
+    if not os.path.islink(path):
+        return
+    target, root = os.path.realpath(path), os.path.realpath(directory)
+    if os.path.commonpath([target, root]) != root:
+        raise OmeError(f"symbolic link to {target}, outside {directory}; omerender reads only the files it is "
+                       "given", file=shown)
+
+
+def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
+    """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
+    the target of one inside is read under its own name (reading it twice would duplicate its objects).
+    A directory holding the record of ``render -o`` is appended to ``skipped``, not read."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        if RENDERED_MARKER in files:
+            skipped.append(root)
+            dirs[:] = []
+            continue
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in dirs + files:
+            _refuse_escape(os.path.join(root, name), directory, os.path.join(root, name))
+        for name in files:
+            if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
+                continue
+            if name.endswith((".yaml", ".yml")):
+                found.append(os.path.join(root, name))
+        if len(found) > limits.MAX_FILES:  # stop walking: read_paths counts across every path
+            raise _too_many_files(directory)
+    return sorted(found)
+
+
+def read_file(file: str, limit: int | None = None) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (default: the file limit); anything else
+    is an error naming it."""
+    limit = limits.MAX_FILE_BYTES if limit is None else limit
+    try:
+        _check_regular(os.stat(file), file, limit)  # before open: opening a FIFO would block
+        with open(file, "rb") as handle:
+            _check_regular(os.fstat(handle.fileno()), file, limit)
+            data = handle.read(limit + 1)  # the file may have grown since
+    except OSError as err:
+        raise OmeError(f"cannot read file: {err.strerror}", file=file) from None
+    if len(data) > limit:
+        raise OmeError(f"larger than {_mib(limit)}; split it into several files", file=file)
+    return decode(data, file)
+
+
+def _check_regular(info: os.stat_result, file: str, limit: int) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise OmeError("not a regular file; omerender reads only files, directories and -", file=file)
+    if info.st_size > limit:
+        raise OmeError(f"larger than {_mib(limit)}; split it into several files", file=file)
+
+
+def list_items(data) -> list | None:
+    """The items of a ``kind: List`` document, which stand for it as objects; None for any other document."""
+    items = data.get("items") if isinstance(data, dict) and data.get("kind") == "List" else None
+    return items if isinstance(items, list) else None
+
+
+def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = None) -> list[Doc]:
+    """Parse a multi-document YAML text; ``kind: List`` is flattened.
+
+    Only plain YAML is read (see :class:`SafeLoader`); input over a limit is an error naming ``file``.
+    ``budget`` is shared by every text of one input.
+    """
+    try:
+        raw = [d for d in load_all(text, budget if budget is not None else Budget()) if d is not None]
+    except yaml.YAMLError as err:
+        raise OmeError(yaml_error_text(err), file=file) from None
+    docs = []
+    for data in raw:
+        items = list_items(data)
+        for item in (items if items is not None else [data]):
+            docs.append(Doc(item, file, start + len(docs)))
+            if len(docs) > limits.MAX_OBJECTS:
+                raise too_many_objects(file)
+    return docs

@@ -1,0 +1,328 @@
+"""The limited YAML loader: plain YAML only, duplicate keys refused, the limits of :mod:`omerender.yamlio.limits`
+checked on the event stream before anything is built, and shared by every text of one input (:class:`Budget`).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import ConstructorError
+from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent)
+
+from . import limits
+
+SNIPPET_CHARS = 60
+
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+# Tags that SafeLoader turns into types Kubernetes YAML does not have (bytes, sets, tuples, datetimes).
+_UNSUPPORTED_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
+                     "tag:yaml.org,2002:pairs", _TIMESTAMP_TAG)
+_OPENS = (MappingStartEvent, SequenceStartEvent)
+_CLOSES = (MappingEndEvent, SequenceEndEvent)
+
+
+class YAMLLimitError(yaml.MarkedYAMLError):
+    """Input over one of :mod:`omerender.yamlio.limits`; a YAMLError so every YAML caller reports it."""
+
+    def __init__(self, problem: str, mark=None):
+        super().__init__(problem=problem, problem_mark=mark)
+
+
+@dataclass
+class Budget:
+    """What one input has used of the limits that span it: every file of a render, every item of a
+    ResourceList. Parsing the pieces one by one must not multiply the limits by the number of pieces."""
+
+    alias_nodes: int = 0
+    documents: int = 0
+
+
+_PLAIN_TAGS: dict = {}  # plain scalar text -> tag, for SafeLoader.resolve
+_PLAIN_TAGS_MAX = 1 << 18
+
+
+class SafeLoader(_BaseLoader):
+    """The libyaml safe loader, with the limits of :mod:`omerender.yamlio.limits` checked before anything is built.
+
+    Timestamps stay strings (as Kubernetes reads them); explicit tags for bytes, sets, ordered maps and
+    timestamps, mapping keys that are not strings, and a key twice in one mapping, are errors. Aliases are
+    expanded into plain trees, so callers never see shared or cyclic data. ``yaml.load``/``yaml.load_all`` with
+    this loader are safe on any text; :func:`load_all` and :func:`load_one` share a :class:`Budget` across texts.
+    """
+
+    yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+                               for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
+
+    def __init__(self, stream, budget: Budget | None = None):
+        if hasattr(stream, "read"):
+            stream = stream.read(limits.MAX_TOTAL_BYTES + 1)
+        self._text = stream
+        self._budget = budget if budget is not None else Budget()
+        self._aliased: bool | None = None
+        super().__init__(stream)
+
+    def _checked(self) -> bool:
+        if self._aliased is None:
+            self._aliased = check_structure(self._text, self._budget)
+        return self._aliased
+
+    def check_data(self):
+        self._checked()
+        return super().check_data()
+
+    def get_data(self):
+        return _unshare(super().get_data()) if self._checked() else super().get_data()
+
+    def get_single_data(self):
+        return _unshare(super().get_single_data()) if self._checked() else super().get_single_data()
+
+    def construct_mapping(self, node, deep=False):
+        merges = _check_keys(node.value)
+        if merges:
+            self.flatten_mapping(node)  # resolves merge keys (<<); the base class does it again harmlessly
+            _check_keys(node.value, unique=False)  # merged keys may repeat: the mapping's own ones win
+        return super().construct_mapping(node, deep)
+
+    # No path resolvers here: the composer's two calls per node can return at once.
+    def descend_resolver(self, current_node, current_index):
+        pass
+
+    def ascend_resolver(self):
+        pass
+
+    def resolve(self, kind, value, implicit):
+        """The resolver's tag, remembered for plain scalars, whose tag depends on their text alone."""
+        if kind is not yaml.ScalarNode or not implicit[0]:
+            return super().resolve(kind, value, implicit)
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+                _PLAIN_TAGS.clear()
+            tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+        return tag
+
+    def construct_unsupported(self, node):
+        raise ConstructorError(None, None, f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}; "
+                               "use plain maps, lists, strings, numbers, booleans and null", node.start_mark)
+
+
+for _tag in _UNSUPPORTED_TAGS:
+    SafeLoader.add_constructor(_tag, SafeLoader.construct_unsupported)
+
+
+def _check_keys(pairs, unique: bool = True) -> bool:
+    """Refuse keys that are not strings and (``unique``) a key twice, as Go's YAML readers (kustomize,
+    kubectl) do where PyYAML would keep the last silently. Returns whether there are merge keys (``<<``)."""
+    seen: dict[str, yaml.Node] = {}
+    merges = False
+    for key_node, _ in pairs:
+        if key_node.tag == _MERGE_TAG:
+            merges = True
+            continue
+        if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
+            raise ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; "
+                                   "quote it", key_node.start_mark)
+        if unique and seen.setdefault(key_node.value, key_node) is not key_node:
+            raise ConstructorError(None, None, f"mapping key {_quoted(key_node.value)} already defined at line "
+                                   f"{seen[key_node.value].start_mark.line + 1}; remove one of them",
+                                   key_node.start_mark)
+    return merges
+
+
+def _quoted(text: str) -> str:
+    """A key as messages show it: quoted, control characters escaped, long ones cut."""
+    cut = text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS] + "..."
+    return json.dumps(cut, ensure_ascii=False)
+
+
+def _node_text(node) -> str:
+    if isinstance(node, yaml.ScalarNode):
+        return repr(node.value) if node.value == "" else node.value
+    return "of a map or list"
+
+
+def check_structure(text, budget: Budget | None = None) -> bool:
+    """Check a YAML stream against the limits from its parse events; return whether it uses aliases.
+
+    Runs before anything is composed: libyaml's composer recurses in C per nesting level and an expanded
+    alias bomb never fits in memory, so both must be caught on the flat event stream. ``budget`` carries the
+    alias nodes and documents of the texts read before this one in the same input.
+    """
+    if len(text) > limits.MAX_TOTAL_BYTES:
+        raise YAMLLimitError(f"input is larger than {limits.MAX_TOTAL_BYTES // limits.MIB} MiB")
+    parser = _BaseLoader(text)
+    try:
+        return _scan(parser.get_event, budget if budget is not None else Budget())
+    except yaml.MarkedYAMLError as err:
+        if _LIBYAML_DEPTH in str(getattr(err, "problem", "")):
+            raise _too_deep(err.problem_mark) from None
+        raise
+    finally:
+        parser.dispose()
+
+
+def _libyaml_version() -> tuple:
+    try:
+        from yaml import _yaml
+        return tuple(_yaml.get_version())
+    except (ImportError, AttributeError):
+        return ()
+
+
+# libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops nesting at 1,000 levels, and scans flow collections ahead of
+# the events we count: whichever layer refuses, the user reads one message.
+_LIBYAML_DEPTH = "maximum nesting depth"
+
+
+def _too_deep(mark) -> YAMLLimitError:
+    return YAMLLimitError(f"nesting deeper than {limits.MAX_DEPTH} levels", mark)
+
+
+def _scan(next_event, budget: Budget) -> bool:
+    open_anchors: list[str | None] = []
+    sizes: dict[str, int] = {}  # anchor -> nodes in its expanded value
+    starts: list[int] = []
+    nodes = stream_aliases = 0
+    alias_nodes, documents = budget.alias_nodes, budget.documents
+    try:
+        while (event := next_event()) is not None:
+            kind = event.__class__
+            if kind is ScalarEvent:
+                nodes += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif kind in _OPENS:
+                nodes += 1
+                starts.append(nodes)
+                open_anchors.append(event.anchor)
+                if len(starts) > limits.MAX_DEPTH:
+                    raise _too_deep(event.start_mark)
+            elif kind in _CLOSES:
+                anchor = open_anchors.pop()
+                start = starts.pop()
+                if anchor:
+                    sizes[anchor] = nodes - start + 1
+            elif kind is AliasEvent:
+                if event.anchor in open_anchors:
+                    raise YAMLLimitError(f"alias *{event.anchor} refers to a value that contains it "
+                                         "(recursive alias)", event.start_mark)
+                size = sizes.get(event.anchor, 0)  # 0: undefined, the composer reports it
+                nodes += size
+                stream_aliases += size
+                alias_nodes += size
+                if alias_nodes > limits.MAX_ALIAS_NODES:
+                    raise YAMLLimitError(f"aliases expand to more than {limits.MAX_ALIAS_NODES:,} nodes "
+                                         "(a YAML alias bomb?)", event.start_mark)
+            elif kind is DocumentStartEvent:
+                sizes = {}
+                documents += 1
+                if documents > limits.MAX_OBJECTS:
+                    raise YAMLLimitError(f"more than {limits.MAX_OBJECTS:,} YAML documents in the inputs",
+                                         event.start_mark)
+    finally:
+        budget.alias_nodes, budget.documents = alias_nodes, documents
+    return stream_aliases > 0
+
+
+def load_all(text: str, budget: Budget) -> list:
+    """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``."""
+    fast = _load_unscanned(text, budget, single=False)
+    if fast is not None:
+        return fast
+    loader = SafeLoader(text, budget)
+    try:
+        return [loader.get_data() for _ in iter(loader.check_data, False)]
+    finally:
+        loader.dispose()
+
+
+def load_one(text: str, budget: Budget):
+    """The single document of ``text`` (None if empty), counted against ``budget``."""
+    fast = _load_unscanned(text, budget, single=True)
+    if fast is not None:
+        return fast[0] if fast else None
+    loader = SafeLoader(text, budget)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+# libyaml 0.2.6 stops nesting at 1,000 levels itself (yaml/libyaml#287), which bounds the C recursion of PyYAML's
+# composer. With it, a text without "*" (so without aliases: nothing to expand) can be composed first and its
+# depth and document count checked on the nodes, at a tenth of the cost of the event scan; the limits are the
+# same. Anything over them, or any error, goes through the scan again, so every message is the scan's.
+_COMPOSER_BOUNDED = _BaseLoader is not yaml.SafeLoader and _libyaml_version() >= (0, 2, 6)
+
+
+class _Rescan(Exception):
+    pass
+
+
+def _load_unscanned(text, budget: Budget, single: bool) -> list | None:
+    """The documents of ``text`` without the event scan, or None where the scan must decide."""
+    if not (_COMPOSER_BOUNDED and isinstance(text, str) and "*" not in text and len(text) <= limits.MAX_TOTAL_BYTES):
+        return None
+    before = budget.documents
+    loader = SafeLoader(text, budget)
+    loader._aliased = False  # no alias in the text: nothing to count or unshare
+    try:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            budget.documents += 1
+            if single and documents:
+                raise _Rescan  # more than one: the scan's loader says so
+            if budget.documents > limits.MAX_OBJECTS or _deeper_than(node, limits.MAX_DEPTH):
+                raise _Rescan
+            documents.append(loader.construct_document(node))
+        return documents
+    except (_Rescan, yaml.YAMLError, RecursionError):
+        budget.documents = before
+        return None
+    finally:
+        loader.dispose()
+
+
+def _deeper_than(root, most: int) -> bool:
+    """Whether collections nest more than ``most`` levels in the node tree ``root``."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > most:
+            return True
+        if node.__class__ is yaml.MappingNode:
+            stack.extend((value, depth + 1) for _, value in node.value if value.__class__ is not yaml.ScalarNode)
+            stack.extend((key, depth + 1) for key, _ in node.value if key.__class__ is not yaml.ScalarNode)
+        elif node.__class__ is yaml.SequenceNode:
+            stack.extend((item, depth + 1) for item in node.value if item.__class__ is not yaml.ScalarNode)
+    return False
+
+
+def _unshare(value):
+    """A copy where every alias is its own tree (depth and size are bounded by :func:`check_structure`)."""
+    if isinstance(value, dict):
+        return {key: _unshare(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unshare(item) for item in value]
+    return value
+
+
+def yaml_error_text(err: yaml.YAMLError) -> str:
+    """What a message says about YAML that could not be read: over a limit, or malformed."""
+    prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
+    return prefix + yaml_problem(err)
+
+
+def yaml_problem(err: yaml.YAMLError) -> str:
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    if mark is not None:
+        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return problem
