@@ -76,3 +76,15 @@ def test_render_does_not_import_the_other_commands():
     listed = [line.split()[0] for line in done.stdout.split("Commands:\n")[1].splitlines() if line.startswith("  ")]
     assert listed[:10] == ["argocd", "build", "check", "diff", "explain", "fn", "lock", "model-info", "render", "tree"]
     assert run_cli("model-info", "--help").code == 0 and run_cli("diff", "--help").code == 0
+
+
+def test_every_module_entry_point_runs_the_command_it_names():
+    """`python -m omerender` and `python -m omerender.cli` are the CLI; `python -m omerender.gitops` is the entry
+    the installed legacy kustomize plugin calls (plugins/kustomize-legacy), whose usage it prints on a bad call."""
+    for module in ("omerender", "omerender.cli"):
+        done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True,
+                              timeout=60)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "omerender, version 0.1.0\n", "")
+    done = subprocess.run([sys.executable, "-m", "omerender.gitops"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "usage: python -m omerender.gitops kustomize-plugin CONFIG_FILE < resources.yaml\n"
