@@ -1,6 +1,6 @@
 """Synthetic fleets for the benchmarks: N InferenceServices over M runtimes.
 
-The runtimes are the OME catalog's single-node runtimes (``../shared/ome``) plus generated
+The runtimes are the OME catalog's single-node runtimes (``tests/data/ome``) plus generated
 variants: renamed copies (cluster-scoped or namespaced), some with an accelerator pool, and,
 unless ``inherit=False``, inheritance chains (a disabled profile, a child, a grandchild).
 Models are the catalog models paired with their runtimes, with the fields OME's model agent
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-CATALOG = Path(__file__).resolve().parents[2] / "shared" / "ome"
+CATALOG = Path(__file__).resolve().parents[1] / "tests" / "data" / "ome"
 ENGINE_PREFIXES = ("srt-", "vllm-")
 NAME_SUFFIXES = ("-pd-grpc", "-pd", "-grpc")
 NAMESPACES = tuple(f"team-{i:02d}" for i in range(20))

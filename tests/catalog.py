@@ -1,4 +1,4 @@
-"""The OME catalog in ../shared/ome, paired up as api.md §9.4–§9.5 describe, for sweep tests."""
+"""The OME catalog in tests/data/ome, paired up as api.md §9.4–§9.5 describe, for sweep tests."""
 from __future__ import annotations
 
 import copy

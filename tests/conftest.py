@@ -14,8 +14,7 @@ from click.testing import CliRunner
 from omerender.cli.app import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CATALOG = SHARED / "ome"
+CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs (PROVENANCE.md there)
 FIXTURES = ROOT / "fixtures"
 K8S_VERSION = "1.30"
 # Kinds whose schemas are not in the Kubernetes API (checked elsewhere against their CRDs).

@@ -27,7 +27,7 @@ FENCE = re.compile(r"^```(bash|sh|console)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S
 # omerender's runtime dependencies (import names and distributions), shared with the new virtualenv
 DEPENDENCIES = ("yaml", "_yaml", "click", "ruamel")
 DISTRIBUTIONS = ("pyyaml", "click", "ruamel.yaml", "ruamel.yaml.clib")
-CATALOG = ROOT.parent / "shared" / "ome"   # OME's catalog and model configs, as $OME_DATA in snippets
+CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs, as $OME_DATA in snippets
 
 SKIP = {
     ("README.md", "bash scripts/test.sh"):

@@ -9,7 +9,7 @@ import yaml
 from omerender.errors import OmeError
 from omerender.ome.workloads.placeholders import PlaceholderError, expand, expand_container
 
-OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
+OME = Path(__file__).resolve().parent / "data" / "ome"
 ESCAPE_HINT = 'to pass literal braces, write {{"{{"}} and {{"}}"}}'
 
 # metadata of the isvc of fixture F (render.md §15)

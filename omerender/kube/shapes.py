@@ -93,7 +93,7 @@ PART = Component({"runner": CONTAINER})
 WORKER = Component({"runner": CONTAINER, "size": Int32(typed=True)})
 COMPONENT = Component({**EXTENSION, "leader": PART, "worker": WORKER})
 # Object shapes are closed: a field they do not list is an error, as for the API server with OME's CRDs
-# (/work/shared/ome/crds lists the fields). ``object``: any value, checked where it is read.
+# (OME's CRDs, config/crd/ in OME's repository, list the fields). ``object``: any value, checked where it is read.
 CONSTRAINTS = {key: object for key in ("architectureFamilies", "excludedClasses", "maxMemory",
                                         "minArchitectureVersion", "minComputePerformanceTFLOPS", "minMemory",
                                         "preferredPrecisions", "requiredFeatures")}
