@@ -89,6 +89,8 @@ def _update(path: str, source: str | None, report: Report) -> None:
     if not models:
         raise OmeError("no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
                        "kind: List's items", file=path)
+    for file, _ in writes:  # all checked before the first is written
+        _check_writable(file)
     for file, text in writes:
         write_atomic(file, text)
 
@@ -161,8 +163,24 @@ def _verify(old: str, new: str, edits, file: str) -> None:
         raise RuntimeError(f"{file}: the edited file does not read back as the original plus the new fields")
 
 
+def _check_writable(file: str) -> None:
+    """The new text goes to a temporary file beside ``file``: its directory must be writable. Judged by the
+    mode bits, as ``render -o`` judges its directory, so the answer is the same for root."""
+    folder = os.path.dirname(os.path.abspath(file))
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError as err:
+        raise OmeError(f"cannot write: {err.strerror}", file=file) from None
+    if not mode & stat.S_IWUSR:
+        raise OmeError(f"cannot be updated: its directory {folder} is read-only (--update writes the new text "
+                       "beside the file, then renames it); make the directory writable (chmod u+w)", file=file)
+
+
 def write_atomic(file: str, text: str) -> None:
     """Replace ``file`` atomically (:func:`atomicdir.replace_file`), keeping its mode; only a regular file."""
-    if not stat.S_ISREG(os.lstat(file).st_mode):
-        raise OmeError("not a regular file; --update rewrites only regular files", file=file)
-    atomicdir.replace_file(file, text)
+    try:
+        if not stat.S_ISREG(os.lstat(file).st_mode):
+            raise OmeError("not a regular file; --update rewrites only regular files", file=file)
+        atomicdir.replace_file(file, text)
+    except OSError as err:
+        raise OmeError(f"cannot write: {err.strerror or err}", file=file) from None

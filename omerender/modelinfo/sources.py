@@ -70,6 +70,8 @@ class Source:
             data = json.loads(self.read(rel, 0, size).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as err:
             raise OmeError(f"{self.label}/{rel}: not valid JSON: {err}") from None
+        except RecursionError:
+            raise OmeError(f"{self.label}/{rel}: not valid JSON: nested too deeply") from None
         if not isinstance(data, dict):
             raise OmeError(f"{self.label}/{rel}: expected a JSON object")
         return data
