@@ -107,11 +107,11 @@ def _elements_in(shape: list[int], dtype: str, offsets: list[int], shown: str) -
     bits = DTYPE_BITS.get(dtype)
     if count is not None and (bits is None or count * bits == stored_bits):
         return count
-    held = f"data_offsets [{offsets[0]}, {offsets[1]}] hold {offsets[1] - offsets[0]:,} bytes"
+    held = f"data_offsets [{offsets[0]}, {offsets[1]}] hold {_count(offsets[1] - offsets[0], 'byte')}"
     if count is None:
         raise OmeError(f"{shown}: shape {_shape_text(shape)} has more elements than its {held}; the file is corrupt "
                        "or not safetensors")
-    needed = f"{count * bits // 8:,} bytes" if count * bits % 8 == 0 else f"{count * bits:,} bits"
+    needed = _count(count * bits // 8, "byte") if count * bits % 8 == 0 else _count(count * bits, "bit")
     raise OmeError(f"{shown}: shape {_shape_text(shape)} of {dtype} takes {needed}, but its {held}; the file is "
                    "corrupt or not safetensors")
 
@@ -130,3 +130,7 @@ def _shape_text(shape: list[int]) -> str:
     if len(shape) <= 8 and all(d < 10 ** 15 for d in shape):
         return json.dumps(shape)
     return f"of {len(shape):,} dimensions"
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number:,} {unit}" + ("" if number == 1 else "s")
