@@ -377,6 +377,19 @@ def test_wrong_field_type_names_the_field(tmp_path):
     assert fails(str(directory)) == ["error: config.json: hidden_size must be an integer, got '2048'"]
 
 
+@pytest.mark.parametrize("factor,text", [
+    ("1e400", "config.json: text_config: rope_scaling: factor is out of the range of a float64"),
+    ("1e300", "config.json: text_config: sliding_window 1024 times rope_scaling.factor 1e+300 is past the largest "
+              "context OME can hold (an int64)"),
+])
+def test_a_context_past_an_int64_is_an_error(tmp_path, factor, text):
+    directory = model_dir(tmp_path, "gemma3.json")
+    config = (directory / "config.json").read_text()
+    (directory / "config.json").write_text(config.replace('"factor": 8.0', f'"factor": {factor}'))
+    assert '"factor": 8.0' in config
+    assert fails(str(directory)) == [f"error: {text}"]
+
+
 def test_invalid_config_is_an_error_as_in_ome(tmp_path):
     directory = tmp_path / "model"
     directory.mkdir()

@@ -29,6 +29,9 @@ class Hub:
         self.listing = None  # a function (handler, path) that answers them instead
         self.stop = threading.Event()  # set when the test ends: slow answers stop sending
         self.delay = 0.0  # seconds to wait before answering for a file
+        self.redirect = ""  # an origin to send file requests to, by a redirect with an endless body
+        self.redirect_bytes = 0
+        self.cdn_auth: list[str | None] = []
 
 
 def handler_for(hub: Hub):
@@ -57,6 +60,9 @@ def handler_for(hub: Hub):
             return True
 
         def do_GET(self):
+            if self.path.startswith("/cdn/"):
+                hub.cdn_auth.append(self.headers.get("Authorization"))
+                return self._file(self.path[len("/cdn/"):])
             tree = re.match(r"^/api/models/([^/]+/[^/]+)/tree/([^/?]+)", self.path)
             resolve = re.match(r"^/([^/]+/[^/]+)/resolve/([^/]+)/([^?]+)", self.path)
             match = tree or resolve
@@ -77,7 +83,24 @@ def handler_for(hub: Hub):
                 self.end_headers()
                 self.wfile.write(body)
                 return None
+            if hub.redirect:
+                return self._redirect(f"{hub.redirect}/cdn/{resolve.group(3)}")
             return self._file(resolve.group(3))
+
+        def _redirect(self, location: str):
+            """A redirect whose body never ends, as fast as it is taken: it must be dropped unread."""
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for _ in range(4096):  # 256 MiB at most
+                    if hub.stop.is_set():
+                        return
+                    self.wfile.write(b"x" * 65536)
+                    hub.redirect_bytes += 65536
+            except OSError:
+                pass
 
         def _file(self, name: str):
             time.sleep(hub.delay)
@@ -129,6 +152,20 @@ def test_hub_model_counts_from_headers_without_weight_bytes(hub):
     assert sorted(hub.sent) == sorted(shards + ["config.json"])
     for name in shards:
         assert max(end for _, end in hub.sent[name]) <= header_end(hub.files[name]), "weight bytes were sent"
+
+
+def test_redirects_are_followed_unread_and_the_token_stays_with_the_hub(hub, monkeypatch):
+    """The Hub sends file downloads to another origin (its CDN): the token is not sent there, and no redirect's
+    body is read."""
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    hub.redirect = f"http://localhost:{hub.port}"
+    start = time.monotonic()
+    run = run_cli("model-info", "hf://org/tiny", "-o", "json")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["spec"]["modelParameterSize"] == "92.56K"
+    assert time.monotonic() - start < 5
+    assert hub.cdn_auth and all(a is None for a in hub.cdn_auth)
+    assert hub.redirect_bytes < 64 * 2 ** 20, f"{hub.redirect_bytes:,} bytes of redirect bodies were taken"
 
 
 def test_revision_and_token(hub, monkeypatch):
