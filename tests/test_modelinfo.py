@@ -307,6 +307,14 @@ def test_a_shape_that_does_not_fill_its_data_offsets_is_an_error(tmp_path, dtype
     assert fails(str(directory)) == [f"error: {path}: tensor 'w': {text}; the file is corrupt or not safetensors"]
 
 
+def test_a_long_tensor_name_is_shortened_in_the_message(tmp_path):
+    directory = llama_dir(tmp_path)
+    path = header_file(directory, {"w" * 1_000_000: {"dtype": "BF16", "shape": [3], "data_offsets": [0, 2]}}, 2)
+    assert fails(str(directory)) == [f"error: {path}: tensor {'w' * 100!r}... (1,000,000 characters): shape [3] of "
+                                     "BF16 takes 6 bytes, but its data_offsets [0, 2] hold 2 bytes; the file is "
+                                     "corrupt or not safetensors"]
+
+
 def test_shapes_that_fill_their_data_offsets_count(tmp_path):
     """Every dtype safetensors defines by its width (F4 packs two to a byte); an empty dimension holds nothing
     whatever the others; a dtype safetensors does not define counts when its elements fit the bytes."""

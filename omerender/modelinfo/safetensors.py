@@ -76,7 +76,7 @@ def tensor_parameters(source: Source, rel: str) -> int:
     for name, tensor in header.items():
         if name == "__metadata__":
             continue
-        shape, count = _check_tensor(tensor, data_size, f"{source.label}/{rel}: tensor {name!r}")
+        shape, count = _check_tensor(tensor, data_size, f"{source.label}/{rel}: tensor {_name_text(name)}")
         if shape:
             total += count
     return total
@@ -124,6 +124,12 @@ def _capped_product(shape: list[int], cap: int) -> int | None:
         if product > cap:
             return None
     return product
+
+
+def _name_text(name: str) -> str:
+    if len(name) <= 200:
+        return repr(name)
+    return f"{name[:100]!r}... ({len(name):,} characters)"
 
 
 def _shape_text(shape: list[int]) -> str:
