@@ -265,6 +265,81 @@ def test_tensor_offsets_outside_the_file(tmp_path):
     assert "data_offsets must be [begin, end] within the file's 0 data bytes" in line
 
 
+def header_file(directory: Path, tensors: dict, data_bytes: int) -> Path:
+    """A safetensors file with this header and ``data_bytes`` of (sparse) data."""
+    path = directory / "model.safetensors"
+    write_safetensors(path, {}, header=json.dumps(tensors).encode())
+    with open(path, "r+b") as out:
+        out.truncate(path.stat().st_size + data_bytes)
+    return path
+
+
+def test_huge_dimensions_are_an_error_naming_the_tensor(tmp_path):
+    directory = llama_dir(tmp_path)
+    path = header_file(directory, {"w": {"dtype": "BF16", "shape": [10 ** 200, 10 ** 200], "data_offsets": [0, 8]}}, 8)
+    assert fails(str(directory)) == [f"error: {path}: tensor 'w': shape of 2 dimensions has more elements than its "
+                                     "data_offsets [0, 8] hold 8 bytes; the file is corrupt or not safetensors"]
+
+
+def test_a_shape_of_200000_dimensions_is_refused_in_linear_time(tmp_path):
+    directory = llama_dir(tmp_path)
+    path = header_file(directory, {"w": {"dtype": "F32", "shape": [999_999_999] * 200_000,
+                                         "data_offsets": [0, 4]}}, 4)
+    assert path.stat().st_size > 2 * 2 ** 20
+    start = time.monotonic()
+    assert fails(str(directory)) == [f"error: {path}: tensor 'w': shape of 200,000 dimensions has more elements "
+                                     "than its data_offsets [0, 4] hold 4 bytes; the file is corrupt or not "
+                                     "safetensors"]
+    assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("dtype,shape,offsets,text", [
+    ("BF16", [3, 4], [0, 12], "shape [3, 4] of BF16 takes 24 bytes, but its data_offsets [0, 12] hold 12 bytes"),
+    ("F4", [3], [0, 2], "shape [3] of F4 takes 12 bits, but its data_offsets [0, 2] hold 2 bytes"),
+    ("F32", [20, 2], [0, 4], "shape [20, 2] has more elements than its data_offsets [0, 4] hold 4 bytes"),
+    ("U8", [], [0, 0], "shape [] of U8 takes 1 byte, but its data_offsets [0, 0] hold 0 bytes"),
+    ("NEWTYPE", [100], [0, 12], "shape [100] has more elements than its data_offsets [0, 12] hold 12 bytes"),
+])
+def test_a_shape_that_does_not_fill_its_data_offsets_is_an_error(tmp_path, dtype, shape, offsets, text):
+    directory = llama_dir(tmp_path)
+    path = header_file(directory, {"ok": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]},
+                                   "w": {"dtype": dtype, "shape": shape, "data_offsets": offsets}}, 64)
+    assert fails(str(directory)) == [f"error: {path}: tensor 'w': {text}; the file is corrupt or not safetensors"]
+
+
+def test_a_long_tensor_name_is_shortened_in_the_message(tmp_path):
+    directory = llama_dir(tmp_path)
+    path = header_file(directory, {"w" * 1_000_000: {"dtype": "BF16", "shape": [3], "data_offsets": [0, 2]}}, 2)
+    assert fails(str(directory)) == [f"error: {path}: tensor {'w' * 100!r}... (1,000,000 characters): shape [3] of "
+                                     "BF16 takes 6 bytes, but its data_offsets [0, 2] hold 2 bytes; the file is "
+                                     "corrupt or not safetensors"]
+
+
+def test_shapes_that_fill_their_data_offsets_count(tmp_path):
+    """Every dtype safetensors defines by its width (F4 packs two to a byte); an empty dimension holds nothing
+    whatever the others; a dtype safetensors does not define counts when its elements fit the bytes."""
+    directory = llama_dir(tmp_path)
+    header_file(directory, {"a": {"dtype": "F4", "shape": [1000, 2], "data_offsets": [0, 1000]},
+                            "b": {"dtype": "F6_E2M3", "shape": [4, 1000], "data_offsets": [1000, 4000]},
+                            "c": {"dtype": "C64", "shape": [1000], "data_offsets": [4000, 12000]},
+                            "d": {"dtype": "BF16", "shape": [10 ** 100, 0], "data_offsets": [12000, 12000]},
+                            "e": {"dtype": "INT3", "shape": [1000], "data_offsets": [12000, 12375]}}, 12375)
+    spec, _ = info(str(directory))
+    assert spec["modelParameterSize"] == "8K"
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "model.safetensors.index.json"])
+def test_deeply_nested_json_is_an_error_naming_the_file(tmp_path, name):
+    directory = llama_dir(tmp_path)
+    if name == "model.safetensors":
+        write_safetensors(directory / name, {}, header=b"[" * 200_000 + b"]" * 200_000)
+        text = "the safetensors header is not JSON; the file is corrupt or not safetensors"
+    else:
+        (directory / name).write_text("[" * 200_000)
+        text = "not valid JSON: nested too deeply"
+    assert fails(str(directory)) == [f"error: {directory / name}: {text}"]
+
+
 def test_symlinked_config_out_of_the_directory_is_refused(tmp_path):
     outside = tmp_path / "secret.json"
     outside.write_text((CORPUS / "llama3_2_1b.json").read_text())
@@ -308,6 +383,19 @@ def test_wrong_field_type_names_the_field(tmp_path):
     config["hidden_size"] = "2048"
     (directory / "config.json").write_text(json.dumps(config))
     assert fails(str(directory)) == ["error: config.json: hidden_size must be an integer, got '2048'"]
+
+
+@pytest.mark.parametrize("factor,text", [
+    ("1e400", "config.json: text_config: rope_scaling: factor is out of the range of a float64"),
+    ("1e300", "config.json: text_config: sliding_window 1024 times rope_scaling.factor 1e+300 is past the largest "
+              "context OME can hold (an int64)"),
+])
+def test_a_context_past_an_int64_is_an_error(tmp_path, factor, text):
+    directory = model_dir(tmp_path, "gemma3.json")
+    config = (directory / "config.json").read_text()
+    (directory / "config.json").write_text(config.replace('"factor": 8.0', f'"factor": {factor}'))
+    assert '"factor": 8.0' in config
+    assert fails(str(directory)) == [f"error: {text}"]
 
 
 def test_invalid_config_is_an_error_as_in_ome(tmp_path):

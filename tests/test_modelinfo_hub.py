@@ -7,6 +7,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -26,6 +27,11 @@ class Hub:
         self.auth: list[str | None] = []
         self.listings: list[str] = []  # the paths of the file-listing requests
         self.listing = None  # a function (handler, path) that answers them instead
+        self.stop = threading.Event()  # set when the test ends: slow answers stop sending
+        self.delay = 0.0  # seconds to wait before answering for a file
+        self.redirect = ""  # an origin to send file requests to, by a redirect with an endless body
+        self.redirect_bytes = 0
+        self.cdn_auth: list[str | None] = []
 
 
 def handler_for(hub: Hub):
@@ -54,6 +60,9 @@ def handler_for(hub: Hub):
             return True
 
         def do_GET(self):
+            if self.path.startswith("/cdn/"):
+                hub.cdn_auth.append(self.headers.get("Authorization"))
+                return self._file(self.path[len("/cdn/"):])
             tree = re.match(r"^/api/models/([^/]+/[^/]+)/tree/([^/?]+)", self.path)
             resolve = re.match(r"^/([^/]+/[^/]+)/resolve/([^/]+)/([^?]+)", self.path)
             match = tree or resolve
@@ -74,9 +83,27 @@ def handler_for(hub: Hub):
                 self.end_headers()
                 self.wfile.write(body)
                 return None
+            if hub.redirect:
+                return self._redirect(f"{hub.redirect}/cdn/{resolve.group(3)}")
             return self._file(resolve.group(3))
 
+        def _redirect(self, location: str):
+            """A redirect whose body never ends, as fast as it is taken: it must be dropped unread."""
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for _ in range(4096):  # 256 MiB at most
+                    if hub.stop.is_set():
+                        return
+                    self.wfile.write(b"x" * 65536)
+                    hub.redirect_bytes += 65536
+            except OSError:
+                pass
+
         def _file(self, name: str):
+            time.sleep(hub.delay)
             data = hub.files.get(name)
             if data is None:
                 return self._error(404, "EntryNotFound")
@@ -106,6 +133,7 @@ def hub(monkeypatch):
     monkeypatch.setenv("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
     state.port = server.server_address[1]
     yield state
+    state.stop.set()
     server.shutdown()
     server.server_close()
 
@@ -124,6 +152,20 @@ def test_hub_model_counts_from_headers_without_weight_bytes(hub):
     assert sorted(hub.sent) == sorted(shards + ["config.json"])
     for name in shards:
         assert max(end for _, end in hub.sent[name]) <= header_end(hub.files[name]), "weight bytes were sent"
+
+
+def test_redirects_are_followed_unread_and_the_token_stays_with_the_hub(hub, monkeypatch):
+    """The Hub sends file downloads to another origin (its CDN): the token is not sent there, and no redirect's
+    body is read."""
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    hub.redirect = f"http://localhost:{hub.port}"
+    start = time.monotonic()
+    run = run_cli("model-info", "hf://org/tiny", "-o", "json")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["spec"]["modelParameterSize"] == "92.56K"
+    assert time.monotonic() - start < 5
+    assert hub.cdn_auth and all(a is None for a in hub.cdn_auth)
+    assert hub.redirect_bytes < 64 * 2 ** 20, f"{hub.redirect_bytes:,} bytes of redirect bodies were taken"
 
 
 def test_revision_and_token(hub, monkeypatch):
@@ -207,6 +249,8 @@ def test_a_busy_hub_is_asked_once(hub):
                             "HF_ENDPOINT"),
     ([{"type": "file", "path": "config.json", "size": "12"}], None,
      "the Hub's file listing has a file without a path or a size; check HF_ENDPOINT"),
+    ([{"type": "file", "path": "config.json", "size": 2 ** 64}], None,
+     "the Hub's file listing has a file without a path or a size; check HF_ENDPOINT"),
     ([{"type": "file", "path": "../../config.json", "size": 12}], None,
      "the Hub's file listing: '../../config.json' is not a plain relative file name; refusing to read it"),
     ([], "http://127.0.0.2:1/api/models/org/tiny/tree/main?cursor=1",
@@ -259,3 +303,88 @@ def test_update_reads_the_storage_uri_from_the_hub(hub, tmp_path):
     assert run.code == 0, run.stderr
     text = model.read_text()
     assert text.startswith(original) and "  modelParameterSize: 92.56K\n" in text
+
+
+# --- a slow or hostile endpoint: error bodies read only in part, one deadline for the whole command -----------
+
+def streaming_error(hub: Hub, sent: list[int]):
+    """An HTTP 500 whose body never ends (64 KiB at a time, as fast as it is taken): ``sent`` counts the bytes."""
+    def listing(handler, path):
+        handler.send_response(500)
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        sent.append(0)
+        try:
+            while not hub.stop.is_set() and sent[0] < 256 * 2 ** 20:
+                handler.wfile.write(b"x" * 65536)
+                sent[0] += 65536
+        except OSError:
+            pass  # the client hung up, as it should
+    return listing
+
+
+def test_a_streaming_error_body_is_read_only_in_part(hub):
+    sent: list[int] = []
+    hub.listing = streaming_error(hub, sent)
+    start = time.monotonic()
+    run = run_cli("model-info", "hf://org/tiny", "--hub-timeout", "20")
+    assert (run.code, run.stdout, run.lines) == (1, "", ["error: hf://org/tiny: the Hub answered HTTP 500; try again "
+                                                         "later"])
+    assert time.monotonic() - start < 5, "the error body was read on, not dropped"
+    time.sleep(0.2)
+    assert sent and sent[0] < 64 * 2 ** 20, f"{sent[0]:,} bytes of the error body were taken"
+
+
+def trickle(hub: Hub, head: bool):
+    """An answer that never completes, a byte a second: in its headers (``head``) or in its body."""
+    def listing(handler, path):
+        data = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Pad: " + b"x" * 10_000
+        if not head:
+            body = json.dumps(entries(hub)).encode()
+            handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body))
+            handler.wfile.flush()
+            data = body
+        try:
+            for byte in data:
+                if hub.stop.is_set():
+                    return
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass
+    return listing
+
+
+@pytest.mark.parametrize("head", [True, False], ids=["headers", "body"])
+def test_a_slow_endpoint_fails_at_the_deadline(hub, monkeypatch, head):
+    hub.listing = trickle(hub, head)
+    monkeypatch.setenv("OMERENDER_HUB_TIMEOUT", "30")  # the option wins over the variable
+    start = time.monotonic()
+    run = run_cli("model-info", "hf://org/tiny", "--hub-timeout", "1.5")
+    elapsed = time.monotonic() - start
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        f"error: hf://org/tiny: no complete answer from http://127.0.0.1:{hub.port} within 1.5 s (--hub-timeout, "
+        "OMERENDER_HUB_TIMEOUT); check the network or HF_ENDPOINT, or allow more time"])
+    assert 1.5 <= elapsed < 4
+
+
+def test_the_deadline_spans_every_request_of_the_command(hub, monkeypatch):
+    """Each answer is quick, but the model's files take longer than the deadline in all: the deadline is the
+    command's, not a request's."""
+    monkeypatch.setenv("OMERENDER_HUB_TIMEOUT", "1")
+    hub.delay = 0.4  # before each file: config.json and two shards take 1.2 s
+    run = run_cli("model-info", "hf://org/tiny")
+    assert run.lines == [f"error: hf://org/tiny: no complete answer from http://127.0.0.1:{hub.port} within 1 s "
+                         "(--hub-timeout, OMERENDER_HUB_TIMEOUT); check the network or HF_ENDPOINT, or allow more time"]
+    assert run.code == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "nan", "inf", "86401"])
+def test_a_bad_deadline_is_an_error(value, monkeypatch):
+    for args in (["--hub-timeout", value], []):
+        monkeypatch.setenv("OMERENDER_HUB_TIMEOUT", value)
+        run = run_cli("model-info", "hf://org/tiny", *args)
+        assert (run.code, run.stdout, run.lines) == (1, "", [
+            f"error: --hub-timeout (or OMERENDER_HUB_TIMEOUT) {value!r}: expected a number of seconds above 0 and "
+            "at most 86,400"])

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -334,3 +336,62 @@ def test_the_read_limit_spans_every_model_of_a_run(tmp_path, monkeypatch):
     assert (repo / "models.yaml").read_text() == USER_FILE and (repo / "other.yaml").read_text() == second
     monkeypatch.setattr(sources, "MAX_READ_BYTES", 2 * one_model)
     assert update(str(repo)).code == 0
+
+
+# --- what --update writes, and the files it cannot write ---------------------------------------------------
+
+@pytest.mark.parametrize("version", ["1e5", "0o17", "y", "2001-1-2"])
+def test_a_version_go_would_read_as_another_type_is_written_quoted(tmp_path, version):
+    """Kubernetes' readers (yaml.v3, sigs.k8s.io/yaml) take these plain texts for a number, a bool or a date."""
+    repo = user_repo(tmp_path)
+    config = repo / "models" / "llama" / "config.json"
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"transformers_version": version}))
+    assert update(str(repo)).code == 0
+    after = (repo / "models.yaml").read_text()
+    assert "    name: transformers\n" f"    version: '{version}'\n" in after
+    assert list(yaml.safe_load_all(after))[1]["spec"]["modelFramework"] == {"name": "transformers", "version": version}
+    (repo / "kustomization.yaml").write_text("resources: [models.yaml]\n")
+    kustomize = shutil.which("kustomize")
+    assert kustomize, "kustomize is not on PATH: run scripts/setup-tools.sh"
+    built = subprocess.run([kustomize, "build", str(repo)], capture_output=True, text=True, check=True)
+    assert f"version: '{version}'\n" in built.stdout or f'version: "{version}"\n' in built.stdout
+
+
+@pytest.mark.parametrize("text", [
+    # one spec shared by two models of a List
+    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: ome.io/v1beta1\n  kind: ClusterBaseModel\n"
+    "  metadata: {name: a}\n  spec: &s\n    storage: {storageUri: 'local://./models/llama'}\n"
+    "- apiVersion: ome.io/v1beta1\n  kind: ClusterBaseModel\n  metadata: {name: b}\n  spec: *s\n",
+    # a spec that is another object's mapping
+    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+    "  data: &s\n    storage: x\n- apiVersion: ome.io/v1beta1\n  kind: ClusterBaseModel\n  metadata: {name: b}\n"
+    "  spec: *s\n",
+    # a merge key, the last line of the spec naming text written elsewhere
+    "base: &s\n  storage: {storageUri: 'local://./models/llama'}\napiVersion: ome.io/v1beta1\n"
+    "kind: ClusterBaseModel\nmetadata: {name: b}\nspec:\n  modelFormat: {name: safetensors}\n  <<: *s\n",
+])
+def test_an_aliased_spec_is_an_error_and_nothing_is_written(tmp_path, text):
+    repo = user_repo(tmp_path)
+    (repo / "models.yaml").write_text(text)
+    run = update(str(repo / "models.yaml"), str(repo / "models" / "llama"))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines[-1] == (f"error: {repo}/models.yaml: ClusterBaseModel b: spec is or holds a YAML anchor or "
+                             "alias, so the fields cannot be added at one place in the text; add them by hand")
+    assert (repo / "models.yaml").read_text() == text
+
+
+def test_a_read_only_directory_is_an_error_and_nothing_is_written(tmp_path):
+    repo = user_repo(tmp_path)
+    (repo / "more").mkdir()
+    (repo / "more" / "models.yaml").write_text(USER_FILE.replace("./models/llama", "../models/llama"))
+    (repo / "more").chmod(0o555)
+    try:
+        run = update(str(repo))
+    finally:
+        (repo / "more").chmod(0o755)
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines[-1] == (f"error: {repo}/more/models.yaml: cannot be updated: its directory {repo}/more is "
+                             "read-only (--update writes the new text beside the file, then renames it); make the "
+                             "directory writable (chmod u+w)")
+    assert (repo / "models.yaml").read_text() == USER_FILE  # checked before the first file was written
+    assert sorted(p.name for p in (repo / "more").iterdir()) == ["models.yaml"]

@@ -11,7 +11,7 @@ import click
 
 from omerender.errors import Message, OmeError, OmeErrors, Report, run_guarded
 from omerender.gitops import atomicdir
-from omerender.modelinfo import ReadBudget, compute, open_source
+from omerender.modelinfo import HUB_SECONDS, ReadBudget, compute, open_source
 from omerender.modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
 from omerender.yamlio import limits
 from omerender.yamlio.emit import dump
@@ -26,6 +26,7 @@ Examples:
   omerender model-info --update models/llama-3.2-3b.yaml ./Llama-3.2-3B-Instruct
   HF_TOKEN=hf_... omerender model-info --update models/
 """
+MAX_HUB_SECONDS = 86_400
 
 
 @click.command("model-info", epilog=EXAMPLE)
@@ -35,8 +36,11 @@ Examples:
                    "without SOURCE each model's spec.storage.storageUri says where to read.")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="Output format when printing.")
+@click.option("--hub-timeout", metavar="SECONDS", envvar="OMERENDER_HUB_TIMEOUT",
+              help=f"Give up on the Hub after this many seconds for the whole command (default {HUB_SECONDS:g}; "
+                   "also OMERENDER_HUB_TIMEOUT).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def model_info(source, update_path, output, debug):
+def model_info(source, update_path, output, hub_timeout, debug):
     """The BaseModel fields OME's model agent derives from a model's files: modelFormat, modelFramework,
     modelArchitecture, modelParameterSize, maxTokens, modelCapabilities, quantization.
 
@@ -46,11 +50,12 @@ def model_info(source, update_path, output, debug):
     """
     if update_path is None and source is None:
         fail([Message("error", "missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)")])
+    budget = ReadBudget(seconds=_seconds(hub_timeout))
     report = Report()
     if update_path is None:
-        result, failures = run_guarded(lambda: _describe(source, report), debug)
+        result, failures = run_guarded(lambda: _describe(source, report, budget), debug)
     else:
-        result, failures = run_guarded(lambda: _update(update_path, source, report), debug)
+        result, failures = run_guarded(lambda: _update(update_path, source, report, budget), debug)
     if failures:
         fail(report.messages + failures)
     for message in report.messages:
@@ -60,15 +65,28 @@ def model_info(source, update_path, output, debug):
         sys.stdout.write(json.dumps(spec, indent=2, sort_keys=True) + "\n" if output == "json" else dump(spec))
 
 
-def _describe(source: str, report: Report) -> dict:
-    opened = open_source(source)
+def _seconds(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_HUB_SECONDS:
+        fail([Message("error", f"--hub-timeout (or OMERENDER_HUB_TIMEOUT) {text!r}: expected a number of seconds "
+                               f"above 0 and at most {MAX_HUB_SECONDS:,}")])
+    return value
+
+
+def _describe(source: str, report: Report, budget: ReadBudget) -> dict:
+    opened = open_source(source, budget)
     report.file = opened.label
     return compute(opened, report)
 
 
-def _update(path: str, source: str | None, report: Report) -> None:
+def _update(path: str, source: str | None, report: Report, budget: ReadBudget) -> None:
     cache: dict[str, dict] = {}
-    budget, total = ReadBudget(), 0
+    total = 0
     writes, errors, models = [], [], 0
     for file in _files(path, []):
         try:
@@ -89,6 +107,8 @@ def _update(path: str, source: str | None, report: Report) -> None:
     if not models:
         raise OmeError("no BaseModel or ClusterBaseModel (apiVersion ome.io/...) to update in it, nor in a "
                        "kind: List's items", file=path)
+    for file, _ in writes:  # all checked before the first is written
+        _check_writable(file)
     for file, text in writes:
         write_atomic(file, text)
 
@@ -161,8 +181,24 @@ def _verify(old: str, new: str, edits, file: str) -> None:
         raise RuntimeError(f"{file}: the edited file does not read back as the original plus the new fields")
 
 
+def _check_writable(file: str) -> None:
+    """The new text goes to a temporary file beside ``file``: its directory must be writable. Judged by the
+    mode bits, as ``render -o`` judges its directory, so the answer is the same for root."""
+    folder = os.path.dirname(os.path.abspath(file))
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError as err:
+        raise OmeError(f"cannot write: {err.strerror}", file=file) from None
+    if not mode & stat.S_IWUSR:
+        raise OmeError(f"cannot be updated: its directory {folder} is read-only (--update writes the new text "
+                       "beside the file, then renames it); make the directory writable (chmod u+w)", file=file)
+
+
 def write_atomic(file: str, text: str) -> None:
     """Replace ``file`` atomically (:func:`atomicdir.replace_file`), keeping its mode; only a regular file."""
-    if not stat.S_ISREG(os.lstat(file).st_mode):
-        raise OmeError("not a regular file; --update rewrites only regular files", file=file)
-    atomicdir.replace_file(file, text)
+    try:
+        if not stat.S_ISREG(os.lstat(file).st_mode):
+            raise OmeError("not a regular file; --update rewrites only regular files", file=file)
+        atomicdir.replace_file(file, text)
+    except OSError as err:
+        raise OmeError(f"cannot write: {err.strerror or err}", file=file) from None

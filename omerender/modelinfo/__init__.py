@@ -5,9 +5,9 @@ parameter count from headers, ``metadata`` the spec fields, ``update`` the in-pl
 ``sources``/``hub`` where files are read from.
 """
 from .metadata import FIELDS, compute
-from .sources import ReadBudget, LocalSource
+from .sources import HUB_SECONDS, ReadBudget, LocalSource
 
-__all__ = ["FIELDS", "ReadBudget", "LocalSource", "compute", "open_source"]
+__all__ = ["FIELDS", "HUB_SECONDS", "ReadBudget", "LocalSource", "compute", "open_source"]
 
 
 def open_source(source: str, budget: ReadBudget | None = None):

@@ -2,13 +2,17 @@
 
 Uses the optional ``huggingface_hub`` package (``pip install 'omerender[hf]'``) for the endpoint, the token
 (``HF_TOKEN``), the file listing and its error types; bytes are fetched with explicit ``Range`` headers and
-read no further than asked, so no tensor data crosses the network.
+read no further than asked, so no tensor data crosses the network. Everything a run asks the Hub shares one
+deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their first few KiB, and
+redirects are followed here, so that no answer's body is read whole.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import threading
+from contextlib import contextmanager
 from urllib.parse import quote
 
 from omerender.errors import OmeError
@@ -20,7 +24,11 @@ _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 MAX_FILES = 100_000
 MAX_PAGES = 1_000
 MAX_LISTING_BYTES = 64 * 2 ** 20  # all pages of one listing: 100,000 files take about 20 MiB
-TIMEOUT = 30
+MAX_FILE_BYTES = 2 ** 63 - 1  # a file size the listing may give (Go's int64, as the Hub's own)
+MAX_ERROR_BODY = 4096  # read of an error answer: huggingface_hub tells the errors apart by their headers
+MAX_REDIRECTS = 10
+TIMEOUT = 30  # one network operation: connecting, or waiting for the next bytes
+_BODY_HEADERS = frozenset(("content-encoding", "content-length", "transfer-encoding"))
 
 
 def parse_uri(uri: str) -> tuple[str, str]:
@@ -64,7 +72,7 @@ class HubSource(Source):
         files: dict[str, int] = {}
         room = MAX_LISTING_BYTES  # what the pages may still take, over all of them
         for _ in range(MAX_PAGES):
-            entries, url, used = self._call(lambda: _page(self.hub, url, headers, room, self.label))
+            entries, url, used = self._call(lambda: self._page(url, headers, room))
             room -= used
             if not isinstance(entries, list):
                 raise OmeError(f"{self.label}: the Hub's file listing is not a list of files; check HF_ENDPOINT")
@@ -86,7 +94,7 @@ class HubSource(Source):
         path, size = entry.get("path"), entry.get("size")
         if entry["type"] == "directory":
             return {}
-        if not isinstance(path, str) or type(size) is not int or size < 0:
+        if not isinstance(path, str) or type(size) is not int or not 0 <= size <= MAX_FILE_BYTES:
             raise OmeError(f"{self.label}: the Hub's file listing has a file without a path or a size; "
                            "check HF_ENDPOINT")
         return {check_relpath(path, f"{self.label}: the Hub's file listing"): size}
@@ -94,7 +102,7 @@ class HubSource(Source):
     def _call(self, action):
         errors = self.hub.errors
         try:
-            return action()
+            return self._in_time(action)
         except errors.GatedRepoError:
             raise OmeError(f"{self.label}: the repository is gated: accept its terms on the Hub, then set HF_TOKEN "
                            "to a token of that account") from None
@@ -113,8 +121,117 @@ class HubSource(Source):
         except OmeError:
             raise
         except Exception as err:  # noqa: BLE001 - transport errors differ between huggingface_hub's HTTP backends
+            if self.budget.remaining() <= 0:
+                raise self._late() from None
             raise OmeError(f"{self.label}: cannot reach {self.endpoint} ({type(err).__name__}: {err}); check the "
                            "network, or HF_ENDPOINT") from None
+
+    def _in_time(self, action):
+        """``action()`` in a worker thread, waited for until the run's deadline. Network timeouts bound each
+        wait, not an answer: a server that sends a byte a second (its headers included) would keep a read going
+        for hours. At the deadline the worker is left behind; it is a daemon thread, so the command still exits,
+        and it stops at its next chunk."""
+        remaining = self.budget.remaining()
+        if remaining <= 0:
+            raise self._late()
+        outcome: dict = {}
+
+        def work():
+            try:
+                outcome["value"] = action()
+            except BaseException as err:  # noqa: BLE001 - handed to the caller's thread as it is
+                outcome["error"] = err
+
+        worker = threading.Thread(target=work, name="omerender-hub", daemon=True)
+        worker.start()
+        worker.join(remaining)
+        if worker.is_alive():
+            raise self._late()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    def _late(self) -> OmeError:
+        return OmeError(f"{self.label}: no complete answer from {self.endpoint} within {self.budget.seconds:g} s "
+                        "(--hub-timeout, OMERENDER_HUB_TIMEOUT); check the network or HF_ENDPOINT, or allow more time")
+
+    def _on_time(self) -> None:
+        """Called between chunks: past the deadline, the worker stops reading."""
+        if self.budget.remaining() <= 0:
+            raise self._late()
+
+    @contextmanager
+    def _get(self, url: str, headers: dict):
+        """An open streamed answer to GET ``url``, after its redirects (each answer closed unread, and the token
+        dropped where the origin changes, as httpx does), failing with huggingface_hub's error for an HTTP
+        error status."""
+        session = self.hub.utils.get_session()
+        timeout = min(TIMEOUT, max(self.budget.remaining(), 0.001))
+        request = session.build_request("GET", url, headers=headers, timeout=timeout)
+        for _ in range(MAX_REDIRECTS + 1):
+            self._on_time()
+            response = session.send(request, stream=True, follow_redirects=False)
+            if response.next_request is None:
+                break
+            request = response.next_request
+            response.close()
+        else:
+            raise OmeError(f"{self.label}: more than {MAX_REDIRECTS} redirects from {url}; check HF_ENDPOINT")
+        try:
+            self._raise_for_status(response)
+            yield response
+        finally:
+            response.close()
+
+    def _raise_for_status(self, response) -> None:
+        """huggingface_hub's error for an HTTP error status, which ``_call`` turns into a message. It is given
+        the answer's headers and the first ``MAX_ERROR_BODY`` bytes of its body, as they came (undecoded)."""
+        if response.status_code < 400:
+            return
+        body = bytearray()
+        for chunk in response.iter_raw():
+            self._on_time()
+            body += chunk
+            if len(body) >= MAX_ERROR_BODY:
+                break
+        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _BODY_HEADERS]
+        self.hub.utils.hf_raise_for_status(type(response)(response.status_code, headers=kept,
+                                                          content=bytes(body[:MAX_ERROR_BODY]),
+                                                          request=response.request))
+
+    def _page(self, url: str, headers: dict, room: int) -> tuple[list, str | None, int]:
+        """One page of a file listing, the next page's address (its ``Link`` header) if any, and the bytes it
+        took; ``room`` is how many bytes the listing may still take."""
+        with self._get(url, headers) as response:
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                self._on_time()
+                body += chunk
+                if len(body) > room:
+                    raise OmeError(f"{self.label}: the Hub's file listing is larger than "
+                                   f"{MAX_LISTING_BYTES // 2 ** 20} MiB; check HF_ENDPOINT")
+            following = response.links.get("next", {}).get("url")
+        try:
+            entries = json.loads(body)
+        except (ValueError, RecursionError):
+            entries = None  # the caller names the source
+        return entries, following, len(body)
+
+    def _fetch(self, url: str, headers: dict, start: int, length: int) -> bytes:
+        """GET one byte range; a server that ignores Range is read only as far as needed, then dropped."""
+        with self._get(url, headers) as response:
+            skip = start if response.status_code == 200 else 0
+            chunks, got = [], 0
+            for chunk in response.iter_bytes():
+                self._on_time()
+                if skip:
+                    dropped = min(skip, len(chunk))
+                    chunk, skip = chunk[dropped:], skip - dropped
+                chunks.append(chunk)
+                got += len(chunk)
+                if got >= length:
+                    break
+        return b"".join(chunks)[:length]
 
     def exists(self, rel: str) -> bool:
         return rel in self.files
@@ -140,49 +257,6 @@ class HubSource(Source):
         url = self.hub.hf_hub_url(self.repo, rel, revision=self.revision, endpoint=self.endpoint)
         headers = self.hub.utils.build_hf_headers(token=self.token)
         headers["Range"] = f"bytes={start}-{start + length - 1}"
-        return self._call(lambda: _fetch(self.hub, url, headers, start, length))
+        return self._call(lambda: self._fetch(url, headers, start, length))
 
 
-def _page(hub, url: str, headers: dict, room: int, label: str) -> tuple[list, str | None, int]:
-    """One page of a file listing, the next page's address (its ``Link`` header) if any, and the bytes it took;
-    ``room`` is how many bytes the listing may still take."""
-    with hub.utils.get_session().stream("GET", url, headers=headers, follow_redirects=True,
-                                        timeout=TIMEOUT) as response:
-        _raise_for_status(hub, response)
-        body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > room:
-                raise OmeError(f"{label}: the Hub's file listing is larger than {MAX_LISTING_BYTES // 2 ** 20} MiB; "
-                               "check HF_ENDPOINT")
-        following = response.links.get("next", {}).get("url")
-    try:
-        entries = json.loads(body)
-    except ValueError:
-        entries = None  # the caller names the source
-    return entries, following, len(body)
-
-
-def _raise_for_status(hub, response) -> None:
-    """huggingface_hub's error for an HTTP error status, which ``_call`` turns into a message."""
-    if response.status_code >= 400:
-        response.read()  # error bodies are short; huggingface_hub reads them for its message
-        hub.utils.hf_raise_for_status(response)
-
-
-def _fetch(hub, url: str, headers: dict, start: int, length: int) -> bytes:
-    """GET one byte range; a server that ignores Range is read only as far as needed, then dropped."""
-    session = hub.utils.get_session()
-    with session.stream("GET", url, headers=headers, follow_redirects=True, timeout=TIMEOUT) as response:
-        _raise_for_status(hub, response)
-        skip = start if response.status_code == 200 else 0
-        chunks, got = [], 0
-        for chunk in response.iter_bytes():
-            if skip:
-                dropped = min(skip, len(chunk))
-                chunk, skip = chunk[dropped:], skip - dropped
-            chunks.append(chunk)
-            got += len(chunk)
-            if got >= length:
-                break
-    return b"".join(chunks)[:length]

@@ -5,9 +5,12 @@ whole load fail, a missing or null one reads as 0. :class:`Config` reads the sam
 """
 from __future__ import annotations
 
+import sys
+
 from omerender.errors import OmeError
 
 INT64_MAX = (1 << 63) - 1
+FLOAT64_MAX = sys.float_info.max
 
 
 class Config:
@@ -31,6 +34,8 @@ class Config:
             return 0.0
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise OmeError(f"{self.where}: {key} must be a number, got {value!r}")
+        if not -FLOAT64_MAX <= value <= FLOAT64_MAX:  # Go's decoder refuses what a float64 cannot hold
+            raise OmeError(f"{self.where}: {key} is out of the range of a float64")
         return float(value)
 
     def str(self, key: str) -> str:

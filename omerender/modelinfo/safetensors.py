@@ -8,7 +8,6 @@ the shards a ``model.safetensors.index.json`` names, else every ``*.safetensors`
 from __future__ import annotations
 
 import json
-import math
 import posixpath
 
 from omerender.errors import OmeError
@@ -17,6 +16,10 @@ from .sources import MIB, Source, check_relpath
 INDEX = "model.safetensors.index.json"
 MAX_HEADER_BYTES = 100 * MIB  # OME allows 10 MB; the largest real headers are a few MB
 MAX_SHARDS = 10_000
+# Bits per element of each dtype safetensors defines (the safetensors crate's Dtype::bitsize).
+DTYPE_BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8,
+              "F8_E8M0": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32,
+              "C64": 64, "F64": 64, "I64": 64, "U64": 64}
 
 
 def count_dir(source: Source, directory: str) -> tuple[int | None, str]:
@@ -60,7 +63,7 @@ def read_header(source: Source, rel: str) -> tuple[dict, int]:
                        "the file is truncated or not safetensors")
     try:
         header = json.loads(source.read(rel, 8, length).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise OmeError(f"{shown}: the safetensors header is not JSON; the file is corrupt or not safetensors") from None
     if not isinstance(header, dict):
         raise OmeError(f"{shown}: the safetensors header is not a JSON object")
@@ -73,23 +76,67 @@ def tensor_parameters(source: Source, rel: str) -> int:
     for name, tensor in header.items():
         if name == "__metadata__":
             continue
-        shape = _check_tensor(tensor, data_size, f"{source.label}/{rel}: tensor {name!r}")
+        shape, count = _check_tensor(tensor, data_size, f"{source.label}/{rel}: tensor {_name_text(name)}")
         if shape:
-            total += math.prod(shape)
+            total += count
     return total
 
 
-def _check_tensor(tensor, data_size: int, shown: str) -> list[int]:
+def _check_tensor(tensor, data_size: int, shown: str) -> tuple[list[int], int]:
+    """The tensor's shape and element count, once its fields are well formed and the shape fills its
+    data_offsets exactly."""
     if not isinstance(tensor, dict):
         raise OmeError(f"{shown}: expected an object with dtype, shape and data_offsets")
-    shape, offsets = tensor.get("shape"), tensor.get("data_offsets")
-    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
-                                              for d in shape):
+    shape, offsets, dtype = tensor.get("shape"), tensor.get("data_offsets"), tensor.get("dtype")
+    if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
         raise OmeError(f"{shown}: shape must be a list of non-negative integers")
-    if not isinstance(tensor.get("dtype"), str):
+    if not isinstance(dtype, str):
         raise OmeError(f"{shown}: dtype must be a string")
-    if (not isinstance(offsets, list) or len(offsets) != 2
-            or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
             or not 0 <= offsets[0] <= offsets[1] <= data_size):
         raise OmeError(f"{shown}: data_offsets must be [begin, end] within the file's {data_size:,} data bytes")
-    return shape
+    return shape, _elements_in(shape, dtype, offsets, shown)
+
+
+def _elements_in(shape: list[int], dtype: str, offsets: list[int], shown: str) -> int:
+    """How many elements ``shape`` has, checked against the bytes its data_offsets hold: exactly for the
+    dtypes safetensors defines, and for another at most one element per bit. The product stops growing
+    past that cap, so neither a huge dimension nor a long shape costs more than reading it."""
+    stored_bits = (offsets[1] - offsets[0]) * 8
+    count = 0 if 0 in shape else _capped_product(shape, stored_bits)
+    bits = DTYPE_BITS.get(dtype)
+    if count is not None and (bits is None or count * bits == stored_bits):
+        return count
+    held = f"data_offsets [{offsets[0]}, {offsets[1]}] hold {_count(offsets[1] - offsets[0], 'byte')}"
+    if count is None:
+        raise OmeError(f"{shown}: shape {_shape_text(shape)} has more elements than its {held}; the file is corrupt "
+                       "or not safetensors")
+    needed = _count(count * bits // 8, "byte") if count * bits % 8 == 0 else _count(count * bits, "bit")
+    raise OmeError(f"{shown}: shape {_shape_text(shape)} of {dtype} takes {needed}, but its {held}; the file is "
+                   "corrupt or not safetensors")
+
+
+def _capped_product(shape: list[int], cap: int) -> int | None:
+    """The product of ``shape`` (no zero in it), or None once it passes ``cap``."""
+    product = 1
+    for dim in shape:
+        product *= dim
+        if product > cap:
+            return None
+    return product
+
+
+def _name_text(name: str) -> str:
+    if len(name) <= 200:
+        return repr(name)
+    return f"{name[:100]!r}... ({len(name):,} characters)"
+
+
+def _shape_text(shape: list[int]) -> str:
+    if len(shape) <= 8 and all(d < 10 ** 15 for d in shape):
+        return json.dumps(shape)
+    return f"of {len(shape):,} dimensions"
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number:,} {unit}" + ("" if number == 1 else "s")

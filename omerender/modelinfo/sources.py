@@ -10,6 +10,7 @@ import json
 import os
 import posixpath
 import stat
+import time
 
 from omerender.errors import OmeError
 
@@ -18,6 +19,7 @@ MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a 
 MAX_READ_BYTES = 256 * MIB  # everything read from one source, headers included
 CONFIG_DIRS = ("", "safetensors", "pytorch_model", "model")  # where OME's agent looks for config.json first
 MAX_WALK_ENTRIES = 100_000  # files and directories walked to find a config file below these
+HUB_SECONDS = 120.0  # everything one run asks the Hub, unless --hub-timeout or OMERENDER_HUB_TIMEOUT says otherwise
 
 
 def check_relpath(rel: str, shown: str) -> str:
@@ -29,10 +31,16 @@ def check_relpath(rel: str, shown: str) -> str:
 
 
 class ReadBudget:
-    """Bytes read in one run, over every source: the limit holds for the whole input, not per model."""
+    """What one run may spend over every source: bytes read (the limit holds for the whole input, not per
+    model) and, for the Hub, seconds from the start of the run (``deadline``, a ``time.monotonic()`` value)."""
 
-    def __init__(self, limit: int | None = None):
+    def __init__(self, limit: int | None = None, seconds: float | None = None):
         self.limit, self.used = (MAX_READ_BYTES if limit is None else limit), 0
+        self.seconds = HUB_SECONDS if seconds is None else seconds
+        self.deadline = time.monotonic() + self.seconds
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
 
     def spend(self, label: str, length: int) -> None:
         if self.used + length > self.limit:
@@ -70,6 +78,8 @@ class Source:
             data = json.loads(self.read(rel, 0, size).decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as err:
             raise OmeError(f"{self.label}/{rel}: not valid JSON: {err}") from None
+        except RecursionError:
+            raise OmeError(f"{self.label}/{rel}: not valid JSON: nested too deeply") from None
         if not isinstance(data, dict):
             raise OmeError(f"{self.label}/{rel}: expected a JSON object")
         return data

@@ -2,7 +2,10 @@
 
 ruamel.yaml composes the file (YAML 1.2, with positions); the new fields are inserted as text after the last
 line of each model's ``spec`` block, at its indentation. Nothing else is re-serialised, so comments, key
-order, quoting and the other documents stay byte for byte; the result is parsed again and checked.
+order, quoting and the other documents stay byte for byte; the result is parsed again and checked. The new
+fields are printed by omerender's one emitter (:mod:`omerender.yamlio.emit`), so a value such as a
+``transformers_version`` of ``1e5`` or ``y`` is quoted wherever kubectl or kustomize would read it as a
+number, a bool or a date.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from omerender.errors import ObjRef, OmeError, Report
 from omerender.ome.load import OME_API_VERSION, foreign_ome_group, unknown_ome_kind
 from omerender.yamlio.data import map_or_empty
+from omerender.yamlio.emit import dump_in_order
 from omerender.yamlio.reading import list_items
 from omerender.yamlio.yamlread import SafeLoader, yaml_problem
 from .metadata import FIELDS
@@ -117,13 +121,35 @@ def insert(text: str, edits: list[tuple[MappingNode, dict]], file: str, ref_of) 
         if not isinstance(node, MappingNode) or node.flow_style or not node.value:
             raise OmeError("spec must be a non-empty block mapping for --update to add fields; add them by hand",
                            ref=ref_of(node), file=file, field="spec")
+        if node.anchor or _holds_alias(node):
+            raise OmeError("spec is or holds a YAML anchor or alias, so the fields cannot be added at one place "
+                           "in the text; add them by hand", ref=ref_of(node), file=file, field="spec")
         indent = node.value[0][0].start_mark.column
         after = _last_line(node)
         if after < len(lines) and not lines[after].endswith(("\n", "\r")):
             lines[after] += newline
-        block = yaml.safe_dump(fields, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
+        block = dump_in_order(fields)
         lines[after + 1:after + 1] = [" " * indent + line + newline for line in block.splitlines()]
     return "".join(lines)
+
+
+def _holds_alias(node) -> bool:
+    """Whether an alias (``*name``) is inside ``node``: its node is the anchored one, written earlier in the
+    file than the place that names it. Stops at the first, so shared nodes are never walked twice."""
+    pending = [node]
+    while pending:
+        parent = pending.pop()
+        if isinstance(parent, MappingNode):
+            pairs = [(k, v) for k, v in parent.value]
+        elif isinstance(parent, SequenceNode):
+            pairs = [(parent, v) for v in parent.value]
+        else:
+            continue
+        for before, child in pairs:
+            if child.start_mark.index < before.start_mark.index:
+                return True
+            pending.append(child)
+    return False
 
 
 def _last_line(node) -> int:

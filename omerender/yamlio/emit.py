@@ -98,6 +98,13 @@ def dump(obj) -> str:
     return yaml.dump(obj, **_OPTIONS)
 
 
+def dump_in_order(mapping: dict) -> str:
+    """``dump(mapping)`` with the top-level keys in the mapping's own order (below them, sorted as ever):
+    for text inserted into a user's file, where the order is chosen, and every string still quoted
+    wherever a reader would take it for something else."""
+    return "".join(dump({key: value}) for key, value in mapping.items())
+
+
 def dump_stream(objects: list) -> str:
     out = io.StringIO()
     write_stream(objects, out)

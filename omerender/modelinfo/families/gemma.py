@@ -1,7 +1,8 @@
 """Gemma 1, 2 and 3 text (``gemma``, ``gemma2``, ``gemma3_text``) and Gemma 3 multimodal: OME's gemma.go, gemma3.go."""
 from __future__ import annotations
 
-from ..jsonconf import Config
+from omerender.errors import OmeError
+from ..jsonconf import INT64_MAX, Config
 from ..params import model_params, text_params
 from .base import Model, shape_basis
 
@@ -33,6 +34,9 @@ def _gemma3_context(text: Config) -> int:
     window = text.int("sliding_window")
     factor = text.sub("rope_scaling").float("factor") if text.has("rope_scaling") else 0.0
     if factor > 0 and window > 0:
+        if not window * factor <= INT64_MAX:
+            raise OmeError(f"{text.where}: sliding_window {window} times rope_scaling.factor {factor!r} is past the "
+                           "largest context OME can hold (an int64)")
         return int(window * factor)
     return window if window > 0 else 8192
 
