@@ -524,8 +524,9 @@ def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
     monkeypatch.chdir(repo)
     run = run_cli("diff", "HEAD~1", "HEAD")
     assert run.code == 2
-    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} is missing from the repository "
-                         "(a shallow or partial clone?)" for side in ("base", "head")]
+    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} of revision {revision} is missing "
+                         "from the repository (a shallow or partial clone?)"
+                         for side, revision in (("base", "HEAD~1"), ("head", "HEAD"))]
 
 
 PROFILE = """\

@@ -26,6 +26,12 @@ def mktree(repo: Path, *entries: str) -> str:
                           capture_output=True, check=True).stdout.strip()
 
 
+def literal_tree(repo: Path, raw: bytes) -> str:
+    """A tree written byte by byte, as a push can carry it (``git mktree`` would check the types)."""
+    return subprocess.run(["git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin"], cwd=repo, input=raw,
+                          capture_output=True, check=True).stdout.decode().strip()
+
+
 def commit_of(repo: Path, tree: str, name: str) -> str:
     """A commit of ``tree``, tagged ``name`` so that messages show a name, not an id."""
     commit = git(repo, "commit-tree", tree, "-m", name).strip()
@@ -212,12 +218,8 @@ def test_a_file_and_a_directory_of_one_name(repo, monkeypatch, name):
 
 
 def test_a_tree_object_with_the_mode_of_a_file(repo, monkeypatch):
-    """``git mktree`` checks types; a tree written byte by byte (as a push can carry it) does not."""
     deploy = git(repo, "rev-parse", "HEAD:deploy").strip()
-    raw = b"100644 odd.yaml\0" + bytes.fromhex(deploy)
-    tree = subprocess.run(["git", "hash-object", "-t", "tree", "--literally", "-w", "--stdin"], cwd=repo, input=raw,
-                          capture_output=True, check=True).stdout.decode().strip()
-    commit = commit_of(repo, tree, "odd")
+    commit = commit_of(repo, literal_tree(repo, b"100644 odd.yaml\0" + bytes.fromhex(deploy)), "odd")
     monkeypatch.chdir(repo)
     assert refused("HEAD", commit) == ["error: head: odd.yaml: revision odd lists a tree object as this file "
                                        "(a malformed tree; git fsck reports it)"]
@@ -232,3 +234,18 @@ def test_a_path_git_cannot_judge_is_an_error_naming_the_fix(repo, monkeypatch):
     run = run_cli("diff", "--format", "json", "HEAD", "./main@{upstream}")
     assert run.code == 0, run.stderr
     assert json.loads(run.stdout)["summary"] == summary(changed=3, unchanged=1, rollouts=3)
+
+
+def test_a_blob_with_the_mode_of_a_directory(repo, monkeypatch):
+    blob = blob_of(repo)
+    commit = commit_of(repo, literal_tree(repo, b"40000 sub\0" + bytes.fromhex(blob)), "blob-as-dir")
+    monkeypatch.chdir(repo)
+    assert refused("HEAD", commit) == ["error: head: cannot list the git tree of revision blob-as-dir (a malformed "
+                                       f"tree, or a shallow or partial clone?): git: error: Object {blob} not a tree"]
+
+
+def test_a_directory_missing_from_the_repository(repo, monkeypatch):
+    commit = commit_of(repo, literal_tree(repo, b"40000 gone\0" + b"\x11" * 20), "gone")
+    monkeypatch.chdir(repo)
+    assert refused("HEAD", commit) == ["error: head: cannot list the git tree of revision gone (a malformed tree, or "
+                                       f"a shallow or partial clone?): git: error: Could not read {'11' * 20}"]

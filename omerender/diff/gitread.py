@@ -103,7 +103,7 @@ def extract(revision: str, commit: str, paths: list[str], cwd: str, dest: str, a
         header_end = batch.index(b"\n", offset)
         header = batch[offset:header_end].split()
         if len(header) != 3:
-            raise _missing(oid, path)
+            raise _missing(revision, oid, path)
         if header[1] != b"blob":  # only a hand-made tree names another kind of object with a file's mode
             raise OmeError(f"revision {revision} lists a {header[1].decode('ascii', 'replace')} object as this "
                            "file (a malformed tree; git fsck reports it)", file=path)
@@ -117,7 +117,11 @@ def _blobs(revision: str, commit: str, paths: list[str], cwd: str,
            suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
     """(blob id, path) of every file with one of ``suffixes`` (any, if none), after the limits are checked
     on the sizes the tree records and the tree is checked to name each path once."""
-    out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
+    try:
+        out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
+    except OmeError as err:  # a tree entry naming a missing object, or a blob with a directory's mode
+        raise OmeError(f"cannot list the git tree of revision {revision} (a malformed tree, or a shallow or "
+                       f"partial clone?): {err.text}") from None
     entries, listed, total = [], {}, 0
     for record in out.split(b"\0"):
         if not record:
@@ -128,7 +132,7 @@ def _blobs(revision: str, commit: str, paths: list[str], cwd: str,
         if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or (suffixes and not path.endswith(suffixes)):
             continue  # symbolic links, submodules: a directory walk does not read them either
         if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
-            raise _missing(oid, path)
+            raise _missing(revision, oid, path)
         _refuse_long(revision, path)
         if int(size) > limits.MAX_FILE_BYTES:
             raise OmeError(f"larger than {limits.MAX_FILE_BYTES // limits.MIB} MiB; split it into several files",
@@ -143,8 +147,9 @@ def _blobs(revision: str, commit: str, paths: list[str], cwd: str,
     return entries
 
 
-def _missing(oid: str, path: str) -> OmeError:
-    return OmeError(f"git: blob {oid} is missing from the repository (a shallow or partial clone?)", file=path)
+def _missing(revision: str, oid: str, path: str) -> OmeError:
+    return OmeError(f"git: blob {oid} of revision {revision} is missing from the repository (a shallow or partial "
+                    "clone?)", file=path)
 
 
 def _checked_path(revision: str, raw: bytes, listed: dict) -> str:
