@@ -249,3 +249,17 @@ def test_a_directory_missing_from_the_repository(repo, monkeypatch):
     monkeypatch.chdir(repo)
     assert refused("HEAD", commit) == ["error: head: cannot list the git tree of revision gone (a malformed tree, or "
                                        f"a shallow or partial clone?): git: error: Could not read {'11' * 20}"]
+
+
+def test_where_git_fails_a_path_spelt_as_no_revision_still_reads(repo, tmp_path, monkeypatch):
+    shutil.copytree(BASE, repo / "old")
+    shutil.copytree(BASE, repo / "new")
+    (tmp_path / "broken.gitconfig").write_text("[bad\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "broken.gitconfig"))  # every git command fails
+    monkeypatch.chdir(repo)
+    assert refused("old", "new/") == [
+        f'error: base: cannot tell whether "old" is a revision or the path ./old: git: fatal: bad config line 1 in '
+        f"file {tmp_path / 'broken.gitconfig'}; write ./old for the path"]
+    run = run_cli("diff", "--format", "json", "./old", "new/")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["summary"] == summary(unchanged=4)

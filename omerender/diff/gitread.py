@@ -57,8 +57,8 @@ def verify(revision: str, cwd: str) -> str:
 def names_commit(name: str, cwd: str) -> bool:
     """Whether ``name`` (an existing path) also names a commit of the repository around ``cwd``: no outside
     a repository or without git; when git fails otherwise, nobody can tell, and that is an error."""
-    if not name or name.startswith("-"):
-        return False
+    if not name or name.startswith(("-", "/", "./", "../")) or name.endswith("/") or name in (".", ".."):
+        return False  # spelt as no revision can be (so ./NAME is the path even where git fails)
     try:
         return bool(_commit(name, cwd))
     except OmeError as err:
