@@ -429,12 +429,15 @@ def test_errors_in_a_revision_name_the_file_as_the_repository_does(repo, monkeyp
 @pytest.mark.parametrize("name", ["--output=/tmp/omerender-diff-pwned", "-x", "--end-of-options"])
 def test_hostile_revision_names_are_refused(repo, monkeypatch, name):
     monkeypatch.chdir(repo)
-    run = run_cli("diff", "--", name, "HEAD")
-    assert (run.code, run.stdout) == (2, "")
-    assert run.lines == [f'error: base: "{name}" is not a revision (a revision never starts with "-")']
-    assert not os.path.exists("/tmp/omerender-diff-pwned")
     as_option = run_cli("diff", name, "HEAD")
     assert as_option.code == 2 and as_option.stdout == ""
+    before_separator = run_cli("diff", "--", name, "HEAD")  # before --, as in git, there are no revisions
+    assert (before_separator.code, before_separator.stdout) == (2, "")
+    assert before_separator.lines[-1] == "Error: Missing argument 'BASE'."
+    as_path = run_cli("diff", "HEAD~1", "HEAD", "--", name)  # after --, a PATH whatever it looks like
+    assert (as_path.code, as_path.stdout) == (2, "")
+    assert as_path.lines == [f"error: {name}: in neither HEAD~1 nor HEAD"]
+    assert not os.path.exists("/tmp/omerender-diff-pwned")
 
 
 def test_unknown_revision_and_path_outside_the_repository(repo, monkeypatch):
@@ -511,7 +514,8 @@ def test_a_crafted_tree_cannot_write_outside_the_temporary_directory(repo, monke
     monkeypatch.chdir(repo)
     run = run_cli("diff", "HEAD", evil)
     assert (run.code, run.stdout) == (2, "")
-    assert run.lines == ['error: head: path "../evil.yaml" in the git tree is not a plain relative path']
+    assert run.lines == [f'error: head: path "../evil.yaml" in the git tree of revision {evil} is not a plain '
+                         'relative path']
 
 
 def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
@@ -520,8 +524,9 @@ def test_a_blob_missing_from_the_repository_is_an_error(repo, monkeypatch):
     monkeypatch.chdir(repo)
     run = run_cli("diff", "HEAD~1", "HEAD")
     assert run.code == 2
-    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} is missing from the repository "
-                         "(a shallow or partial clone?)" for side in ("base", "head")]
+    assert run.lines == [f"error: {side}: deploy/namespace.yaml: git: blob {blob} of revision {revision} is missing "
+                         "from the repository (a shallow or partial clone?)"
+                         for side, revision in (("base", "HEAD~1"), ("head", "HEAD"))]
 
 
 PROFILE = """\

@@ -1,4 +1,4 @@
-"""``omerender diff BASE HEAD [PATH]...``: the review of a change to runtimes, models or InferenceServices."""
+"""``omerender diff BASE HEAD [--] [PATH]...``: the review of a change to runtimes, models or InferenceServices."""
 from __future__ import annotations
 
 import sys
@@ -18,16 +18,47 @@ EXAMPLE = """
 \b
 Examples:
   omerender diff origin/main HEAD deploy/
+  omerender diff origin/main HEAD -- deploy/
   omerender diff main . --format markdown > comment.md
   omerender diff old/ new/ --format json --exit-code
   omerender diff -U 3 HEAD~1 HEAD
 """
 
 
-@click.command("diff", epilog=EXAMPLE)
+class _GitArguments(click.Command):
+    """``BASE HEAD -- PATH...`` as git reads it: click drops the ``--``, so where it stood is found here. What
+    follows it is PATHs whatever they look like, and ``separated`` tells the sides that BASE and HEAD are
+    revisions where they name one."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        at = _separator(args, self.params)
+        if at is None:
+            rest = super().parse_args(ctx, args)
+            ctx.params["separated"] = False
+            return rest
+        rest = super().parse_args(ctx, args[:at])
+        if ctx.params["paths"]:
+            ctx.fail(f"only BASE and HEAD go before --; put {ctx.params['paths'][0]} after it")
+        ctx.params.update(paths=tuple(args[at + 1:]), separated=True)
+        return rest
+
+
+def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
+    """Where ``--`` stands among ``args``, passing over the values of options (``--lock --`` names a file)."""
+    valued = {name for param in params if isinstance(param, click.Option) and not param.is_flag
+              for name in param.opts}
+    index = 0
+    while index < len(args):
+        if args[index] == "--":
+            return index
+        index += 2 if args[index] in valued else 1
+    return None
+
+
+@click.command("diff", cls=_GitArguments, epilog=EXAMPLE)
 @click.argument("base")
 @click.argument("head")
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.argument("paths", nargs=-1, metavar="[--] [PATH]...")
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
 @click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
@@ -44,13 +75,14 @@ Examples:
                    "FILE as it is in that revision.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, debug):
+             lock_path, debug, separated):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
 
     BASE and HEAD are git revisions of the repository around the current directory, or two directories or
-    files (an existing path wins over a revision of the same name). PATH limits both sides ("." if none).
-    A revision is read from git without touching the work tree.
+    files. PATH limits both sides ("." if none). As in git, a name that is both a revision and a path is an
+    error: put -- after HEAD to read it as the revision, or write ./NAME for the path. A revision is read
+    from git without touching the work tree.
 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named.
     """
@@ -59,7 +91,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     sides = []
     for label, source in (("base", base), ("head", head)):
         try:
-            sides.append(read_side(label, source, list(paths), options, lock_path, debug))
+            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated))
         except SideError as err:
             failures += err.messages
     if failures:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import subprocess
 
 from omerender.errors import OmeError
@@ -19,6 +20,9 @@ _GIT = ("git", "--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false"
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 _YAML = (".yaml", ".yml")
 _LINK, _FILE_MODES = "120000", ("100644", "100755")
+_NO_GIT, _NOT_A_REPOSITORY = "cannot run git", "not a git repository"
+# Paths a tree may hold as file systems take them (NAME_MAX, PATH_MAX), and no deeper than a directory walk goes.
+MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH = 255, 4096, 100
 
 
 def _git(args: list[str], cwd: str, stdin: bytes | None = None) -> bytes:
@@ -26,7 +30,7 @@ def _git(args: list[str], cwd: str, stdin: bytes | None = None) -> bytes:
         done = subprocess.run([*_GIT, *args], cwd=cwd, input=stdin, capture_output=True,
                               env={**os.environ, **_ENV}, check=False)
     except OSError as err:
-        raise OmeError(f"cannot run git: {err.strerror}; install git, or compare two directories") from None
+        raise OmeError(f"{_NO_GIT}: {err.strerror}; install git, or compare two directories") from None
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
@@ -39,18 +43,39 @@ def verify(revision: str, cwd: str) -> str:
     if not revision or revision.startswith("-") or "\0" in revision:
         raise OmeError(f'"{revision}" is not a revision (a revision never starts with "-")')
     try:
-        out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"], cwd)
+        commit = _commit(revision, cwd)
     except OmeError as err:
-        if "not a git repository" in err.text:
+        if _NOT_A_REPOSITORY in err.text:
             raise OmeError(f'"{revision}" is neither a directory nor a file, and {cwd} is not in a git '
                            "repository") from None
-        if err.text != "git: exit status 1":  # git could not run, or failed for another reason: say why
-            raise
-        out = b""  # --quiet: no such commit
-    commit = out.decode("ascii", "replace").strip()
+        raise  # git could not run, or failed for another reason: say why
     if not commit:
         raise OmeError(f'"{revision}" is neither a directory, a file nor a commit of the git repository here')
     return commit
+
+
+def names_commit(name: str, cwd: str) -> bool:
+    """Whether ``name`` (an existing path) also names a commit of the repository around ``cwd``: no outside
+    a repository or without git; when git fails otherwise, nobody can tell, and that is an error."""
+    if not name or name.startswith(("-", "/", "./", "../")) or name.endswith("/") or name in (".", ".."):
+        return False  # spelt as no revision can be (so ./NAME is the path even where git fails)
+    try:
+        return bool(_commit(name, cwd))
+    except OmeError as err:
+        if _NOT_A_REPOSITORY in err.text or err.text.startswith(_NO_GIT):
+            return False
+        raise
+
+
+def _commit(revision: str, cwd: str) -> str:
+    """The commit id ``revision`` names, "" when the repository has none of that name."""
+    try:
+        out = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"], cwd)
+    except OmeError as err:
+        if err.text != "git: exit status 1":
+            raise
+        return ""  # --quiet: no such commit
+    return out.decode("ascii", "replace").strip()
 
 
 def prefix(cwd: str) -> str:
@@ -66,40 +91,49 @@ def repo_path(path: str, where: str) -> str:
     return "" if joined == "." else joined
 
 
-def extract(commit: str, paths: list[str], cwd: str, dest: str, any_name: bool = False) -> None:
+def extract(revision: str, commit: str, paths: list[str], cwd: str, dest: str, any_name: bool = False) -> None:
     """Write the YAML files (``any_name``: every file) of ``commit`` under ``paths`` (repository paths, ""
-    for all) into ``dest``."""
-    entries = _blobs(commit, paths, cwd, () if any_name else _YAML)
+    for all) into ``dest``; messages name the entry and ``revision`` (the name the user gave), never ``dest``."""
+    entries = _blobs(revision, commit, paths, cwd, () if any_name else _YAML)
     if not entries:
         return
     batch = _git(["cat-file", "--batch"], cwd, "".join(f"{oid}\n" for oid, _ in entries).encode())
-    offset = 0
+    offset, made = 0, set()
     for oid, path in entries:
         header_end = batch.index(b"\n", offset)
         header = batch[offset:header_end].split()
-        if len(header) != 3 or header[1] != b"blob":
-            raise _missing(oid, path)
+        if len(header) != 3:
+            raise _missing(revision, oid, path)
+        if header[1] != b"blob":  # only a hand-made tree names another kind of object with a file's mode
+            raise OmeError(f"revision {revision} lists a {header[1].decode('ascii', 'replace')} object as this "
+                           "file (a malformed tree; git fsck reports it)", file=path)
         size = int(header[2])
         start = header_end + 1
-        _write(dest, path, batch[start:start + size])
+        _write(revision, dest, path, batch[start:start + size], made)
         offset = start + size + 1
 
 
-def _blobs(commit: str, paths: list[str], cwd: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+def _blobs(revision: str, commit: str, paths: list[str], cwd: str,
+           suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
     """(blob id, path) of every file with one of ``suffixes`` (any, if none), after the limits are checked
-    on the sizes the tree records."""
-    out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
-    entries, total = [], 0
+    on the sizes the tree records and the tree is checked to name each path once."""
+    try:
+        out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
+    except OmeError as err:  # a tree entry naming a missing object, or a blob with a directory's mode
+        raise OmeError(f"cannot list the git tree of revision {revision} (a malformed tree, or a shallow or "
+                       f"partial clone?): {err.text}") from None
+    entries, listed, total = [], {}, 0
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, oid, size = meta.decode("ascii").split()
-        path = _checked_path(raw_path)
+        path = _checked_path(revision, raw_path, listed)
         if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or (suffixes and not path.endswith(suffixes)):
             continue  # symbolic links, submodules: a directory walk does not read them either
         if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
-            raise _missing(oid, path)
+            raise _missing(revision, oid, path)
+        _refuse_long(revision, path)
         if int(size) > limits.MAX_FILE_BYTES:
             raise OmeError(f"larger than {limits.MAX_FILE_BYTES // limits.MIB} MiB; split it into several files",
                            file=path)
@@ -113,26 +147,81 @@ def _blobs(commit: str, paths: list[str], cwd: str, suffixes: tuple[str, ...]) -
     return entries
 
 
-def _missing(oid: str, path: str) -> OmeError:
-    return OmeError(f"git: blob {oid} is missing from the repository (a shallow or partial clone?)", file=path)
+def _missing(revision: str, oid: str, path: str) -> OmeError:
+    return OmeError(f"git: blob {oid} of revision {revision} is missing from the repository (a shallow or partial "
+                    "clone?)", file=path)
 
 
-def _checked_path(raw: bytes) -> str:
-    """A tree path that is safe to create under the destination (a crafted tree can hold any name)."""
+def _checked_path(revision: str, raw: bytes, listed: dict) -> str:
+    """A tree path that is safe to create under the destination, listed once (a crafted tree can hold any
+    name, and any name twice)."""
     try:
         path = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise OmeError(f"path {raw!r} in the git tree is not UTF-8") from None
+        raise OmeError(f"path {raw!r} in the git tree of revision {revision} is not UTF-8") from None
     parts = path.split("/")
     if path.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in path:
-        raise OmeError(f'path "{path}" in the git tree is not a plain relative path')
+        raise OmeError(f'path "{path}" in the git tree of revision {revision} is not a plain relative path')
+    _add(revision, listed, path)
     return path
 
 
-def _write(dest: str, path: str, data: bytes) -> None:
-    target = os.path.join(dest, *path.split("/"))
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    # O_EXCL|O_NOFOLLOW: never through a link, never over a file already written.
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
+def _refuse_long(revision: str, path: str) -> None:
+    """A path to copy must fit the file system (git cannot check out a longer one either) and a directory walk."""
+    parts = path.split("/")
+    longest = max(len(part.encode("utf-8")) for part in parts)
+    if longest > MAX_NAME_BYTES:
+        raise OmeError(f"a name of {longest} bytes in the git tree of revision {revision}; file systems take at "
+                       f"most {MAX_NAME_BYTES} (git cannot check it out either): rename it", file=path)
+    size = len(path.encode("utf-8"))
+    if size > MAX_PATH_BYTES:
+        raise OmeError(f"a path of {size:,} bytes in the git tree of revision {revision}; file systems take at "
+                       f"most {MAX_PATH_BYTES:,} (git cannot check it out either): shorten it", file=path)
+    if len(parts) > MAX_PATH_DEPTH + 1:
+        raise OmeError(f"a file {len(parts) - 1} directories deep in the git tree of revision {revision}; "
+                       f"omerender reads at most {MAX_PATH_DEPTH} levels: move it up", file=path)
+
+
+def _add(revision: str, tree: dict, path: str) -> None:
+    """Add ``path`` to ``tree`` (directories as dicts, files as None), refusing a path listed twice or both a
+    file and a directory: a hand-made tree can hold one name twice. One step per name, however deep."""
+    parts = path.split("/")
+    node = tree
+    for depth, part in enumerate(parts[:-1], 1):
+        node = node.setdefault(part, {})
+        if node is None:
+            raise _twice(revision, "/".join(parts[:depth]), "a file and a directory of this name")
+    if parts[-1] in node:
+        raise _twice(revision, path, "this file twice" if node[parts[-1]] is None else
+                     "a file and a directory of this name")
+    node[parts[-1]] = None
+
+
+def _twice(revision: str, path: str, what: str) -> OmeError:
+    return OmeError(f"the git tree of revision {revision} holds {what} (a malformed tree: git fsck reports "
+                    "duplicateEntries, and a checkout keeps only one); remove the duplicate", file=path)
+
+
+def _mkdir(folder: str) -> None:
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:  # written by an earlier extract of the same commit (the lock beside a PATH)
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            raise
+
+
+def _write(revision: str, dest: str, path: str, data: bytes, made: set[str]) -> None:
+    parts = path.split("/")
+    try:
+        for depth in range(1, len(parts)):  # one directory at a time: no recursion, no link followed
+            folder = "/".join(parts[:depth])
+            if folder not in made:
+                _mkdir(os.path.join(dest, *parts[:depth]))
+                made.add(folder)
+        # O_EXCL|O_NOFOLLOW: never through a link, never over a file already written.
+        fd = os.open(os.path.join(dest, *parts), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except OSError as err:  # the message names the entry, never the temporary copy
+        raise OmeError(f"cannot copy this file of revision {revision} to read it: {err.strerror}",
+                       file=path) from None

@@ -1,6 +1,7 @@
 """The two sides of a diff: a directory, a file or a git revision, rendered exactly as ``render`` does."""
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -38,32 +39,60 @@ class SideError(Exception):
 
 
 def read_side(label: str, source: str, paths: list[str], options: Options, lock_path: str | None,
-              debug: bool = False) -> Side:
-    """Render ``source`` (a directory, a file or a git revision) limited to ``paths``."""
+              debug: bool = False, separated: bool = False) -> Side:
+    """Render ``source`` (a directory, a file or a git revision) limited to ``paths``; ``separated``: the
+    arguments had ``--`` after BASE and HEAD, so a name that is a revision and a path is the revision."""
     try:
-        if os.path.lexists(source):  # an existing path wins over a revision of the same name
+        if _is_path(source, separated):
             return _render(label, _local_paths(source, paths), options, lock_path, None)
-        return _revision(label, source, paths or ["."], options, lock_path)
+        return _revision(label, source, paths or ["."], options, lock_path, debug)
     except SideError:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
         raise SideError([_on_side(label, m) for m in failure_messages(exc, debug)]) from None
 
 
-def _revision(label: str, revision: str, paths: list[str], options: Options, lock_path: str | None) -> Side:
-    """Render the revision's YAML files, copied into a temporary directory that is always removed."""
+def _is_path(source: str, separated: bool) -> bool:
+    """git's rule: a name that is both a path here and a revision is ambiguous, unless ``--`` separates the
+    revisions from the paths (a path never shadows a revision: a pull request could commit a ``HEAD/``)."""
+    if not os.path.lexists(source):
+        return False
+    path = os.path.join(".", source)
+    try:
+        if not gitread.names_commit(source, os.getcwd()):
+            return True
+    except OmeError as err:
+        raise OmeError(f'cannot tell whether "{source}" is a revision or the path {path}: {err.text}; write '
+                       f"{path} for the path") from None
+    if separated:
+        return False
+    raise OmeError(f'ambiguous argument "{source}": both the revision {source} and the path {path}; use -- to '
+                   f"separate revisions from paths (omerender diff BASE HEAD -- [PATH]...), or write {path} "
+                   "for the path")
+
+
+def _revision(label: str, revision: str, paths: list[str], options: Options, lock_path: str | None,
+              debug: bool) -> Side:
+    """Render the revision's YAML files, copied into a temporary directory that is always removed and that
+    no message names."""
     cwd = os.getcwd()
     commit = gitread.verify(revision, cwd)
     where = gitread.prefix(cwd)
     wanted = [gitread.repo_path(p, where) for p in paths]
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as tmp:
-        gitread.extract(commit, wanted, cwd, tmp)
-        local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
-        present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
-        lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
-        if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
-            gitread.extract(commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp, any_name=True)
-        side = _render(label, present, options, lock, tmp)
+        try:
+            gitread.extract(revision, commit, wanted, cwd, tmp)
+            local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
+            present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
+            lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
+            if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
+                gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
+                                any_name=True)
+            side = _render(label, present, options, lock, tmp)
+        except SideError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
+            raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc, debug), tmp)]) from None
         side.missing = [path for path, copy in zip(paths, local) if not os.path.lexists(copy)]
         return side
 
@@ -98,14 +127,29 @@ def _unstaged(messages: list[Message], tmp: str | None) -> list[Message]:
     """Messages of a revision name its files as the repository does, not their temporary copies."""
     if tmp is None:
         return messages
-    return [replace(m, file=_shown(m.file, tmp), text=m.text.replace(tmp + os.sep, "")) for m in messages]
+    return [replace(m, file=_shown(m.file, tmp), text=_hidden(m.text, tmp)) for m in messages]
 
 
 def _shown(file: str | None, tmp: str) -> str | None:
     """A file of a revision as the repository names it (not the temporary copy)."""
-    if file is None or not file.startswith(tmp + os.sep):
-        return file
-    return os.path.relpath(file, tmp).replace(os.sep, "/")
+    if file is None:
+        return None
+    for staged in _spellings(tmp):
+        if file == staged or file.startswith(staged + os.sep):
+            return os.path.relpath(file, staged).replace(os.sep, "/")
+    return file
+
+
+def _hidden(text: str, tmp: str) -> str:
+    for staged in _spellings(tmp):
+        text = text.replace(staged + os.sep, "").replace(staged, ".")
+    return text
+
+
+@functools.lru_cache(maxsize=4)  # once per side, not once per document
+def _spellings(tmp: str) -> tuple[str, ...]:
+    """The temporary directory as given and as resolved (``/tmp`` may be a link), the longer first."""
+    return tuple(sorted({tmp, os.path.realpath(tmp)}, key=len, reverse=True))
 
 
 def _on_side(label: str, message: Message) -> Message:
