@@ -334,3 +334,17 @@ def test_the_read_limit_spans_every_model_of_a_run(tmp_path, monkeypatch):
     assert (repo / "models.yaml").read_text() == USER_FILE and (repo / "other.yaml").read_text() == second
     monkeypatch.setattr(sources, "MAX_READ_BYTES", 2 * one_model)
     assert update(str(repo)).code == 0
+
+
+@pytest.mark.parametrize("spelling", ["models/", "models/.", "models/models.yaml"])
+def test_update_never_rewrites_a_file_through_a_link_out(tmp_path, monkeypatch, spelling):
+    outside = user_repo(tmp_path)  # a repository elsewhere, with a model and its file
+    repo = tmp_path / "mine"
+    repo.mkdir()
+    (repo / "models").symlink_to(outside)
+    monkeypatch.chdir(repo)
+    run = update(spelling)
+    what = "symbolic link" if spelling != "models/models.yaml" else "models is a symbolic link"
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        f"error: {spelling}: {what} to {outside}, outside {repo}; omerender reads only the files it is given"])
+    assert (outside / "models.yaml").read_text() == USER_FILE
