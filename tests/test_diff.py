@@ -814,6 +814,7 @@ def test_a_path_argument_through_a_link_out_of_the_side_is_refused(tmp_path, mon
                          f"error: head: head/apps/: symbolic link to {tmp_path / 'outside'}, outside {head}; "
                          "omerender reads only the files it is given"]
     climbs = run_cli("diff", "head", "head", "here/../outside/")
+    assert (climbs.code, climbs.stdout) == (2, "")
     assert climbs.lines == [f"error: {side}: head/here/../outside/: head/here/.. leads to {tmp_path}, above {head}, "
                             "the directory holding the symbolic link head/here; omerender reads only the files it is "
                             "given" for side in ("base", "head")]

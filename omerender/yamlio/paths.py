@@ -37,7 +37,7 @@ def resolve(path: str, purpose: str = READS, parents_only: bool = False) -> str:
     named = [i for i, part in enumerate(parts) if part not in ("", ".")]
     last = named[-1] if named and parents_only and parts[named[-1]] != ".." else None
     current = os.sep if os.path.isabs(path) else os.getcwd()
-    floor = link = None  # the directory holding the last link followed, and how that link is spelled
+    floor = link = None  # the directory holding the last link followed, and that link as spelled
     for i in named:
         part, spelled = parts[i], os.sep.join(parts[:i + 1]) or os.sep
         if i == last:
@@ -50,18 +50,23 @@ def resolve(path: str, purpose: str = READS, parents_only: bool = False) -> str:
             continue
         candidate = os.path.join(current, part)
         try:
-            info = os.lstat(candidate)
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
         except OSError:  # missing, or not a directory: nothing further can be a link; opening it will say why
             return os.path.normpath(os.path.join(candidate, *parts[i + 1:]))
-        if stat.S_ISLNK(info.st_mode):
-            target = os.path.realpath(candidate)
-            if not within(target, current):
-                named_self = i == named[-1]
-                raise OmeError(f"{'' if named_self else spelled + ' is a '}symbolic link to {target}, outside "
-                               f"{current}; {purpose}", file=path)
-            floor, link, candidate = current, spelled, target
+        if is_link:
+            floor, link, candidate = current, spelled, _followed(candidate, current, path, spelled, i == named[-1],
+                                                                 purpose)
         current = candidate
     return current
+
+
+def _followed(link: str, holder: str, path: str, spelled: str, is_last: bool, purpose: str) -> str:
+    """Where the symbolic link ``link`` leads (fully resolved); OmeError when that is outside ``holder``."""
+    target = os.path.realpath(link)
+    if not within(target, holder):
+        named = "" if is_last else f"{spelled} is a "
+        raise OmeError(f"{named}symbolic link to {target}, outside {holder}; {purpose}", file=path)
+    return target
 
 
 def names_a_link(path: str) -> bool:
