@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -818,3 +819,12 @@ def test_a_path_argument_through_a_link_out_of_the_side_is_refused(tmp_path, mon
     assert climbs.lines == [f"error: {side}: head/here/../outside/: head/here/.. leads to {tmp_path}, above {head}, "
                             "the directory holding the symbolic link head/here; omerender reads only the files it is "
                             "given" for side in ("base", "head")]
+
+
+def test_revisions_diff_when_the_temporary_directory_is_reached_through_a_link(repo, tmp_path, monkeypatch):
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "tmp").symlink_to(tmp_path / "scratch")  # TMPDIR=~/tmp -> /scratch: not the input
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "home" / "tmp"))
+    monkeypatch.chdir(repo)
+    assert diff_json("HEAD~1", "HEAD", "deploy") == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))

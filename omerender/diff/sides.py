@@ -57,7 +57,8 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
     commit = gitread.verify(revision, cwd)
     where = gitread.prefix(cwd)
     wanted = [gitread.repo_path(p, where) for p in paths]
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
+        tmp = os.path.realpath(staging)  # read as a resolved path: a linked TMPDIR is not the input's link
         gitread.extract(commit, wanted, cwd, tmp)
         local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
         present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
