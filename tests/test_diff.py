@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -784,3 +785,51 @@ def test_a_path_in_neither_revision_is_an_error(repo, monkeypatch):
     git(repo, "commit", "-qm", "team-b")
     added = diff_json("HEAD~1", "HEAD", "team-b")
     assert [(o["kind"], o["change"]) for o in added["objects"]] == [("ConfigMap", "added"), ("Namespace", "added")]
+
+
+# ---------------------------------------------------------------- directory sides judged by where they resolve
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: stolen, namespace: llm}\nstringData: {token: hunter2}\n"
+
+
+@pytest.mark.parametrize("spelling", ["head/", "head/.", "./head//"])
+def test_a_directory_side_linking_out_is_refused_however_spelled(tmp_path, monkeypatch, spelling):
+    outside = tmp_path / "outside"
+    shutil.copytree(BASE, outside)
+    (outside / "secret.yaml").write_text(SECRET)
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "head").symlink_to("../outside")
+    monkeypatch.chdir(tmp_path / "repo")
+    run = run_cli("diff", str(BASE), spelling, "--exit-code")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f"error: head: {spelling}: symbolic link to {outside}, outside {tmp_path / 'repo'}; "
+                         "omerender reads only the files it is given"]
+
+
+def test_a_path_argument_through_a_link_out_of_the_side_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(SECRET)
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    (head / "apps").symlink_to("../outside")
+    (head / "here").symlink_to(".")
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("diff", str(BASE), "head", "apps/")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f"error: base: no such file or directory: {BASE}/apps/",
+                         f"error: head: head/apps/: symbolic link to {tmp_path / 'outside'}, outside {head}; "
+                         "omerender reads only the files it is given"]
+    climbs = run_cli("diff", "head", "head", "here/../outside/")
+    assert (climbs.code, climbs.stdout) == (2, "")
+    assert climbs.lines == [f"error: {side}: head/here/../outside/: head/here/.. leads to {tmp_path}, above {head}, "
+                            "the directory holding the symbolic link head/here; omerender reads only the files it is "
+                            "given" for side in ("base", "head")]
+
+
+def test_revisions_diff_when_the_temporary_directory_is_reached_through_a_link(repo, tmp_path, monkeypatch):
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "tmp").symlink_to(tmp_path / "scratch")  # TMPDIR=~/tmp -> /scratch: not the input
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "home" / "tmp"))
+    monkeypatch.chdir(repo)
+    assert diff_json("HEAD~1", "HEAD", "deploy") == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))

@@ -395,3 +395,17 @@ def test_a_read_only_directory_is_an_error_and_nothing_is_written(tmp_path):
                              "directory writable (chmod u+w)")
     assert (repo / "models.yaml").read_text() == USER_FILE  # checked before the first file was written
     assert sorted(p.name for p in (repo / "more").iterdir()) == ["models.yaml"]
+
+
+@pytest.mark.parametrize("spelling", ["models/", "models/.", "models/models.yaml"])
+def test_update_never_rewrites_a_file_through_a_link_out(tmp_path, monkeypatch, spelling):
+    outside = user_repo(tmp_path)  # a repository elsewhere, with a model and its file
+    repo = tmp_path / "mine"
+    repo.mkdir()
+    (repo / "models").symlink_to(outside)
+    monkeypatch.chdir(repo)
+    run = update(spelling)
+    what = "symbolic link" if spelling != "models/models.yaml" else "models is a symbolic link"
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        f"error: {spelling}: {what} to {outside}, outside {repo}; omerender reads only the files it is given"])
+    assert (outside / "models.yaml").read_text() == USER_FILE

@@ -481,3 +481,64 @@ def test_dir_under_a_linked_parent_the_user_named_is_written(tmp_path):
     done = omerender("render", str(QUICKSTART), "-o", str(tmp_path / "link" / "out"))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "real" / "out" / DEPLOYMENT).is_file()
+
+
+# ---------------------------------------------------------------- paths judged by where they resolve (issue 24)
+
+def linked_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository whose ``deploy`` leads to ``../outside``; outside holds a render with a secret in it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "deploy").symlink_to("../outside")
+    return repo, outside
+
+
+@pytest.mark.parametrize("spelling", ["deploy/rendered", "deploy/rendered/", "./deploy/rendered",
+                                      "deploy/./rendered/."])
+def test_render_o_never_writes_through_a_parent_link_leading_out(tmp_path, spelling):
+    repo, outside = linked_out(tmp_path)
+    done = omerender("render", str(QUICKSTART), "-o", spelling, cwd=repo)
+    assert_refused(done, f"error: deploy/rendered: deploy is a symbolic link to {outside}, outside "
+                         f"{repo}; omerender never writes through a link that leads out of the directory holding it")
+    assert snapshot(outside) == {}
+
+
+def test_render_o_through_a_parent_link_inside_its_directory_is_written(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "real").mkdir(parents=True)
+    (repo / "deploy").symlink_to("real")
+    done = omerender("render", str(QUICKSTART), "-o", "deploy/rendered/", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert (repo / "real" / "rendered" / DEPLOYMENT).is_file()
+
+
+@pytest.mark.parametrize("spelling", ["rendered/", "rendered/.", "./rendered//"])
+def test_check_never_reads_a_rendered_dir_that_is_a_link_however_spelled(tmp_path, spelling):
+    repo, outside = linked_out(tmp_path)
+    out = rendered_once(tmp_path)
+    (out / DEPLOYMENT).write_text("TOKEN=hunter2\n")
+    (repo / "rendered").symlink_to(out)
+    done = omerender("check", str(QUICKSTART), spelling, cwd=repo)
+    assert_refused(done, f"error: {spelling}: is not a directory (omerender never follows a link to one)")
+
+
+def test_check_never_reads_a_rendered_dir_under_a_parent_link_leading_out(tmp_path):
+    repo, outside = linked_out(tmp_path)
+    shutil.copytree(rendered_once(tmp_path), outside / "rendered")
+    (outside / "rendered" / DEPLOYMENT).write_text("TOKEN=hunter2\n")
+    done = omerender("check", str(QUICKSTART), "deploy/rendered/", cwd=repo)
+    assert_refused(done, f"error: deploy/rendered/: deploy is a symbolic link to {outside}, outside {repo}; "
+                         "omerender reads only the files it is given")
+
+
+def test_check_never_reads_an_input_dir_that_links_out(tmp_path):
+    repo, outside = linked_out(tmp_path)
+    shutil.copytree(QUICKSTART, outside / "in")
+    (outside / "in" / "secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: "
+                                                "default}\nstringData: {token: hunter2}\n")
+    (repo / "omedeploy").symlink_to("../outside/in")
+    done = omerender("check", "omedeploy/", str(rendered_once(tmp_path)), cwd=repo)
+    assert_refused(done, f"error: omedeploy/: symbolic link to {outside / 'in'}, outside {repo}; omerender reads "
+                         "only the files it is given")

@@ -13,7 +13,7 @@ from omerender.errors import Message, OmeError, OmeErrors, Report, run_guarded
 from omerender.gitops import atomicdir
 from omerender.modelinfo import HUB_SECONDS, ReadBudget, compute, open_source
 from omerender.modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
-from omerender.yamlio import limits
+from omerender.yamlio import limits, paths
 from omerender.yamlio.emit import dump
 from omerender.yamlio.reading import _files, read_file
 from .shell import fail
@@ -162,7 +162,7 @@ def _local_path(uri: str, target, file: str, root: str) -> str:
     rel = uri[len("local://"):]
     base = os.path.realpath(root if os.path.isdir(root) else os.path.dirname(os.path.abspath(root)))
     resolved = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(file)), rel))
-    if os.path.isabs(rel) or os.path.commonpath([resolved, base]) != base:
+    if os.path.isabs(rel) or not paths.within(resolved, base):
         raise OmeError(f"storageUri {uri} leads outside {root}; pass SOURCE to read a model elsewhere",
                        ref=target.ref, file=file, field="spec.storage.storageUri")
     return resolved

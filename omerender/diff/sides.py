@@ -11,6 +11,7 @@ from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, Result, render
 from omerender.ome.runtimes.inherit import Chains
+from omerender.yamlio import paths as pathrules
 from omerender.yamlio.reading import read_paths
 from . import gitread
 
@@ -79,7 +80,8 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
     commit = gitread.verify(revision, cwd)
     where = gitread.prefix(cwd)
     wanted = [gitread.repo_path(p, where) for p in paths]
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
+        tmp = os.path.realpath(staging)  # read as a resolved path: a linked TMPDIR is not the input's link
         try:
             gitread.extract(revision, commit, wanted, cwd, tmp)
             local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
@@ -98,12 +100,16 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
 
 
 def _local_paths(source: str, paths: list[str]) -> list[str]:
+    """The paths to read for a directory side: ``source`` itself, or each PATH inside it, judged by where it
+    resolves (a link leading out of its directory is an error naming it, see :mod:`omerender.yamlio.paths`)."""
+    root = pathrules.resolve(source)
     if not paths:
         return [source]
-    if not os.path.isdir(source):
+    if not os.path.isdir(root):
         raise OmeError(f"{source} is a file: PATH arguments need two directories or two git revisions")
     for path in paths:
-        if os.path.isabs(path) or os.path.normpath(path).split(os.sep)[0] == "..":
+        inside = not os.path.isabs(path) and os.path.normpath(path).split(os.sep)[0] != ".."
+        if not inside or not pathrules.within(pathrules.resolve(os.path.join(source, path)), root):
             raise OmeError(f"{path}: PATH must be relative and inside {source}")
     return [os.path.join(source, path) for path in paths]
 

@@ -16,6 +16,8 @@ import sys
 import tempfile
 from typing import Callable
 
+from omerender.yamlio import paths
+
 LOCK_SUFFIX = ".omerender-lock"
 NEW_INFIX = ".omerender-new-"
 OLD_INFIX = ".omerender-old-"
@@ -182,7 +184,9 @@ def _copy(source: str, path: str) -> None:
 def replace_file(path: str, text: str) -> None:
     """Replace (or create) the file ``path`` in one step: a temporary file beside it, fsynced, renamed over
     it. Readers see the old text or the new, never a part. An existing file keeps its mode; a new one gets
-    0o666 less the umask, as a shell redirection would. The temporary file never outlives an error."""
+    0o666 less the umask, as a shell redirection would. The temporary file never outlives an error. A parent
+    that is a symbolic link leading out of its own directory is an OmeError (:mod:`omerender.yamlio.paths`)."""
+    paths.resolve(path, paths.WRITES, parents_only=True)
     folder = os.path.dirname(os.path.abspath(path))
     existing = os.lstat(path) if os.path.lexists(path) else None
     handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)

@@ -5,7 +5,8 @@ DIR is untrusted (it sits in a repository Argo CD or CI checked out), so:
 * every path part comes from object data that passed the API server's own name rules (:func:`file_name`);
 * DIR is built as a fresh directory beside it and swapped in whole (a crash leaves the old or the new render);
 * a lock file beside DIR keeps two renders apart;
-* symbolic links and non-regular files in DIR are refused, never followed or opened;
+* symbolic links and non-regular files in DIR are refused, never followed or opened, and so is DIR being a
+  link (however spelled: ``DIR/``, ``DIR/.``) or a parent of it that leads out of its own directory;
 * only the files listed in omerender's own record (:data:`MARKER`, inside DIR) are ever removed.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ import yaml
 
 from omerender.errors import Message, ObjRef, OmeError, OmeErrors
 from omerender.kube import apirules
-from omerender.yamlio import limits
+from omerender.yamlio import limits, paths
 from omerender.yamlio.emit import dump
 from omerender.yamlio.reading import RENDERED_MARKER as MARKER
 from omerender.yamlio.yamlread import SafeLoader
@@ -318,6 +319,7 @@ def _target(out_dir: str) -> str:
         raise OmeError("cannot render into this path: name a directory (for example rendered/)", file=out_dir)
     if target in (".", ".."):
         target = os.path.abspath(target)
+    paths.resolve(target, paths.WRITES, parents_only=True)  # DIR itself: never a link (_old_tree)
     parent = os.path.dirname(target)
     if parent and os.path.lexists(parent) and not os.path.isdir(parent):
         raise OmeError(f"is not a directory, so {target} cannot be created in it", file=parent)
@@ -414,7 +416,7 @@ def out_of_date(objects: list[dict], rendered_dir: str, origin: Origin | None = 
     """A unified diff from ``rendered_dir`` to what ``render -o`` would write now; "" when it is current."""
     if not os.path.lexists(rendered_dir):
         raise OmeError("does not exist", file=rendered_dir)
-    if os.path.islink(rendered_dir) or not os.path.isdir(rendered_dir):
+    if paths.names_a_link(rendered_dir) or not os.path.isdir(rendered_dir):
         raise OmeError("is not a directory (omerender never follows a link to one)", file=rendered_dir)
     expected = rendered_files(objects, origin)
     tree = scan(rendered_dir)

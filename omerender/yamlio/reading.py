@@ -15,7 +15,7 @@ from typing import Any, Iterable
 import yaml
 
 from omerender.errors import Message, OmeError, OmeErrors
-from . import limits
+from . import limits, paths as pathrules
 from .yamlread import Budget, load_all, yaml_error_text
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -43,7 +43,8 @@ class Doc:
 def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 
-    Reads only the given paths: symbolic links that lead out of their directory are refused, and the
+    Reads only the given paths, judged where they resolve (:mod:`omerender.yamlio.paths`): symbolic links that
+    lead out of their directory are refused, however the path is spelled, and the
     limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
     that ``render -o`` wrote are skipped, each with an info message appended to ``notes``.
     """
@@ -106,8 +107,8 @@ def _files(path: str, skipped: list[str]) -> list[str]:
         return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
-    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
-    return _yaml_files(path, skipped) if os.path.isdir(path) else [path]
+    real = pathrules.resolve(path)
+    return _yaml_files(path, real, skipped) if os.path.isdir(real) else [path]
 
 
 def _read_stdin(stdin) -> str:
@@ -139,24 +140,15 @@ def decode(data: bytes, name: str) -> str:
 
 def read_named_file(path: str) -> str:
     """A file named by the user or found beside an input (the lock): read as :func:`read_file` reads
-    inputs, and a symbolic link must stay inside its own directory."""
-    _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
+    inputs, and every symbolic link on its path must stay inside its own directory."""
+    pathrules.resolve(path)
     return read_file(path)
 
 
-def _refuse_escape(path: str, directory: str, shown: str) -> None:
-    """Refuse a symbolic link whose target is outside ``directory`` (both resolved)."""
-    if not os.path.islink(path):
-        return
-    target, root = os.path.realpath(path), os.path.realpath(directory)
-    if os.path.commonpath([target, root]) != root:
-        raise OmeError(f"symbolic link to {target}, outside {directory}; omerender reads only the files it is "
-                       "given", file=shown)
-
-
-def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
+def _yaml_files(directory: str, real: str, skipped: list[str]) -> list[str]:
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
+    ``real`` is the resolved ``directory``, the boundary of every link below it.
     A directory holding the record of ``render -o`` is appended to ``skipped``, not read."""
     found = []
     for root, dirs, files in os.walk(directory):
@@ -166,7 +158,7 @@ def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
             continue
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in dirs + files:
-            _refuse_escape(os.path.join(root, name), directory, os.path.join(root, name))
+            pathrules.check_entry(os.path.join(root, name), real, directory)
         for name in files:
             if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
                 continue
