@@ -40,12 +40,14 @@ class Doc:
 # ---------------------------------------------------------------- reading
 
 
-def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
+def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None,
+               kustomizations: list[str] | None = None) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 
     Reads only the given paths: symbolic links that lead out of their directory are refused, and the
     limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
-    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``.
+    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``. The kustomization
+    files the directory walk passes over are appended to ``kustomizations`` (the caller judges them).
     """
     skipped: list[str] = []
     docs: list[Doc] = []
@@ -54,7 +56,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     budget = Budget()
     for path in paths:
         try:
-            files = _files(path, skipped)
+            files = _files(path, skipped, kustomizations)
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
@@ -100,14 +102,14 @@ def _mib(size: int) -> str:
     return f"{size // limits.MIB} MiB"
 
 
-def _files(path: str, skipped: list[str]) -> list[str]:
+def _files(path: str, skipped: list[str], kustomizations: list[str] | None = None) -> list[str]:
     """The files ``path`` names: itself, or the YAML files of a directory."""
     if path == "-":
         return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
     _refuse_escape(path, os.path.dirname(os.path.abspath(path)), path)
-    return _yaml_files(path, skipped) if os.path.isdir(path) else [path]
+    return _yaml_files(path, skipped, kustomizations) if os.path.isdir(path) else [path]
 
 
 def _read_stdin(stdin) -> str:
@@ -154,7 +156,7 @@ def _refuse_escape(path: str, directory: str, shown: str) -> None:
                        "given", file=shown)
 
 
-def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
+def _yaml_files(directory: str, skipped: list[str], kustomizations: list[str] | None = None) -> list[str]:
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
     A directory holding the record of ``render -o`` is appended to ``skipped``, not read."""
@@ -168,6 +170,8 @@ def _yaml_files(directory: str, skipped: list[str]) -> list[str]:
         for name in dirs + files:
             _refuse_escape(os.path.join(root, name), directory, os.path.join(root, name))
         for name in files:
+            if name in KUSTOMIZATION_FILES and kustomizations is not None:
+                kustomizations.append(os.path.join(root, name))
             if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
                 continue
             if name.endswith((".yaml", ".yml")):
