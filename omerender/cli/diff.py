@@ -50,16 +50,19 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
 
     BASE and HEAD are git revisions of the repository around the current directory, or two directories or
     files (an existing path wins over a revision of the same name). PATH limits both sides ("." if none).
-    A revision is read from git without touching the work tree.
+    A revision is read from git without touching the work tree. A PATH that is a kustomize overlay is
+    built on both sides as `omerender build` builds it.
 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named.
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
+                                           no_model_node_selector), ("--locked", locked)) if given)
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):
         try:
-            sides.append(read_side(label, source, list(paths), options, lock_path, debug))
+            sides.append(read_side(label, source, list(paths), options, lock_path, debug, flags))
         except SideError as err:
             failures += err.messages
     if failures:

@@ -13,6 +13,7 @@ import subprocess
 
 from omerender.errors import OmeError
 from omerender.yamlio import limits
+from omerender.yamlio.reading import KUSTOMIZATION_FILES
 
 # No fsmonitor hook (a repository's config could name a program), no pager, no prompt.
 _GIT = ("git", "--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false")
@@ -67,9 +68,31 @@ def repo_path(path: str, where: str) -> str:
 
 
 def extract(commit: str, paths: list[str], cwd: str, dest: str, any_name: bool = False) -> None:
-    """Write the YAML files (``any_name``: every file) of ``commit`` under ``paths`` (repository paths, ""
-    for all) into ``dest``."""
-    entries = _blobs(commit, paths, cwd, () if any_name else _YAML)
+    """Write the YAML and kustomization files (``any_name``: every file) of ``commit`` under ``paths``
+    (repository paths, "" for all) into ``dest``."""
+    _extract(commit, _blobs(_ls_tree(commit, paths, cwd), (lambda path: True) if any_name else _is_input), cwd, dest)
+
+
+def extract_overlay(commit: str, cwd: str, dest: str) -> None:
+    """Write what the build of an overlay of ``commit`` can reach into ``dest``: every file of every directory
+    holding a kustomization, and of the directories below it (kustomize reads files only there; see
+    :func:`omerender.gitops.kbuild.copy_tree`, which copies the same)."""
+    records = _ls_tree(commit, [""], cwd)
+    roots = {posixpath.dirname(r[4]) for r in records if posixpath.basename(r[4]) in KUSTOMIZATION_FILES}
+    _extract(commit, _blobs(records, lambda path: any(a in roots for a in _ancestors(path))), cwd, dest)
+
+
+def _ancestors(path: str):
+    while path:
+        path = posixpath.dirname(path)
+        yield path
+
+
+def _is_input(path: str) -> bool:
+    return path.endswith(_YAML) or posixpath.basename(path) in KUSTOMIZATION_FILES
+
+
+def _extract(commit: str, entries: list[tuple[str, str]], cwd: str, dest: str) -> None:
     if not entries:
         return
     batch = _git(["cat-file", "--batch"], cwd, "".join(f"{oid}\n" for oid, _ in entries).encode())
@@ -85,18 +108,24 @@ def extract(commit: str, paths: list[str], cwd: str, dest: str, any_name: bool =
         offset = start + size + 1
 
 
-def _blobs(commit: str, paths: list[str], cwd: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(blob id, path) of every file with one of ``suffixes`` (any, if none), after the limits are checked
-    on the sizes the tree records."""
+def _ls_tree(commit: str, paths: list[str], cwd: str) -> list[tuple[str, str, str, str, str]]:
+    """(mode, kind, blob id, size, path) of every entry of ``commit`` under ``paths``."""
     out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
-    entries, total = [], 0
+    records = []
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
-        mode, kind, oid, size = meta.decode("ascii").split()
-        path = _checked_path(raw_path)
-        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or (suffixes and not path.endswith(suffixes)):
+        records.append((*meta.decode("ascii").split(), _checked_path(raw_path)))
+    return records
+
+
+def _blobs(records: list[tuple[str, str, str, str, str]], keep) -> list[tuple[str, str]]:
+    """(blob id, path) of every file whose path ``keep`` accepts, after the limits are checked on the sizes
+    the tree records."""
+    entries, total = [], 0
+    for mode, kind, oid, size, path in records:
+        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or not keep(path):
             continue  # symbolic links, submodules: a directory walk does not read them either
         if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
             raise _missing(oid, path)

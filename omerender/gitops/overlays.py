@@ -27,16 +27,7 @@ def changes(kfile: str, budget: list[int] | None = None) -> list[str]:
     """What in the kustomization ``kfile`` changes the objects it lists: its other fields, and resources that
     come from outside its directory. Empty for a plain listing. ``budget`` ([files, bytes]) is shared by every
     kustomization of one input."""
-    text = read_named_file(kfile)
-    if budget is not None:
-        budget[0] += 1
-        budget[1] += len(text)
-        if budget[0] > limits.MAX_FILES or budget[1] > limits.MAX_TOTAL_BYTES:
-            raise OmeError(f"the kustomization files are more than {limits.MAX_FILES:,} or larger than "
-                           f"{limits.MAX_TOTAL_BYTES // limits.MIB} MiB in total; render fewer files at a time",
-                           file=kfile)
-    docs = parse_text(text, kfile)
-    data = docs[0].data if len(docs) == 1 else None
+    data = _kustomization(kfile, budget)
     if not isinstance(data, dict):
         return ["not one YAML mapping"]  # kustomize says what is wrong with it
     found = [name for name in data if name not in PLAIN_FIELDS]
@@ -46,6 +37,19 @@ def changes(kfile: str, budget: list[int] | None = None) -> list[str]:
     outside = [e for e in resources if os.path.isabs(e) or REMOTE.match(e)
                or os.path.normpath(e).split(os.sep)[0] == ".."]
     return [*found, f"resources {outside[0]}"] if outside else found
+
+
+def _kustomization(kfile: str, budget: list[int] | None):
+    text = read_named_file(kfile)
+    if budget is not None:
+        budget[0] += 1
+        budget[1] += len(text)
+        if budget[0] > limits.MAX_FILES or budget[1] > limits.MAX_TOTAL_BYTES:
+            raise OmeError(f"the kustomization files are more than {limits.MAX_FILES:,} or larger than "
+                           f"{limits.MAX_TOTAL_BYTES // limits.MIB} MiB in total; render fewer files at a time",
+                           file=kfile)
+    docs = parse_text(text, kfile)
+    return docs[0].data if len(docs) == 1 else None
 
 
 def overlay_path(paths: list[str]) -> str | None:
@@ -75,6 +79,11 @@ def read_plain(paths: list[str], notes: list | None = None) -> list[Doc]:
 
 def _nested(kfile: str, reasons: list[str]) -> OmeError:
     directory = os.path.dirname(kfile) or "."
+    data = _kustomization(kfile, None)
+    if isinstance(data, dict) and data.get("kind") == "Component":
+        return OmeError(f"a kustomize component ({', '.join(reasons)}): what ships is the build of each overlay "
+                        f"that lists it, not its files one by one; give such an overlay's directory as the only "
+                        f"PATH (render and diff build it as omerender build does)", file=kfile)
     return OmeError(f"a kustomize overlay ({', '.join(reasons)}): what ships is its build, not its files one by "
                     f"one; give its directory as the only PATH (omerender render {directory}), or run: omerender "
                     f"build {directory}", file=kfile)
