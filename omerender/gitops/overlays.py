@@ -16,7 +16,7 @@ from omerender.errors import OmeError, OmeErrors
 from omerender.ome.render import Options
 from omerender.yamlio import limits
 from omerender.yamlio.reading import Doc, parse_text, read_named_file, read_paths
-from .kbuild import REMOTE, find_kustomization, shown
+from .kbuild import REMOTE, find_kustomization
 
 # The fields of a kustomization that list objects without changing them.
 PLAIN_FIELDS = ("apiVersion", "kind", "metadata", "resources")
@@ -98,7 +98,7 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
     if lock_path:
         raise OmeError(f"--lock {lock_path}: {directory} is a kustomize overlay, whose lock is the RuntimeLock "
                        f"its build holds (what omerender build and Argo CD see); list the lock file under "
-                       f"resources: of {shown(find_kustomization(directory) or directory)}")
+                       f"resources: of {find_kustomization(directory) or directory}")
     try:
         return build(directory, boundary or default_boundary(directory), options if flag_names else None,
                      flag_names, hint, RENDER_FLAGS, pipeline_only=True)
