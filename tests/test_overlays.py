@@ -218,3 +218,48 @@ def test_a_revision_overlay_reaching_outside_the_repository_is_refused_without_n
     assert err.splitlines()[0].startswith(f"error: base: envs/prod/kustomization.yaml: '{'../' * 30}etc' leads "
                                           "to /etc, outside the repository")
     assert "omerender-diff-" not in err
+
+
+def test_check_compares_a_committed_render_with_the_overlays_build(repo):
+    assert run_cli("render", "envs/prod", "-o", "rendered").code == 0
+    assert run_cli("check", "envs/prod", "rendered").code == 0
+    edit(repo / "envs" / "prod" / "max-replicas.yaml", "maxReplicas: 6", "maxReplicas: 8")
+    run = run_cli("check", "envs/prod", "rendered")
+    assert run.code == 1 and "-  maxReplicas: 6\n+  maxReplicas: 8\n" in run.stdout
+    assert run.lines[-1] == ("error: rendered is out of date with envs/prod; run: omerender render envs/prod "
+                             "-o rendered")
+
+
+# ---------------------------------------------------------------- hostile input
+
+def test_a_kustomization_linked_out_of_its_directory_is_refused(repo, tmp_path):
+    write(tmp_path / "outside" / "kustomization.yaml", "namespace: secret\n")
+    (repo / "envs" / "linked").mkdir()
+    (repo / "envs" / "linked" / "kustomization.yaml").symlink_to(tmp_path / "outside" / "kustomization.yaml")
+    run = run_cli("render", "envs/linked")
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        f"error: envs/linked/kustomization.yaml: symbolic link to {tmp_path}/outside/kustomization.yaml, outside "
+        f"{repo}/envs/linked; omerender reads only the files it is given"])
+
+
+def test_the_kustomization_files_a_walk_passes_share_one_budget(tmp_path, monkeypatch):
+    from omerender.yamlio import limits
+    for name in ("a", "b"):
+        write(tmp_path / "in" / name / "kustomization.yaml", "resources: []\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(limits, "MAX_FILES", 1)
+    run = run_cli("render", "in")
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        "error: in/b/kustomization.yaml: the kustomization files are more than 1 or larger than 256 MiB in total; "
+        "render fewer files at a time"])
+
+
+def test_an_overlay_named_Kustomization_in_a_revision_is_built(repo):
+    """git plumbing copies only YAML files of a revision, and kustomization files without a suffix."""
+    write(repo / "extra" / "Kustomization", "namespace: extra\nresources: [../base]\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "extra overlay")
+    code, out, err = diff_text("HEAD~1", "HEAD", "extra")
+    assert (code, err) == (1, "")
+    assert out.startswith("InferenceServices: 1 added, 0 removed, 0 changed, 0 unchanged; 0 roll out\n")
+    assert "InferenceService extra/llama-3-2-3b-instruct: added\n" in out

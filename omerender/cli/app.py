@@ -84,7 +84,6 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         if overlay is not None:
             built = build_overlay(overlay, None, options, flags, lock_path)
             inputs, result = built.inputs, built.result
-            result.objects, result.messages = built.objects, built.messages
             sys.stderr.write(built.tool_stderr)
         else:
             inputs = index(read_plain(list(paths), notes))

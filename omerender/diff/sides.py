@@ -102,9 +102,8 @@ def _built(label: str, directory: str, boundary: str, options: Options, flags: t
         built = build_overlay(directory, boundary, options, flags, lock_path)
     except (OmeError, OmeErrors) as exc:
         raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
-    result = built.result
-    result.objects, result.messages = built.objects, _unstaged(built.messages, tmp)
-    return Side(label, built.inputs, result)
+    built.result.messages = _unstaged(built.result.messages, tmp)
+    return Side(label, built.inputs, built.result)
 
 
 def _local_paths(source: str, paths: list[str]) -> list[str]:

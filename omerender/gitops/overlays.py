@@ -93,15 +93,18 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
                   lock_path: str | None, hint: str = ""):
     """The overlay ``directory`` built as ``omerender build`` builds it, with the command's options (which
     an OMERender config in the tree sets instead, when no flag is given). Returns a pipeline's
-    :class:`~omerender.gitops.buildrun.Built`; a tree that needs the function path is an error."""
+    :class:`~omerender.gitops.buildrun.Built`, whose ``result`` holds the objects and messages as ``build``
+    prints them; a tree that needs the function path is an error."""
     from .buildrun import ToolFailed, build, default_boundary
     if lock_path:
         raise OmeError(f"--lock {lock_path}: {directory} is a kustomize overlay, whose lock is the RuntimeLock "
                        f"its build holds (what omerender build and Argo CD see); list the lock file under "
                        f"resources: of {find_kustomization(directory) or directory}")
     try:
-        return build(directory, boundary or default_boundary(directory), options if flag_names else None,
-                     flag_names, hint, RENDER_FLAGS, pipeline_only=True)
+        built = build(directory, boundary or default_boundary(directory), options if flag_names else None,
+                      flag_names, hint, RENDER_FLAGS, pipeline_only=True)
     except ToolFailed as err:  # kustomize's own words, on the error line (diff prints no raw stderr)
         said = "; ".join(line.removeprefix("Error: ") for line in err.stderr.strip().splitlines() if line.strip())
         raise OmeError(f"{err.text}: {said}" if said else err.text) from None
+    built.result.objects, built.result.messages = built.objects, built.messages  # as build prints them
+    return built
