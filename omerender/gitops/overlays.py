@@ -15,8 +15,7 @@ import os
 from omerender.errors import OmeError, OmeErrors
 from omerender.ome.render import Options
 from omerender.yamlio import limits
-from omerender.yamlio.reading import Doc, parse_text, read_named_file, read_paths
-from .kbuild import REMOTE, find_kustomization
+from omerender.yamlio.reading import Doc, find_kustomization, parse_text, read_named_file, read_paths
 
 # The fields of a kustomization that list objects without changing them.
 PLAIN_FIELDS = ("apiVersion", "kind", "metadata", "resources")
@@ -27,6 +26,7 @@ def changes(kfile: str, budget: list[int] | None = None) -> list[str]:
     """What in the kustomization ``kfile`` changes the objects it lists: its other fields, and resources that
     come from outside its directory. Empty for a plain listing. ``budget`` ([files, bytes]) is shared by every
     kustomization of one input."""
+    from .kbuild import REMOTE  # here: a render without kustomizations never imports the build planner
     data = _kustomization(kfile, budget)
     if not isinstance(data, dict):
         return ["not one YAML mapping"]  # kustomize says what is wrong with it

@@ -37,6 +37,15 @@ class Doc:
         return self.data.get("kind", "") if isinstance(self.data, dict) else ""
 
 
+def find_kustomization(directory: str) -> str | None:
+    """The kustomization file of ``directory`` (kustomize's names, in its order), if it has one."""
+    for name in KUSTOMIZATION_FILES:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 # ---------------------------------------------------------------- reading
 
 
