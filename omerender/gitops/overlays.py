@@ -26,8 +26,11 @@ def changes(kfile: str, budget: list[int] | None = None) -> list[str]:
     """What in the kustomization ``kfile`` changes the objects it lists: its other fields, and resources that
     come from outside its directory. Empty for a plain listing. ``budget`` ([files, bytes]) is shared by every
     kustomization of one input."""
+    return _changes(_kustomization(kfile, budget))
+
+
+def _changes(data) -> list[str]:
     from .kbuild import REMOTE  # here: a render without kustomizations never imports the build planner
-    data = _kustomization(kfile, budget)
     if not isinstance(data, dict):
         return ["not one YAML mapping"]  # kustomize says what is wrong with it
     found = [name for name in data if name not in PLAIN_FIELDS]
@@ -71,15 +74,15 @@ def read_plain(paths: list[str], notes: list | None = None) -> list[Doc]:
     found: list[str] = []
     docs = read_paths(paths, notes=notes, kustomizations=found)
     budget = [0, 0]
-    refused = [_nested(kfile, reasons) for kfile in found if (reasons := changes(kfile, budget))]
+    kustomizations = [(kfile, _kustomization(kfile, budget)) for kfile in found]
+    refused = [_nested(kfile, data, reasons) for kfile, data in kustomizations if (reasons := _changes(data))]
     if refused:
         raise OmeErrors(refused)
     return docs
 
 
-def _nested(kfile: str, reasons: list[str]) -> OmeError:
+def _nested(kfile: str, data, reasons: list[str]) -> OmeError:
     directory = os.path.dirname(kfile) or "."
-    data = _kustomization(kfile, None)
     if isinstance(data, dict) and data.get("kind") == "Component":
         return OmeError(f"a kustomize component ({', '.join(reasons)}): what ships is the build of each overlay "
                         f"that lists it, not its files one by one; give such an overlay's directory as the only "
