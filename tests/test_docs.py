@@ -52,6 +52,11 @@ SETUP = {
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/quickstart deploy\n"
         "git add deploy && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD && cp -r deploy old && cp -r deploy new",
+    # a repository holding the kustomize fixture: base/ and the overlays/prod that patches it
+    ("README.md", "omerender render overlays/prod"):
+        "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. .\n"
+        "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
+        "git update-ref refs/remotes/origin/main HEAD",
 }
 
 

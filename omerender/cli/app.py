@@ -8,11 +8,11 @@ import click
 
 from omerender import __version__, without_cycle_collector
 from omerender.errors import Message, run_guarded
+from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, render
 from omerender.yamlio.emit import write_stream
-from omerender.yamlio.reading import read_paths
 from .shell import fail
 
 RENDER_EXAMPLE = """
@@ -67,17 +67,28 @@ def cli():
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, debug):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
+    A directory whose kustomization changes what it lists (an overlay: patches, components,
+    namespace, a base elsewhere...) is built as `omerender build` builds it, and is the only PATH.
+
     Writes the rendered objects to stdout as one YAML stream; errors, warnings and
     notices go to stderr. Exit status 1 on any error, with nothing on stdout.
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
+                                           no_model_node_selector), ("--locked", locked)) if given)
     paths = paths or (".",)
     notes: list[Message] = []
 
     def run():
-        inputs = index(read_paths(paths, notes=notes))
-        lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-        result = render(inputs, options, lock)
+        overlay = overlay_path(list(paths))
+        if overlay is not None:
+            built = build_overlay(overlay, None, options, flags, lock_path)
+            inputs, result = built.inputs, built.result
+            sys.stderr.write(built.tool_stderr)
+        else:
+            inputs = index(read_plain(list(paths), notes))
+            lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
+            result = render(inputs, options, lock)
         if output_dir is not None:
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)

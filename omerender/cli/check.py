@@ -8,9 +8,9 @@ import click
 
 from omerender.errors import Message, run_guarded
 from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
+from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
 from omerender.ome.render import Options, render
-from omerender.yamlio.reading import read_paths
 from .shell import fail
 
 
@@ -30,8 +30,12 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
     notes: list[Message] = []
 
     def run():
-        inputs = index(read_paths([dir_in], notes=notes))
-        result = render(inputs, options)
+        if overlay_path([dir_in]) is not None:  # built as render builds it
+            built = build_overlay(dir_in, None, options, tuple(flags.split()), None)
+            inputs, result = built.inputs, built.result
+        else:
+            inputs = index(read_plain([dir_in], notes))
+            result = render(inputs, options)
         if not os.path.lexists(dir_rendered):
             return result, None
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))

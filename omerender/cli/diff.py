@@ -82,16 +82,19 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     BASE and HEAD are git revisions of the repository around the current directory, or two directories or
     files. PATH limits both sides ("." if none). As in git, a name that is both a revision and a path is an
     error: put -- after HEAD to read it as the revision, or write ./NAME for the path. A revision is read
-    from git without touching the work tree.
+    from git without touching the work tree. A PATH that is a kustomize overlay is built on both sides as
+    `omerender build` builds it.
 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named.
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
+    flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
+                                           no_model_node_selector), ("--locked", locked)) if given)
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):
         try:
-            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated))
+            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated, flags))
         except SideError as err:
             failures += err.messages
     if failures:

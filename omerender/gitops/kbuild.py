@@ -31,7 +31,7 @@ import yaml
 from omerender.errors import ObjRef, OmeError
 from omerender.yamlio import limits
 from omerender.yamlio.emit import dump, dump_stream
-from omerender.yamlio.reading import KUSTOMIZATION_FILES, parse_text, read_paths
+from omerender.yamlio.reading import find_kustomization, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 
 CONFIG_API = "omerender.io/v1alpha1"
@@ -96,14 +96,6 @@ def shown(path: str) -> str:
 
 def _inside(path: str, directory: str) -> bool:
     return os.path.commonpath([path, directory]) == directory
-
-
-def find_kustomization(directory: str) -> str | None:
-    for name in KUSTOMIZATION_FILES:
-        candidate = os.path.join(directory, name)
-        if os.path.isfile(candidate):
-            return candidate
-    return None
 
 
 # ---------------------------------------------------------------- walking the tree

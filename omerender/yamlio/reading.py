@@ -37,16 +37,27 @@ class Doc:
         return self.data.get("kind", "") if isinstance(self.data, dict) else ""
 
 
+def find_kustomization(directory: str) -> str | None:
+    """The kustomization file of ``directory`` (kustomize's names, in its order), if it has one."""
+    for name in KUSTOMIZATION_FILES:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 # ---------------------------------------------------------------- reading
 
 
-def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None) -> list[Doc]:
+def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None,
+               kustomizations: list[str] | None = None) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 
     Reads only the given paths, judged where they resolve (:mod:`omerender.yamlio.paths`): symbolic links that
     lead out of their directory are refused, however the path is spelled, and the
     limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
-    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``.
+    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``. The kustomization
+    files the directory walk passes over are appended to ``kustomizations`` (the caller judges them).
     """
     skipped: list[str] = []
     docs: list[Doc] = []
@@ -55,7 +66,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     budget = Budget()
     for path in paths:
         try:
-            files = _files(path, skipped)
+            files = _files(path, skipped, kustomizations)
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
@@ -101,14 +112,14 @@ def _mib(size: int) -> str:
     return f"{size // limits.MIB} MiB"
 
 
-def _files(path: str, skipped: list[str]) -> list[str]:
+def _files(path: str, skipped: list[str], kustomizations: list[str] | None = None) -> list[str]:
     """The files ``path`` names: itself, or the YAML files of a directory."""
     if path == "-":
         return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
     real = pathrules.resolve(path)
-    return _yaml_files(path, real, skipped) if os.path.isdir(real) else [path]
+    return _yaml_files(path, real, skipped, kustomizations) if os.path.isdir(real) else [path]
 
 
 def _read_stdin(stdin) -> str:
@@ -145,7 +156,8 @@ def read_named_file(path: str) -> str:
     return read_file(path)
 
 
-def _yaml_files(directory: str, real: str, skipped: list[str]) -> list[str]:
+def _yaml_files(directory: str, real: str, skipped: list[str],
+                kustomizations: list[str] | None = None) -> list[str]:
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
     ``real`` is the resolved ``directory``, the boundary of every link below it.
@@ -160,6 +172,8 @@ def _yaml_files(directory: str, real: str, skipped: list[str]) -> list[str]:
         for name in dirs + files:
             pathrules.check_entry(os.path.join(root, name), real, directory)
         for name in files:
+            if name in KUSTOMIZATION_FILES and kustomizations is not None:
+                kustomizations.append(os.path.join(root, name))
             if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
                 continue
             if name.endswith((".yaml", ".yml")):
