@@ -14,7 +14,7 @@ import os
 
 from omerender.errors import OmeError, OmeErrors
 from omerender.ome.render import Options
-from omerender.yamlio import limits
+from omerender.yamlio import limits, paths as pathrules
 from omerender.yamlio.reading import Doc, find_kustomization, parse_text, read_named_file, read_paths
 
 # The fields of a kustomization that list objects without changing them.
@@ -58,7 +58,7 @@ def _kustomization(kfile: str, budget: list[int] | None):
 def overlay_path(paths: list[str]) -> str | None:
     """The PATH that is an overlay (a directory whose kustomization changes what it lists), if any. An
     overlay is built on its own: given with other PATHs, it is an error."""
-    overlays = [p for p in paths if p != "-" and os.path.isdir(p) and _is_overlay(p)]
+    overlays = [p for p in paths if p != "-" and os.path.isdir(pathrules.resolve(p)) and _is_overlay(p)]
     if overlays and len(paths) > 1:
         raise OmeError(f"{overlays[0]} is a kustomize overlay, built on its own: give it as the only PATH")
     return overlays[0] if overlays else None
