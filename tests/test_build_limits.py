@@ -33,6 +33,7 @@ def env(extra: dict | None = None, path: str | None = None) -> dict:
     environ.pop("KUSTOMIZE_PLUGIN_HOME", None)
     environ.pop("OMERENDER_BUILD_TIMEOUT", None)
     environ.pop("OMERENDER_BUILD_REMOTE", None)
+    environ.pop("ARGOCD_EXEC_TIMEOUT", None)
     return {**environ, **(extra or {})}
 
 
@@ -224,6 +225,14 @@ def test_the_time_limit_comes_from_the_environment_and_the_flag_wins(repo, tmp_p
     assert gone(pids)
 
 
+def test_argo_cds_exec_timeout_sets_the_default_limit_below_it(repo, tmp_path):
+    path, pids = slow_kustomize(tmp_path)
+    done = omerender("build", "kustomize/overlays/dev", cwd=repo, path=path, extra={"ARGOCD_EXEC_TIMEOUT": "4s"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: kustomize build kustomize/overlays/dev did not finish within 2 s")
+    assert gone(pids)
+
+
 def test_a_real_build_finishes_within_the_default_limit(repo):
     done = omerender("build", "kustomize/overlays/dev", cwd=repo)
     assert done.returncode == 0, done.stderr
@@ -265,4 +274,15 @@ def test_a_signal_stops_the_build_and_removes_its_staged_copy(repo, tmp_path, si
     assert (done.returncode, done.stdout) == (128 + signum, "")
     assert done.stderr == f"error: stopped by {name}; the build's temporary copy was removed\n"
     assert list(staging.iterdir()) == []
+    assert gone(pids)
+
+
+def test_kustomize_dies_with_a_build_killed_outright(repo, tmp_path):
+    """SIGKILL can't be caught (older Argo CD versions stop a plugin so): kustomize must not outlive the build."""
+    path, pids = slow_kustomize(tmp_path)
+    done = stop_build([sys.executable, "-m", "omerender.cli", "build", "kustomize/overlays/dev"], repo,
+                      env(None, path), pids, signal.SIGKILL)
+    assert done.returncode == -signal.SIGKILL
+    kustomize = pids.read_text().split()[0]
+    pids.write_text(kustomize)
     assert gone(pids)

@@ -2,8 +2,10 @@
 kubectl process, and omerender's render of the result. Used by ``omerender build`` and ``omerender argocd``."""
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -35,6 +37,10 @@ MISSING_TOOLS = ("omerender build needs kustomize or kubectl on PATH: install ku
 # Argo CD gives up on a manifest generation after 90 s (ARGOCD_EXEC_TIMEOUT); stopping first gives a clear error.
 DEFAULT_TIMEOUT = 80.0
 TIMEOUT_ENV = "OMERENDER_BUILD_TIMEOUT"
+ARGOCD_TIMEOUT_ENV = "ARGOCD_EXEC_TIMEOUT"
+ARGOCD_MARGIN = 10.0  # seconds left to Argo CD's own limit: stopping kustomize, removing the copy, the message
+GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms|us|µs|ns)")
+GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 REMOTE_ENV = "OMERENDER_BUILD_REMOTE"
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -133,10 +139,12 @@ def _stopped_by_signals():
 
 
 def timeout_setting(flag: str | None, environ: dict) -> float:
-    """kustomize's time limit in seconds: ``--timeout``, else OMERENDER_BUILD_TIMEOUT, else 80."""
+    """kustomize's time limit in seconds: ``--timeout``, else OMERENDER_BUILD_TIMEOUT, else 10 s less than
+    Argo CD's ARGOCD_EXEC_TIMEOUT where the sidecar sets one, else 80."""
     text, source = (flag, "--timeout") if flag is not None else (environ.get(TIMEOUT_ENV), TIMEOUT_ENV)
     if text is None:
-        return DEFAULT_TIMEOUT
+        argocd = _go_duration(environ.get(ARGOCD_TIMEOUT_ENV, ""))
+        return max(argocd - ARGOCD_MARGIN, argocd / 2) if argocd else DEFAULT_TIMEOUT
     try:
         value = float(text)
     except ValueError:
@@ -145,6 +153,15 @@ def timeout_setting(flag: str | None, environ: dict) -> float:
         shown = str(text).encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
         raise OmeError(f'{source} must be a number of seconds above 0, got "{shown}"')
     return value
+
+
+def _go_duration(text: str) -> float | None:
+    """Seconds in a Go duration (``5m``, ``1m30s``), as Argo CD reads ARGOCD_EXEC_TIMEOUT; None if it isn't one."""
+    parts = GO_DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    seconds = sum(float(n) * GO_UNITS[u] for n, u in parts)
+    return seconds if seconds > 0 else None
 
 
 def remote_setting(flag_off: bool, environ: dict) -> bool:
@@ -219,7 +236,8 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     command = " ".join([os.path.basename(argv[0]), *argv[1:-1], kbuild.shown(directory)])
     try:
         process = subprocess.Popen(argv, env=env, cwd=run.work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     except OSError as err:
         raise OmeError(f"cannot run {argv[0]}: {err.strerror}") from None
     try:
@@ -236,6 +254,12 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     if process.returncode != 0:
         raise ToolFailed(f"{command} failed (exit {process.returncode})", stderr)
     return stdout, stderr
+
+
+def _die_with_parent() -> None:
+    """In the child, before kustomize starts: the kernel kills it should omerender be killed outright (SIGKILL,
+    as older Argo CD versions stop a plugin), since its own process group escapes a kill of omerender's."""
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _kill(process: subprocess.Popen) -> None:
