@@ -97,7 +97,8 @@ def build(directory: str, boundary: str, options: Options | None = None,
     name, binary = tool()
     with _stopped_by_signals():
         tree = kbuild.scan(directory, boundary, hint)
-        with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
+        work = tempfile.mkdtemp(prefix="omerender-build-")
+        try:
             base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
             plan = kbuild.decide(tree)
             _check(tree, plan, flag_names, remote)
@@ -105,6 +106,8 @@ def build(directory: str, boundary: str, options: Options | None = None,
             if plan.path == "pipeline":
                 return _pipeline(tree, plan, run, options or _config_options(plan.config))
             return _function(tree, plan, run)
+        finally:
+            _remove(work)
 
 
 @dataclass
@@ -136,6 +139,17 @@ def _stopped_by_signals():
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def _remove(work: str) -> None:
+    """Remove the staged copy with the stop signals held back: one arriving now is handled once it is gone."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) \
+        if threading.current_thread() is threading.main_thread() else None
+    try:
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def timeout_setting(flag: str | None, environ: dict) -> float:
