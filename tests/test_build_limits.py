@@ -4,7 +4,10 @@ the build. Run through the real CLI, the real kustomize and git; a slow fake kus
 kustomize must not finish."""
 from __future__ import annotations
 
+import json
 import os
+import random
+import re
 import shutil
 import signal
 import subprocess
@@ -13,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from omerender.gitops.remote import LOCAL, fetched
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "kustomize"
@@ -286,3 +291,51 @@ def test_kustomize_dies_with_a_build_killed_outright(repo, tmp_path):
     kustomize = pids.read_text().split()[0]
     pids.write_text(kustomize)
     assert gone(pids)
+
+
+# ---------------------------------------------------------------- omerender's remote rule is kustomize's
+
+SCHEMES = ["", "git::", "GIT::"]
+TRANSPORTS = ["", "file://", "FILE://", "ssh://", "SSH://", "file:"]
+USERS = ["", "git@", "alice@", "1a@"]
+HOSTS = ["", "github.com", "GitHub.com", "gitlab.example", ".", "tmp"]
+SEPARATORS = [":", "/", "", "//"]
+PATHS = ["org/repo", "repo", "org/repo//sub", "org/repo.git/sub", "_git/repo/sub", "../../x", "a/../../b", "a/b/../..",
+         "org/repo/"]
+QUERIES = ["", "?ref=main", "?version=v1&timeout=3"]
+
+
+def kustomize_fetches(entry: str, where: Path) -> str | None:
+    """What the real kustomize does with a ``resources:`` entry: the git transport it would fetch it with
+    (``file`` for this machine's disk), or None when it takes it as a path. git may use no transport at all,
+    so it fails at once, naming the one it was refused."""
+    (where / "kustomization.yaml").write_text(f"resources:\n  - {json.dumps(entry)}\n")
+    done = subprocess.run([shutil.which("kustomize"), "build", str(where)], capture_output=True, text=True,
+                          env={**env(), "GIT_ALLOW_PROTOCOL": ""}, timeout=60, check=False)
+    fetch = re.search(r"git fetch --depth=1 (\S+) ", done.stderr)
+    refused = re.search(r"transport '([^']+)' not allowed", done.stderr)
+    if fetch is None:
+        return None
+    if refused is None:  # git gave up before choosing a transport: a file:// URL without a path
+        assert fetch.group(1).lower().startswith("file://"), done.stderr
+        return "file"
+    return refused.group(1)
+
+
+def test_omerender_takes_an_entry_as_remote_exactly_where_kustomize_does(tmp_path):
+    rng = random.Random(24)
+    entries = {"".join(rng.choice(part) for part in (SCHEMES, TRANSPORTS, USERS, HOSTS, SEPARATORS, PATHS, QUERIES))
+               for _ in range(150)}
+    entries |= {"file:///tmp/x", "git@gitlab.example/org/repo", "ssh://x/../../../../y", "me@dir", "gitlab.com/a/b",
+                "GitHub.com/a/b", "github.com:a/b", "alice@host:a/b", "file:/tmp/x", "git::git::file:///tmp/x"}
+    mismatches = []
+    for entry in sorted(entries):
+        transport = kustomize_fetches(entry, tmp_path)
+        expected = None if transport is None else ("file" if transport == "file" else "network")
+        if re.match(r"(?i)(git::)?file://", entry):
+            expected = "file"  # refused even where kustomize gives up on it as a repository (then a path)
+        got = fetched(entry)
+        got = "file" if got in LOCAL else got
+        if got != expected:
+            mismatches.append((entry, transport, fetched(entry)))
+    assert mismatches == [], "\n".join(map(repr, mismatches))

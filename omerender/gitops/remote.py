@@ -12,8 +12,8 @@ entry of ``resources``, ``bases``, ``components``, ``generators``, ``transformer
 * else a path in the tree.
 
 A ``file://`` repository is a directory on this machine, whatever follows: another repository's checkout,
-Argo CD's repository cache. So is a ``user@host/org/repo`` spelling (the host ends at a slash, not a colon):
-git reads a URL with no ``://`` and no colon before its first slash as a local path. :func:`fetched` calls both
+Argo CD's repository cache. So is a ``user@host/org/repo`` spelling (no scheme, and no colon before the first
+slash): git reads such a URL as a local path. :func:`fetched` calls both
 local (``"file"``, ``"path"``); omerender refuses them, and runs git with the file transport off for whatever a fetched
 repository names in turn (:data:`GIT_PROTOCOLS`).
 """
@@ -46,19 +46,20 @@ def fetched(entry: str) -> str | None:
     rest = _drop_prefix(entry.split("?", 1)[0], FORCED_GIT)
     scheme = next((s for s in SCHEMES if rest[:len(s)].lower() == s), "")
     if scheme == "file://":
-        return "file"
+        return "file"  # even where kustomize would then take it as a path: nothing is lost refusing that
     rest = rest[len(scheme):]
     user = USER.match(rest)
     after_user = rest[user.end():] if user else rest
     github = after_user[:len(GITHUB[0])].lower() in GITHUB
     if not scheme and not user and not github:
         return None
-    if github:
-        return "network" if _repo_path(after_user[len(GITHUB[0]):]) else None
     cut = _host_end(after_user, scp=not scheme)
     if cut < 0 or not _repo_path(after_user[cut + 1:]):
         return None
-    return "path" if not scheme and after_user[cut] == "/" else "network"
+    if github:
+        return "network"  # kustomize writes the host as https://github.com/ or git@github.com:
+    local = not scheme and after_user[cut] == "/" and ":" not in after_user[:cut]
+    return "path" if local else "network"
 
 
 def _drop_prefix(text: str, prefix: str) -> str:
