@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from omerender.gitops.remote import LOCAL, fetched
+from omerender.yamlio import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "kustomize"
@@ -253,6 +255,21 @@ def test_a_bad_time_limit_is_an_error(repo, value):
     done = omerender("build", "kustomize/overlays/dev", cwd=repo, extra={"OMERENDER_BUILD_TIMEOUT": value})
     assert (done.returncode, done.stdout, done.stderr) == (
         1, "", f'error: OMERENDER_BUILD_TIMEOUT must be a number of seconds above 0, got "{shown}"\n')
+
+
+@pytest.mark.parametrize("limit, value", [("MAX_FILES", 3), ("MAX_TOTAL_BYTES", 1500)])
+def test_the_staged_input_is_budgeted_before_kustomize_starts(repo, tmp_path, monkeypatch, limit, value):
+    """Files and bytes of every kustomization directory the build reaches, all together."""
+    path, pids = slow_kustomize(tmp_path)
+    monkeypatch.setenv("PATH", f"{path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(limits, limit, value)
+    done = run_cli("build", "kustomize/overlays/dev")
+    budget = f"{limits.MAX_FILES:,} files or {limits.MAX_TOTAL_BYTES // limits.MIB} MiB"
+    assert (done.code, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: kustomize/")
+    assert done.stderr.endswith(f": the kustomization directories hold more than {budget}\n")
+    assert not pids.exists()
 
 
 # ---------------------------------------------------------------- stopped by a signal
