@@ -251,7 +251,7 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     try:
         process = subprocess.Popen(argv, env=env, cwd=run.work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                   preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                                   preexec_fn=_die_with_parent())
     except OSError as err:
         raise OmeError(f"cannot run {argv[0]}: {err.strerror}") from None
     try:
@@ -270,10 +270,17 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     return stdout, stderr
 
 
-def _die_with_parent() -> None:
-    """In the child, before kustomize starts: the kernel kills it should omerender be killed outright (SIGKILL,
-    as older Argo CD versions stop a plugin), since its own process group escapes a kill of omerender's."""
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+def _die_with_parent():
+    """What the child runs before kustomize starts so that the kernel kills it should omerender be killed
+    outright (SIGKILL, as older Argo CD versions stop a plugin): its own process group escapes a kill of
+    omerender's. None where the platform has no such thing."""
+    if sys.platform != "linux":
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _kill(process: subprocess.Popen) -> None:
