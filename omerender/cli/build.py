@@ -21,7 +21,8 @@ from .shell import fail
 @click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
                                             "holding DIR, else the working directory).")
 @click.option("--timeout", metavar="SECONDS", help="Stop kustomize (and fail) after this long (default: "
-                                                   "$OMERENDER_BUILD_TIMEOUT, else 80, under Argo CD's 90).")
+                                                   "$OMERENDER_BUILD_TIMEOUT, else 10 s under "
+                                                   "$ARGOCD_EXEC_TIMEOUT, else 80, under Argo CD's 90).")
 @click.option("--no-remote", is_flag=True, help="Refuse remote bases (https://…, git@…) instead of letting "
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
