@@ -13,9 +13,9 @@ entry of ``resources``, ``bases``, ``components``, ``generators``, ``transformer
 
 A ``file://`` repository is a directory on this machine, whatever follows: another repository's checkout,
 Argo CD's repository cache. So is a ``user@host/org/repo`` spelling (no scheme, and no colon before the first
-slash): git reads such a URL as a local path. :func:`fetched` calls both
-local (``"file"``, ``"path"``); omerender refuses them, and runs git with the file transport off for whatever a fetched
-repository names in turn (:data:`GIT_PROTOCOLS`).
+slash): git reads such a URL as a local path. :func:`fetched` calls both local (``"file"``, ``"path"``);
+omerender refuses them, and runs git with the file transport off for whatever a fetched repository names in
+turn (:data:`GIT_PROTOCOLS`). ``tests/test_build_limits.py`` checks this rule against the real kustomize and git.
 """
 from __future__ import annotations
 
