@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -263,3 +264,67 @@ def test_a_bad_option_value_cannot_forge_message_lines(tmp_path):
     done = cmp(tmp_path, "apps/plain", env={"KEEP_INPUTS": "no\nerror: all good"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == 'error: KEEP_INPUTS must be true or false, got "no\\nerror: all good"\n'
+
+
+def test_a_git_repository_on_this_machine_is_refused_as_a_base(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {token: x}\n")
+    (other / "kustomization.yaml").write_text("resources: [secret.yaml]\n")
+    git = ["git", "-C", str(other), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "secret"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    work = repo_copy(tmp_path)
+    dev = work / "fixtures" / "kustomize" / "overlays" / "dev"
+    entry = f"git::file://{other}?ref=HEAD"
+    (dev / "kustomization.yaml").write_text(
+        (dev / "kustomization.yaml").read_text().replace("  - ../../base\n", f"  - ../../base\n  - {entry}\n"))
+    done = generate(work, "fixtures/kustomize/overlays/dev")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: kustomization.yaml: resources entry '{entry}' is a git repository on this "
+                           f"machine (file:// names a directory on this machine), outside the repository; copy what "
+                           f"it holds into the repository and name it by a relative path, or name a repository over "
+                           f"the network (https://host/org/repo, git@host:org/repo)\n")
+
+
+def slow_kustomize(tmp_path: Path) -> tuple[Path, Path]:
+    """A kustomize that never finishes (it notes its process id and its child's first)."""
+    bin_dir = tmp_path / "slow-bin"
+    bin_dir.mkdir()
+    pids = tmp_path / "kustomize.pids"
+    (bin_dir / "kustomize").write_text(f'#!/bin/sh\nsleep 60 &\necho "$$ $!" > "{pids}"\nwait\n')
+    (bin_dir / "kustomize").chmod(0o755)
+    return bin_dir, pids
+
+
+def test_kustomize_is_stopped_at_the_sidecars_time_limit(tmp_path):
+    work = repo_copy(tmp_path)
+    bin_dir, _ = slow_kustomize(tmp_path)
+    environ = environment("fixtures/kustomize/overlays/dev", {}, [])
+    environ.update(PATH=f"{bin_dir}{os.pathsep}{environ['PATH']}", OMERENDER_BUILD_TIMEOUT="1")
+    done = run_command(PLUGIN["spec"]["generate"], work / "fixtures/kustomize/overlays/dev", environ)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: kustomize build . did not finish within 1 s and was stopped; a kustomization "
+                           "that needs longer can have it with omerender build --timeout SECONDS or "
+                           "OMERENDER_BUILD_TIMEOUT (Argo CD itself gives up on a manifest generation after 90 s "
+                           "by default)\n")
+
+
+def test_a_terminated_generate_removes_its_staged_copy(tmp_path):
+    """Argo CD stops a generate step that outlives its timeout with SIGTERM."""
+    work = repo_copy(tmp_path)
+    bin_dir, pids = slow_kustomize(tmp_path)
+    staging = tmp_path / "tmp"
+    staging.mkdir()
+    environ = environment("fixtures/kustomize/overlays/dev", {}, [])
+    environ.update(PATH=f"{bin_dir}{os.pathsep}{environ['PATH']}", TMPDIR=str(staging))
+    process = subprocess.Popen(PLUGIN["spec"]["generate"]["command"], cwd=work / "fixtures/kustomize/overlays/dev",
+                               env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.terminate()
+    stdout, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stdout) == (143, "")
+    assert stderr == "error: stopped by SIGTERM; the build's temporary copy was removed\n"
+    assert list(staging.iterdir()) == []

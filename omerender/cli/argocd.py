@@ -33,7 +33,7 @@ def argocd():
 def generate():
     """Write the Application's manifests to stdout: a kustomization is built with no plugin the repository
     names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""
-    from omerender.gitops.buildrun import build
+    from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
     from .app import render_cmd
     from .build import built_or_fail
@@ -51,7 +51,9 @@ def generate():
                                            locked=False, lock_path=None, output_dir=None, debug=False)
         return
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
-    built = built_or_fail(lambda: build(".", root, options if named else None, named))
+    built = built_or_fail(lambda: build(".", root, options if named else None, named,
+                                        timeout=timeout_setting(None, environ),
+                                        remote=remote_setting(False, environ)))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)

@@ -2,13 +2,14 @@
 :mod:`omerender.gitops.kbuild`), falling back to ``kubectl kustomize``."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from omerender.errors import run_guarded
-from omerender.gitops.buildrun import (BOUNDARY_HINT, ToolFailed, build, default_boundary, unrendered_isvcs,
-                                       write_output)
+from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
+                                       remote_setting, timeout_setting, unrendered_isvcs, write_output)
 from omerender.yamlio.emit import dump_stream
 from .shell import fail
 
@@ -19,8 +20,13 @@ from .shell import fail
 @click.option("-o", "--output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
 @click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
                                             "holding DIR, else the working directory).")
+@click.option("--timeout", metavar="SECONDS", help="Stop kustomize (and fail) after this long (default: "
+                                                   "$OMERENDER_BUILD_TIMEOUT, else 10 s under "
+                                                   "$ARGOCD_EXEC_TIMEOUT, else 80, under Argo CD's 90).")
+@click.option("--no-remote", is_flag=True, help="Refuse remote bases (https://…, git@…) instead of letting "
+                                                 "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
-def build_cmd(directory, output, root, verbose):
+def build_cmd(directory, output, root, timeout, no_remote, verbose):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -29,9 +35,11 @@ def build_cmd(directory, output, root, verbose):
     it, a rename kustomize fixes last), kustomize runs the installed omerender function instead.
 
     Every function or plugin reference in the tree must be omerender's or a kustomize builtin;
-    anything else is refused. Uses kustomize, else `kubectl kustomize`."""
+    anything else is refused. A git repository on this machine (file://…) is refused as a base;
+    remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
     def run():
-        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
+        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT,
+                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ))
 
     built = built_or_fail(run)
     if verbose:
@@ -54,8 +62,9 @@ def build_cmd(directory, output, root, verbose):
 
 
 def built_or_fail(action):
-    """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1."""
-    tool_stderr = []
+    """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1 (128 + the
+    signal's number when a signal stopped it)."""
+    tool_stderr, status = [], [1]
 
     def guarded():
         try:
@@ -63,9 +72,12 @@ def built_or_fail(action):
         except ToolFailed as err:
             tool_stderr.append(err.stderr)
             raise
+        except Interrupted as err:
+            status[0] = err.status
+            raise
 
     value, failures = run_guarded(guarded)
     if failures:
         sys.stderr.write("".join(tool_stderr))
-        fail(failures)
+        fail(failures, status[0])
     return value

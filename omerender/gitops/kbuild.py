@@ -33,6 +33,7 @@ from omerender.yamlio import limits
 from omerender.yamlio.emit import dump, dump_stream
 from omerender.yamlio.reading import find_kustomization, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
+from .remote import LOCAL, fetched
 
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
@@ -42,7 +43,6 @@ PLUGIN_FIELDS = ("generators", "transformers", "validators")
 FN_NAME = "omerender-fn"
 # The image plugins/kustomize/omerender-container.yaml names, under any registry, with any tag or digest.
 OMERENDER_IMAGE = re.compile(r"^([\w.-]+(:\d+)?/)*omerender(:[\w.-]+)?(@sha256:[0-9a-f]{64})?$")
-REMOTE = re.compile(r"^(\w+://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)")
 ORIGIN = "originAnnotations"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 # kustomize builtins that rename objects (their references are rewritten after every transformer).
@@ -135,7 +135,7 @@ def _visit(tree: Tree, directory: str, configs: bool) -> None:
                 _check_docs(tree, kfile, name, 0, local, _file_docs(tree, local), nested=True)
     for name in PLUGIN_FIELDS:
         for position, entry in enumerate(_entries(data, name, kfile)):
-            if "\n" in entry or ":" in entry and not REMOTE.match(entry):
+            if "\n" in entry or ":" in entry and fetched(entry) is None:
                 _check_docs(tree, kfile, name, position, None, _inline_docs(entry, kfile, name, position),
                             nested=configs)
                 continue
@@ -172,14 +172,25 @@ def _entries(data: dict, name: str, kfile: str) -> list[str]:
 
 
 def _local(tree: Tree, kfile: str, name: str, entry: str) -> str | None:
-    """The real path an entry names, checked to be inside the boundary; None for remote or missing ones."""
+    """The real path an entry names, checked to be inside the boundary; None for remote or missing ones.
+
+    Also checked as spelled (joined and cleaned, as kustomize joins it on the staged copy, which mirrors the
+    boundary): an entry kustomize takes as a path can then never leave the copy, missing here or not."""
     if os.path.isabs(entry):
         raise OmeError(f"{name} entry {entry!r} is an absolute path; use a path relative to the kustomization",
                        file=shown(kfile), field=name)
+    kind = fetched(entry)
+    if kind in LOCAL:
+        raise OmeError(f"{name} entry {entry!r} is a git repository on this machine ({LOCAL[kind]}), outside the "
+                       f"repository; copy what it holds into the repository and name it by a relative path, or name "
+                       f"a repository over the network (https://host/org/repo, git@host:org/repo)",
+                       file=shown(kfile), field=name)
     path = os.path.join(os.path.dirname(kfile), entry)
+    _check_inside(tree, os.path.normpath(path), entry, kfile)
+    if kind == "network":
+        tree.remote.append((kfile, entry))  # kustomize fetches it, even where a directory of that name exists
+        return None
     if not os.path.lexists(path):
-        if REMOTE.match(entry):
-            tree.remote.append((kfile, entry))
         return None
     _check_inside(tree, os.path.realpath(path), entry, kfile)
     return os.path.realpath(path)
@@ -346,9 +357,10 @@ def _why_function(tree: Tree, top: str | None) -> str:
 # ---------------------------------------------------------------- staging a copy
 
 def copy_tree(tree: Tree, dest: str) -> str:
-    """Copy every kustomization directory the build reaches under ``dest`` (their layout kept); return the
-    directory ``dest`` stands for. Notes the files marked local-config on the way (see :func:`decide`)."""
-    base = os.path.commonpath(tree.dirs)
+    """Copy every kustomization directory the build reaches under ``dest``, laid out as in the boundary; return
+    the directory ``dest`` stands for (the boundary: an entry that stays inside it, checked as spelled, stays
+    inside ``dest``). Notes the files marked local-config on the way (see :func:`decide`)."""
+    base = tree.boundary
     outer = [d for d in tree.dirs if not any(d != o and _inside(d, o) for o in tree.dirs)]
     budget = {"files": 0, "bytes": 0}
     try:

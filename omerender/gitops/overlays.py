@@ -98,7 +98,7 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
     an OMERender config in the tree sets instead, when no flag is given). Returns a pipeline's
     :class:`~omerender.gitops.buildrun.Built`, whose ``result`` holds the objects and messages as ``build``
     prints them; a tree that needs the function path is an error."""
-    from .buildrun import INSTALL_TOOLS, ToolFailed, build, default_boundary, tool
+    from .buildrun import INSTALL_TOOLS, ToolFailed, build, default_boundary, remote_setting, timeout_setting, tool
     if lock_path:
         raise OmeError(f"--lock {lock_path}: {directory} is a kustomize overlay, whose lock is the RuntimeLock "
                        f"its build holds (what omerender build and Argo CD see); list the lock file under "
@@ -110,7 +110,8 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
                        f"PATH: {INSTALL_TOOLS}") from None
     try:
         built = build(directory, boundary or default_boundary(directory), options if flag_names else None,
-                      flag_names, hint, RENDER_FLAGS, pipeline_only=True)
+                      flag_names, hint, timeout=timeout_setting(None, os.environ),
+                      remote=remote_setting(False, os.environ), flags_from=RENDER_FLAGS, pipeline_only=True)
     except ToolFailed as err:  # kustomize's own words, on the error line (diff prints no raw stderr)
         said = "; ".join(line.removeprefix("Error: ") for line in err.stderr.strip().splitlines() if line.strip())
         raise OmeError(f"{err.text}: {said}" if said else err.text) from None
