@@ -30,14 +30,14 @@ def changes(kfile: str, budget: list[int] | None = None) -> list[str]:
 
 
 def _changes(data) -> list[str]:
-    from .kbuild import REMOTE  # here: a render without kustomizations never imports the build planner
+    from .remote import fetched  # here: a render without kustomizations never imports the build planner
     if not isinstance(data, dict):
         return ["not one YAML mapping"]  # kustomize says what is wrong with it
     found = [name for name in data if name not in PLAIN_FIELDS]
     resources = data.get("resources") or []
     if not isinstance(resources, list) or not all(isinstance(e, str) for e in resources):
         return [*found, "resources"]
-    outside = [e for e in resources if os.path.isabs(e) or REMOTE.match(e)
+    outside = [e for e in resources if os.path.isabs(e) or fetched(e) is not None
                or os.path.normpath(e).split(os.sep)[0] == ".."]
     return [*found, f"resources {outside[0]}"] if outside else found
 
