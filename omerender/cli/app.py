@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -13,7 +14,7 @@ from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_loc
 from omerender.ome.render import Options, render
 from omerender.yamlio.emit import write_stream
 from omerender.yamlio.reading import read_paths
-from .shell import fail
+from .shell import fail, fail_if_strict
 
 RENDER_EXAMPLE = """
 \b
@@ -60,38 +61,69 @@ def cli():
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
-@click.option("-o", "--output-dir", metavar="DIR",
+@click.option("--output-dir", metavar="DIR",
               help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
                    "for Flux) instead of stdout.")
+@click.option("-o", "old_output_dir", metavar="DIR", hidden=True)
+@click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, debug):
+def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
+               debug):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     Writes the rendered objects to stdout as one YAML stream; errors, warnings and
-    notices go to stderr. Exit status 1 on any error, with nothing on stdout.
+    notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
+    with nothing on stdout.
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     paths = paths or (".",)
+    output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
 
     def run():
         inputs = index(read_paths(paths, notes=notes))
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-        result = render(inputs, options, lock)
-        if output_dir is not None:
-            from omerender.gitops.outdir import origins, write_rendered_dir
-            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
-        return result
+        return inputs, render(inputs, options, lock)
 
-    result, failures = run_guarded(run, debug)
+    value, failures = run_guarded(run, debug)
     for message in notes:
         click.echo(message.line(), err=True)
     if failures:
         fail(failures)
+    inputs, result = value
     for message in result.messages:
         click.echo(message.line(), err=True)
+    fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         write_stream(result.objects, sys.stdout)
+        return
+    from omerender.gitops.outdir import origins, write_rendered_dir
+    _, failures = run_guarded(lambda: write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting),
+                              debug)
+    if failures:
+        fail(failures)
+
+
+def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:
+    """``--output-dir DIR``, or the deprecated ``-o DIR`` with a warning; a DIR named like a file is an error
+    (``-o out.yaml`` once made a directory named out.yaml)."""
+    if old_output_dir is not None:
+        if output_dir is not None:
+            raise click.UsageError("-o is the old spelling of --output-dir; give one of them")
+        click.echo(f"warning: render -o DIR is deprecated and goes away in the next release (-o will be the "
+                   f"output format, as in explain, tree and model-info); use: --output-dir {old_output_dir}",
+                   err=True)
+        output_dir = old_output_dir
+    if output_dir is not None and looks_like_file(output_dir):
+        raise click.BadParameter(f"{output_dir} is named like a file, and this takes a directory; for one YAML "
+                                 f"stream in a file run: omerender render [PATH]... > {output_dir}",
+                                 param_hint="'--output-dir'")
+    return output_dir
+
+
+def looks_like_file(path: str) -> bool:
+    """A path named like a YAML or JSON file that is not an existing directory."""
+    return path.lower().endswith((".yaml", ".yml", ".json")) and not os.path.isdir(path)
 
 
 render_cmd.name = "render"

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from omerender.errors import run_guarded
+from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, ToolFailed, build, default_boundary, unrendered_isvcs,
                                        write_output)
 from omerender.yamlio.emit import dump_stream
-from .shell import fail
+from .shell import fail, fail_if_strict
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -20,7 +20,8 @@ from .shell import fail
 @click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
                                             "holding DIR, else the working directory).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
-def build_cmd(directory, output, root, verbose):
+@click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+def build_cmd(directory, output, root, verbose, strict):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -40,17 +41,28 @@ def build_cmd(directory, output, root, verbose):
     for message in built.messages:
         click.echo(message.line(), err=True)
     text = dump_stream(built.objects) if built.objects is not None else built.stream
+    warnings = list(built.messages) + function_warnings(built.tool_stderr)
     if built.objects is None:
         for isvc in unrendered_isvcs(text):
-            click.echo(f"warning: InferenceService {isvc} was not rendered: no OMERender transformer saw it; list "
-                       f"omerender under transformers: of the kustomization that holds it or of an overlay above",
-                       err=True)
+            warning = Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw "
+                                         f"it; list omerender under transformers: of the kustomization that holds "
+                                         f"it or of an overlay above")
+            click.echo(warning.line(), err=True)
+            warnings.append(warning)
+    fail_if_strict(strict or built.strict, warnings,
+                   switch="--strict" if strict else "strict: true in the OMERender config")
     if output:
         _, failures = run_guarded(lambda: write_output(output, text))
         if failures:
             fail(failures)
     else:
         sys.stdout.write(text)
+
+
+def function_warnings(tool_stderr: str) -> list[Message]:
+    """The warnings omerender's function wrote to kustomize's stderr (the function path's only report of them)."""
+    return [Message("warning", line[len("warning: "):]) for line in tool_stderr.splitlines()
+            if line.startswith("warning: ")]
 
 
 def built_or_fail(action):

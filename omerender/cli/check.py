@@ -11,7 +11,7 @@ from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.ome.load import index
 from omerender.ome.render import Options, render
 from omerender.yamlio.reading import read_paths
-from .shell import fail
+from .shell import fail, fail_if_strict
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -19,7 +19,8 @@ from .shell import fail
 @click.argument("dir_rendered", metavar="DIR_RENDERED")
 @click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs -o` did.")
 @click.option("--no-model-node-selector", is_flag=True, help="Render as `render --no-model-node-selector -o` did.")
-def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
+@click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
+def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, strict):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN -o DIR_RENDERED` would write now.
 
@@ -44,6 +45,7 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
     result, diff = value
     for message in result.messages:
         click.echo(message.line(), err=True)
+    fail_if_strict(strict, [*notes, *result.messages])
     if diff is None:
         fail([missing_dir_message(dir_in, dir_rendered, flags)])
     if diff:

@@ -17,7 +17,8 @@ HELP = f"""Usage: omerender-fn [-h | --help | --version]
   results; errors and warnings also go to stderr, and any error exits 1.
 
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
-    spec: {{keepInputs: false, noModelNodeSelector: false, locked: false}}
+    spec: {{keepInputs: false, noModelNodeSelector: false, locked: false, strict: false}}
+  (strict: any warning fails the function, as an error result, exit 1).
   (kpt may pass a ConfigMap whose data has the same keys as "true"/"false").
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.
 

@@ -6,7 +6,7 @@ from typing import Iterable
 
 import click
 
-from omerender.errors import Message
+from omerender.errors import Message, strict_error
 
 
 def fail(messages: Iterable[Message], status: int = 1) -> None:
@@ -14,3 +14,11 @@ def fail(messages: Iterable[Message], status: int = 1) -> None:
     for message in messages:
         click.echo(message.line(), err=True)
     sys.exit(status)
+
+
+def fail_if_strict(strict: bool, messages: Iterable[Message], status: int = 1, switch: str = "--strict") -> None:
+    """With ``--strict``, exit with ``status`` and one error line when ``messages`` hold a warning (the warnings
+    themselves were printed already)."""
+    error = strict_error(messages, switch) if strict else None
+    if error is not None:
+        fail([error], status)

@@ -36,6 +36,7 @@ class Built:
     stream: str | None = None             # function path: kustomize's output
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
+    strict: bool = False                  # the options asked that any warning fail the build
 
 
 class ToolFailed(OmeError):
@@ -81,7 +82,7 @@ def build(directory: str, boundary: str, options: Options | None = None,
 def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...]) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
-                       f"options in that config's spec (noModelNodeSelector, keepInputs), not in the "
+                       f"options in that config's spec (noModelNodeSelector, keepInputs, strict), not in the "
                        f"Application's plugin env or parameters")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]
@@ -106,7 +107,8 @@ def _pipeline(tree, plan, name, binary, work, base, options: Options) -> Built:
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
-    return Built(plan, objects=objects, messages=warnings + list(result.messages), tool_stderr=done.stderr)
+    return Built(plan, objects=objects, messages=warnings + list(result.messages), tool_stderr=done.stderr,
+                 strict=options.strict)
 
 
 def _function(tree, plan, name, binary, work, base) -> Built:
