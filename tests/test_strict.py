@@ -69,7 +69,7 @@ def test_diff_strict_fails_on_a_warning_of_head_with_exit_2(tmp_path):
 
 
 def test_build_strict_fails_on_the_pipeline_path(tmp_path):
-    done = omerender("build", str(QUICKSTART), "--strict", "-o", str(tmp_path / "out.yaml"), cwd=tmp_path)
+    done = omerender("build", str(QUICKSTART), "--strict", "--output-file", str(tmp_path / "out.yaml"), cwd=tmp_path)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT]
     assert not (tmp_path / "out.yaml").exists()

@@ -8,13 +8,13 @@ import sys
 import click
 
 from omerender import __version__, without_cycle_collector
-from omerender.errors import Message, run_guarded
+from omerender.errors import Message, run_guarded, strict_error
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, render
 from omerender.yamlio.emit import write_stream
 from omerender.yamlio.reading import read_paths
-from .shell import fail, fail_if_strict
+from .shell import deprecated_spelling, fail, fail_if_strict
 
 RENDER_EXAMPLE = """
 \b
@@ -83,37 +83,28 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     def run():
         inputs = index(read_paths(paths, notes=notes))
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-        return inputs, render(inputs, options, lock)
+        result = render(inputs, options, lock)
+        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict")):
+            from omerender.gitops.outdir import origins, write_rendered_dir
+            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
+        return result
 
-    value, failures = run_guarded(run, debug)
+    result, failures = run_guarded(run, debug)
     for message in notes:
         click.echo(message.line(), err=True)
     if failures:
         fail(failures)
-    inputs, result = value
     for message in result.messages:
         click.echo(message.line(), err=True)
     fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         write_stream(result.objects, sys.stdout)
-        return
-    from omerender.gitops.outdir import origins, write_rendered_dir
-    _, failures = run_guarded(lambda: write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting),
-                              debug)
-    if failures:
-        fail(failures)
 
 
 def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:
     """``--output-dir DIR``, or the deprecated ``-o DIR`` with a warning; a DIR named like a file is an error
     (``-o out.yaml`` once made a directory named out.yaml)."""
-    if old_output_dir is not None:
-        if output_dir is not None:
-            raise click.UsageError("-o is the old spelling of --output-dir; give one of them")
-        click.echo(f"warning: render -o DIR is deprecated and goes away in the next release (-o will be the "
-                   f"output format, as in explain, tree and model-info); use: --output-dir {old_output_dir}",
-                   err=True)
-        output_dir = old_output_dir
+    output_dir = deprecated_spelling("-o DIR", "--output-dir", output_dir, old_output_dir)
     if output_dir is not None and looks_like_file(output_dir):
         raise click.BadParameter(f"{output_dir} is named like a file, and this takes a directory; for one YAML "
                                  f"stream in a file run: omerender render [PATH]... > {output_dir}",

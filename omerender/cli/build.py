@@ -10,18 +10,19 @@ from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, ToolFailed, build, default_boundary, unrendered_isvcs,
                                        write_output)
 from omerender.yamlio.emit import dump_stream
-from .shell import fail, fail_if_strict
+from .shell import deprecated_spelling, fail, fail_if_strict
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
-                               "  omerender build overlays/prod --verbose -o prod.yaml")
+                               "  omerender build overlays/prod --verbose --output-file prod.yaml")
 @click.argument("directory", metavar="DIR")
-@click.option("-o", "--output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("--output-file", "output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("-o", "--output", "old_output", metavar="FILE", hidden=True)
 @click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
                                             "holding DIR, else the working directory).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
-def build_cmd(directory, output, root, verbose, strict):
+def build_cmd(directory, output, old_output, root, verbose, strict):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -31,6 +32,8 @@ def build_cmd(directory, output, root, verbose, strict):
 
     Every function or plugin reference in the tree must be omerender's or a kustomize builtin;
     anything else is refused. Uses kustomize, else `kubectl kustomize`."""
+    output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
+
     def run():
         return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
 

@@ -1,4 +1,4 @@
-"""``omerender check DIR_IN DIR_RENDERED``: is a committed render (``render -o``) up to date?"""
+"""``omerender check DIR_IN DIR_RENDERED``: is a committed render (``render --output-dir``) up to date?"""
 from __future__ import annotations
 
 import os
@@ -11,20 +11,25 @@ from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.ome.load import index
 from omerender.ome.render import Options, render
 from omerender.yamlio.reading import read_paths
+from .app import looks_like_file
 from .shell import fail, fail_if_strict
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
 @click.argument("dir_in", metavar="DIR_IN")
 @click.argument("dir_rendered", metavar="DIR_RENDERED")
-@click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs -o` did.")
-@click.option("--no-model-node-selector", is_flag=True, help="Render as `render --no-model-node-selector -o` did.")
+@click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs --output-dir` did.")
+@click.option("--no-model-node-selector", is_flag=True,
+              help="Render as `render --no-model-node-selector --output-dir` did.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, strict):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
-    `omerender render DIR_IN -o DIR_RENDERED` would write now.
+    `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
     Reads only regular files inside DIR_RENDERED: a symbolic link or a special file there is an error."""
+    if looks_like_file(dir_rendered):
+        raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
+                                 f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
     flags = "".join(f" {flag}" for flag, on in (("--keep-inputs", keep_inputs),
                                                  ("--no-model-node-selector", no_model_node_selector)) if on)
@@ -51,4 +56,4 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, strict)
     if diff:
         sys.stdout.write(diff)
         fail([Message("error", f"{dir_rendered} is out of date with {dir_in}; run: "
-                               f"omerender render {dir_in}{flags} -o {dir_rendered}")])
+                               f"omerender render {dir_in}{flags} --output-dir {dir_rendered}")])

@@ -29,7 +29,7 @@ Examples:
 @click.argument("base")
 @click.argument("head")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+@click.option("-o", "--output", "--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
 @click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
               help="Add unified diffs of the changed objects' YAML with N lines of context, each InferenceService "

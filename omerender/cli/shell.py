@@ -22,3 +22,15 @@ def fail_if_strict(strict: bool, messages: Iterable[Message], status: int = 1, s
     error = strict_error(messages, switch) if strict else None
     if error is not None:
         fail([error], status)
+
+
+def deprecated_spelling(old: str, new: str, value: str | None, old_value: str | None) -> str | None:
+    """The option's value from its new spelling, or from the old one with a deprecation warning: ``-o`` is the
+    output format in every command from the next release on (as in explain, tree and model-info)."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise click.UsageError(f"{old} is the old spelling of {new}; give one of them")
+    click.echo(f"warning: {old} is deprecated and goes away in the next release (-o will be the output format, as "
+               f"in explain, tree and model-info); use: {new} {old_value}", err=True)
+    return old_value

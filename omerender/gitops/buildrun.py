@@ -205,7 +205,7 @@ def default_boundary(directory: str) -> str:
 
 
 def write_output(path: str, text: str) -> None:
-    """``build -o FILE``: written atomically (:func:`atomicdir.replace_file`); a failure is an error line."""
+    """``build --output-file FILE``: written atomically (:func:`atomicdir.replace_file`); a failure is an error line."""
     try:
         atomicdir.replace_file(path, text)
     except OSError as err:
