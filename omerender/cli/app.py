@@ -124,11 +124,13 @@ def _waiting(lock_file: str) -> None:
     click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
 
 
-@cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
-def fn_cmd():
+@cli.command("fn", add_help_option=False, context_settings={"ignore_unknown_options": True},
+             epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def fn_cmd(args):
     """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
     from .fn import main as fn_main
-    fn_main([])
+    fn_main(list(args), prog="omerender fn")  # its help is omerender-fn's, in full
 
 
 def main():

@@ -22,7 +22,8 @@ from .shell import deprecated_spelling, fail, fail_if_strict
                                             "holding DIR, else the working directory).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
-def build_cmd(directory, output, old_output, root, verbose, strict):
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def build_cmd(directory, output, old_output, root, verbose, strict, debug):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -37,7 +38,7 @@ def build_cmd(directory, output, old_output, root, verbose, strict):
     def run():
         return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT)
 
-    built = built_or_fail(run)
+    built = built_or_fail(run, debug)
     if verbose:
         click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
     sys.stderr.write(built.tool_stderr)
@@ -55,7 +56,7 @@ def build_cmd(directory, output, old_output, root, verbose, strict):
     fail_if_strict(strict or built.strict, warnings,
                    switch="--strict" if strict else "strict: true in the OMERender config")
     if output:
-        _, failures = run_guarded(lambda: write_output(output, text))
+        _, failures = run_guarded(lambda: write_output(output, text), debug)
         if failures:
             fail(failures)
     else:
@@ -68,7 +69,7 @@ def function_warnings(tool_stderr: str) -> list[Message]:
             if line.startswith("warning: ")]
 
 
-def built_or_fail(action):
+def built_or_fail(action, debug: bool = False):
     """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1."""
     tool_stderr = []
 
@@ -79,7 +80,7 @@ def built_or_fail(action):
             tool_stderr.append(err.stderr)
             raise
 
-    value, failures = run_guarded(guarded)
+    value, failures = run_guarded(guarded, debug)
     if failures:
         sys.stderr.write("".join(tool_stderr))
         fail(failures)

@@ -9,6 +9,7 @@ import click
 from omerender.errors import Message, run_guarded
 from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.ome.load import index
+from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, render
 from omerender.yamlio.reading import read_paths
 from .app import looks_like_file
@@ -21,8 +22,13 @@ from .shell import fail, fail_if_strict
 @click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs --output-dir` did.")
 @click.option("--no-model-node-selector", is_flag=True,
               help="Render as `render --no-model-node-selector --output-dir` did.")
+@click.option("--locked", is_flag=True,
+              help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help="The lock file (default: omerender.lock.yaml in, or beside, DIR_IN), as render reads it.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
-def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, strict):
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -30,19 +36,21 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, strict)
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     flags = "".join(f" {flag}" for flag, on in (("--keep-inputs", keep_inputs),
                                                  ("--no-model-node-selector", no_model_node_selector)) if on)
+    flags += f" --lock {lock_path}" if lock_path else ""
     notes: list[Message] = []
 
     def run():
         inputs = index(read_paths([dir_in], notes=notes))
-        result = render(inputs, options)
+        lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
+        result = render(inputs, options, lock)
         if not os.path.lexists(dir_rendered):
             return result, None
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))
 
-    value, failures = run_guarded(run)
+    value, failures = run_guarded(run, debug)
     for message in notes:
         click.echo(message.line(), err=True)
     if failures:
