@@ -73,6 +73,9 @@ def build(directory: str, boundary: str, options: Options | None = None,
     with tempfile.TemporaryDirectory(prefix="omerender-build-") as work:
         base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
         plan = kbuild.decide(tree)
+        if name == "kubectl":  # the reason names the tool that runs
+            plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
+                "kustomize runs", "kubectl kustomize runs")
         _check(tree, plan, flag_names)
         if plan.path == "pipeline":
             return _pipeline(tree, plan, name, binary, work, base, options or _config_options(plan.config))
