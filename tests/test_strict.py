@@ -118,3 +118,15 @@ def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):
     assert kustomize.returncode != 0
     assert ("error: 1 warning, and strict: true in the functionConfig makes every warning fail the run"
             in kustomize.stderr)
+
+
+def test_strict_fails_ci_on_a_runner_that_gets_the_literal_model_path(F):
+    """The issue's case: without --strict it passes CI with exit 0."""
+    from conftest import render_objects
+    F["isvc"]["spec"]["engine"]["annotations"] = {"ome.io/fine-tuned-serving-with-merged-weights": "true"}
+    objects = list(F.values())
+    assert render_objects(objects).code == 0
+    run = render_objects(objects, "--strict")
+    assert (run.code, run.stdout) == (1, "")
+    assert "$(MODEL_PATH) is referenced but MODEL_PATH is not set" in run.lines[-2]
+    assert run.lines[-1] == STRICT
