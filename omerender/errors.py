@@ -161,6 +161,16 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
                     + ("" if debug else " (run with --debug for a traceback)"))]
 
 
+def strict_error(messages, switch: str) -> Message | None:
+    """The error that fails a strict run (``switch`` names how strictness was asked for) whose messages hold
+    warnings; None when they hold none. Infos never count."""
+    count = sum(1 for message in messages if message.severity == "warning")
+    if not count:
+        return None
+    said = "1 warning" if count == 1 else f"{count} warnings"
+    return Message("error", f"{said}, and {switch} makes every warning fail the run")
+
+
 def run_guarded(action: Callable, debug: bool = False):
     """Run ``action``; return (value, None) or (None, messages)."""
     try:

@@ -515,23 +515,38 @@ def test_e_a3_policy_outside_the_enum(changes, path):
 
 # ---------------------------------------------------------------- pools and missing classes (A20-A25)
 
-def test_a20_runtime_without_pool_gives_no_class_and_i_a1():
+def test_a20_runtime_without_pool_drops_a_named_class_with_a_warning_naming_it():
     spec = rt70_spec()
     del spec["acceleratorRequirements"]
     choice, report = choose(isvc_obj(selector(acceleratorClass="nvidia-h100")), runtime_spec=spec)
     assert choice.cls is None
+    assert messages(report) == [("warning", "engine: accelerator class nvidia-h100 from "
+                                            "spec.acceleratorSelector.acceleratorClass is not applied: runtime "
+                                            "ClusterServingRuntime/sglang-llama-3-3-70b lists no "
+                                            "acceleratorRequirements.acceleratorClasses, and OME applies a class only "
+                                            "from that list (no node selector, no resources of the class); list "
+                                            "nvidia-h100 there")]
+    assert report.messages[0].field == "spec.acceleratorSelector.acceleratorClass"
+    assert render_runner(choice, spec)[0]["args"] == SEED_ARGS_RUNTIME
+
+
+def test_a20_runtime_without_pool_and_a_policy_gives_i_a1():
+    spec = rt70_spec()
+    del spec["acceleratorRequirements"]
+    choice, report = choose(isvc_obj(selector(policy="Cheapest")), runtime_spec=spec)
+    assert choice.cls is None
     assert messages(report) == [("info", "engine: no accelerator class: runtime "
                                          "ClusterServingRuntime/sglang-llama-3-3-70b lists no "
                                          "acceleratorRequirements.acceleratorClasses")]
-    assert render_runner(choice, spec)[0]["args"] == SEED_ARGS_RUNTIME
 
 
 def test_empty_pool_beats_even_a_missing_named_class():
     spec = {"acceleratorRequirements": {"acceleratorClasses": []}}
-    choice, report = choose(isvc_obj(selector(acceleratorClass="nvidia-a100")), runtime_spec=spec,
-                            inputs=inputs_with())
+    choice, report = choose(isvc_obj({"engine": {"acceleratorOverride": {"acceleratorClass": "nvidia-a100"}}}),
+                            runtime_spec=spec, inputs=inputs_with())
     assert choice.cls is None
-    assert [s for s, _ in messages(report)] == ["info"]
+    assert [(s, t.split(" is not applied")[0]) for s, t in messages(report)] == [
+        ("warning", "engine: accelerator class nvidia-a100 from spec.engine.acceleratorOverride.acceleratorClass")]
 
 
 def test_a21_named_class_outside_the_pool_is_applied():

@@ -57,3 +57,22 @@ def test_a23_unknown_classes_in_an_enabled_runtime():
     assert run.code == 1
     assert run.lines == ["error: <stdin>: ClusterServingRuntime sglang-llama-3-3-70b: unknown accelerator classes "
                          "referenced in AcceleratorRequirements: [nvidia-h100]"]
+
+
+def test_a20_a_named_class_the_runtime_cannot_apply_is_a_warning_and_strict_fails():
+    rt = yaml.safe_load(RT70)
+    del rt["spec"]["acceleratorRequirements"]
+    isvc = yaml.safe_load(ISVC70)
+    isvc["spec"]["acceleratorSelector"] = {"acceleratorClass": "nvidia-l40s"}
+    run = render_objects([yaml.safe_load(L40S), rt, MODEL70, isvc])
+    assert run.code == 0, run.stderr
+    assert run.lines[-1] == (
+        "warning: <stdin>: InferenceService llama-demo/llama-3-3-70b-instruct: engine: accelerator class nvidia-l40s "
+        "from spec.acceleratorSelector.acceleratorClass is not applied: runtime "
+        "ClusterServingRuntime/sglang-llama-3-3-70b lists no acceleratorRequirements.acceleratorClasses, and OME "
+        "applies a class only from that list (no node selector, no resources of the class); list nvidia-l40s there")
+    pod = run.find("Deployment")["spec"]["template"]["spec"]
+    assert "nvidia.com/gpu.product" not in (pod.get("nodeSelector") or {})
+    strict = render_objects([yaml.safe_load(L40S), rt, MODEL70, isvc], "--strict")
+    assert (strict.code, strict.stdout) == (1, "")
+    assert strict.lines[-1] == "error: 3 warnings, and --strict makes every warning fail the run"

@@ -212,7 +212,7 @@ def test_the_same_passthrough_object_twice_is_an_error_on_stdout_too(tmp_path):
                 "keeps one object per kind, namespace and name: rename one"]
     assert failed(run_cli("render", str(tmp_path))) == expected
     out = tmp_path.parent / f"{tmp_path.name}-out"
-    assert run_cli("render", str(tmp_path), "-o", str(out)).lines == expected
+    assert run_cli("render", str(tmp_path), "--output-dir", str(out)).lines == expected
     assert not out.exists()
 
 

@@ -85,7 +85,8 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs"]
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
+                                                                               "strict"]
 
 
 def test_discover_matches_ome_apps_only(tmp_path):
@@ -158,7 +159,7 @@ def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_pat
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs), not in the Application's plugin "
+                           "in that config's spec (noModelNodeSelector, keepInputs, strict), not in the Application's plugin "
                            "env or parameters\n")
 
 
@@ -328,3 +329,23 @@ def test_a_terminated_generate_removes_its_staged_copy(tmp_path):
     assert (process.returncode, stdout) == (143, "")
     assert stderr == "error: stopped by SIGTERM; the build's temporary copy was removed\n"
     assert list(staging.iterdir()) == []
+
+
+def test_strict_fails_the_sync_on_a_warning(tmp_path):
+    warning = ("InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected "
+               "for model llama-3-2-3b-instruct")
+    plain = cmp(tmp_path / "a", "apps/plain", env={"STRICT": "true"})
+    assert (plain.returncode, plain.stdout) == (1, "")
+    assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml: {warning}",
+                                         "error: 1 warning, and --strict makes every warning fail the run"]
+    built = cmp(tmp_path / "b", "fixtures/quickstart", parameters=[{"name": "strict", "string": "true"}])
+    assert (built.returncode, built.stdout) == (1, "")
+    assert built.stderr.splitlines() == [f"warning: isvc.yaml: {warning}",
+                                         "error: 1 warning, and --strict makes every warning fail the run"]
+    assert cmp(tmp_path / "c", "fixtures/quickstart", env={"STRICT": "false"}).returncode == 0
+
+
+def test_strict_on_a_kustomization_with_the_transformer_goes_in_its_config(tmp_path):
+    done = cmp(tmp_path, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: --strict: this kustomization lists the OMERender transformer; ")

@@ -263,3 +263,54 @@ def test_legacy_predictor():
     assert run.code == 0
     assert run.lines == ["warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.predictor is "
                          "ignored because spec.engine is set"]
+
+
+# ---------------------------------------------------------------- one meaning per flag (issue 25)
+
+def test_render_output_dir_has_its_long_option_and_o_is_deprecated(tmp_path):
+    new = run_cli("render", str(FIXTURES / "quickstart"), "--output-dir", str(tmp_path / "new"))
+    assert (new.code, new.stdout) == (0, "")
+    old = run_cli("render", str(FIXTURES / "quickstart"), "-o", str(tmp_path / "old"))
+    assert (old.code, old.stdout) == (0, "")
+    assert old.lines[0] == (f"warning: -o DIR is deprecated and goes away in the next release (-o will be the output "
+                            f"format, as in explain, tree and model-info); use: --output-dir {tmp_path / 'old'}")
+    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == sorted(p.name for p in (tmp_path / "new").iterdir())
+    both = run_cli("render", str(FIXTURES / "quickstart"), "-o", "a", "--output-dir", "b")
+    assert (both.code, both.stdout) == (2, "")
+    assert both.stderr.endswith("Error: -o DIR is the old spelling of --output-dir; give one of them\n")
+
+
+def test_a_file_name_where_a_directory_is_expected_is_a_usage_error(tmp_path):
+    for args in (["render", str(FIXTURES / "quickstart"), "--output-dir", str(tmp_path / "out.yaml")],
+                 ["render", str(FIXTURES / "quickstart"), "-o", str(tmp_path / "out.YML")]):
+        run = run_cli(*args)
+        assert (run.code, run.stdout) == (2, "")
+        file = args[-1]
+        assert run.stderr.endswith(f"Error: Invalid value for '--output-dir': {file} is named like a file, and this "
+                                   f"takes a directory; for one YAML stream in a file run: omerender render [PATH]... "
+                                   f"> {file}\n")
+        assert not (tmp_path / "out.yaml").exists() and not (tmp_path / "out.YML").exists()
+    (tmp_path / "dir.yaml").mkdir()  # an existing directory is a directory, whatever its name
+    assert run_cli("render", str(FIXTURES / "quickstart"), "--output-dir", str(tmp_path / "dir.yaml")).code == 0
+    check = run_cli("check", str(FIXTURES / "quickstart"), str(tmp_path / "out.json"))
+    assert (check.code, check.stdout) == (2, "")
+    assert check.stderr.endswith(f"Error: Invalid value for 'DIR_RENDERED': {tmp_path}/out.json is named like a file, "
+                                 f"and this takes the directory that `omerender render --output-dir` wrote\n")
+
+
+def test_build_writes_a_file_with_output_file_and_o_is_deprecated(tmp_path):
+    quickstart = str(FIXTURES / "quickstart")
+    new = run_cli("build", quickstart, "--output-file", str(tmp_path / "new.yaml"))
+    assert (new.code, new.stdout) == (0, "")
+    old = run_cli("build", quickstart, "--output", str(tmp_path / "old.yaml"))
+    assert old.lines[0] == (f"warning: -o/--output FILE is deprecated and goes away in the next release (-o will be "
+                            f"the output format, as in explain, tree and model-info); use: --output-file "
+                            f"{tmp_path / 'old.yaml'}")
+    assert (tmp_path / "old.yaml").read_text() == (tmp_path / "new.yaml").read_text()
+
+
+def test_o_is_the_output_format_of_diff_too(tmp_path):
+    quickstart = str(FIXTURES / "quickstart")
+    assert run_cli("diff", quickstart, quickstart, "-o", "json").stdout == \
+        run_cli("diff", quickstart, quickstart, "--format", "json").stdout
+    assert run_cli("diff", quickstart, quickstart, "--output", "markdown").stdout.startswith("### omerender diff")

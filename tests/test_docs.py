@@ -40,7 +40,7 @@ SKIP = {
         "reads the Hugging Face Hub (tests/test_modelinfo_hub.py runs the same through a local server)",
 }
 SETUP = {
-    ("docs/integrations.md", "omerender render omedeploy/ -o rendered/"):
+    ("docs/integrations.md", "omerender render omedeploy/ --output-dir rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
     # the catalog's model file and the model's own config.json, as a user has them
     ("README.md", "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):

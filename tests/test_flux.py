@@ -1,4 +1,4 @@
-"""Flux and plain CI: the rendered-manifests directory (`render -o DIR`, write_rendered_dir) and
+"""Flux and plain CI: the rendered-manifests directory (`render --output-dir DIR`, write_rendered_dir) and
 `omerender check DIR_IN DIR_RENDERED`; the written directory is built with the real kustomize, as
 Flux's kustomize-controller does."""
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_a_kustomization_not_written_by_omerender_is_never_overwritten(tmp_path)
 
 
 def test_render_output_dir_writes_the_directory(tmp_path):
-    done = omerender("render", str(QUICKSTART), "-o", str(tmp_path / "out"))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert listed(tmp_path / "out") == FILES
@@ -130,7 +130,7 @@ def test_check_fails_with_a_unified_diff_when_out_of_date(tmp_path):
     done = omerender("check", str(QUICKSTART), str(out))
     assert done.returncode == 1
     assert done.stderr.endswith(f"error: {out} is out of date with {QUICKSTART}; run: omerender render "
-                                f"{QUICKSTART} -o {out}\n")
+                                f"{QUICKSTART} --output-dir {out}\n")
     diff = done.stdout.splitlines()
     name = f"{out}/llama-demo/horizontalpodautoscaler-{COMPONENT}.yaml"
     assert diff[:2] == [f"--- {name}", f"+++ {name} (rendered)"]
@@ -152,14 +152,14 @@ def test_check_names_the_render_options_and_sees_a_stale_file(tmp_path):
     done = omerender("check", str(QUICKSTART), str(out), "--no-model-node-selector")
     assert done.returncode == 1
     assert f"--- {out}/llama-demo/service-old.yaml\n+++ /dev/null\n" in done.stdout
-    assert done.stderr.endswith(f"run: omerender render {QUICKSTART} --no-model-node-selector -o {out}\n")
+    assert done.stderr.endswith(f"run: omerender render {QUICKSTART} --no-model-node-selector --output-dir {out}\n")
 
 
 def test_check_of_a_missing_directory_says_so_and_how_to_create_it(tmp_path):
     done = omerender("check", str(QUICKSTART), str(tmp_path / "nothing"), "--keep-inputs")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[-1] == (f"error: {tmp_path}/nothing: does not exist; create it: omerender "
-                                            f"render {QUICKSTART} --keep-inputs -o {tmp_path}/nothing")
+                                            f"render {QUICKSTART} --keep-inputs --output-dir {tmp_path}/nothing")
     assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning", "error"]
 
 

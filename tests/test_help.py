@@ -38,9 +38,34 @@ def test_omerender_fn_without_arguments_still_reads_stdin():
     assert "kind: ResourceList" in done.stdout and "name: c" in done.stdout
 
 
-def test_omerender_fn_subcommand_help_is_unchanged():
-    run = run_cli("fn", "--help")
-    assert run.code == 0 and "Run as a KRM function" in run.stdout
+def test_omerender_fn_subcommand_help_is_the_functions_full_help():
+    for flag in ("--help", "-h"):
+        run = run_cli("fn", flag)
+        assert run.code == 0
+        assert run.stdout == fn("--help").stdout.replace("Usage: omerender-fn ", "Usage: omerender fn ", 1)
+    assert "strict: true makes any warning fail the function" in run.stdout
+    assert run_cli("fn", "--version").stdout.startswith("omerender fn, version ")
+    assert "Run as a KRM function" in run_cli("--help").stdout
+
+
+def test_help_is_uniform_across_commands():
+    """Every command that reads input names it PATH, and every one has --debug; check reads the lock as render."""
+    for command in (["render"], ["explain"], ["tree"], ["diff"], ["lock", "update"]):
+        usage = run_cli(*command, "--help").stdout.splitlines()[0]
+        assert usage.endswith("[PATH]..."), usage
+    for command in ("render", "explain", "tree", "diff", "check", "build"):
+        assert "--debug" in run_cli(command, "--help").stdout, command
+    check = run_cli("check", "--help").stdout
+    assert "--locked" in check and "--lock FILE" in check
+    for command in ("render", "check", "build", "diff"):
+        assert "--strict" in run_cli(command, "--help").stdout, command
+
+
+def test_usage_errors_exit_2_as_documented():
+    for args in (["render", "--no-such-flag"], ["explain", "--output", "yaml"], ["diff", "only-one"]):
+        run = run_cli(*args)
+        assert (run.code, run.stdout) == (2, ""), args
+        assert run.stderr.startswith("Usage: ") and "\nError: " in run.stderr, args
 
 
 def test_explain_namespace_option_has_help():

@@ -75,7 +75,8 @@ def test_mistyped_class_in_auto_selection_says_so_instead_of_blaming_every_runti
     assert line.endswith('Accelerator class "nvidia-h10" (metadata.annotations.ome.io/accelerator-class) does not '
                          "exist: no AcceleratorClass of that name in the input and no runtime lists it in "
                          'acceleratorRequirements.acceleratorClasses; did you mean "nvidia-h100" or '
-                         '"nvidia-l40s"?')
+                         '"nvidia-l40s"? Run `omerender explain --isvc llama-3-3-70b-instruct -n llama-demo` for '
+                         'every runtime and its reason')
 
 
 def runtimes_for(F, n):
@@ -125,7 +126,27 @@ def test_three_or_fewer_excluded_runtimes_keep_omes_list(F):
                          "(model=4.45.0.dev0, runtime=4.0.0)); rt-01 (model format 'mt:safetensors:1.0.0:"
                          "LlamaForCausalLM:transformers:4.45.0.dev0' not in supported formats: architecture mismatch "
                          "(model=LlamaForCausalLM, runtime=MistralForCausalLM)); rt-02 (model size 3.21B is outside "
-                         "supported range [6B, 100B])")
+                         "supported range [6B, 100B]). Run `omerender explain --isvc llama-3-2-3b-instruct -n "
+                         "llama-demo` for every runtime and its reason")
+
+
+def test_the_only_runtime_with_autoselect_false_is_named_with_it_and_explain(tmp_path):
+    quickstart = FIXTURES / "quickstart"
+    for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"):
+        (tmp_path / name).write_text((quickstart / name).read_text().replace("autoSelect: true", "autoSelect: false"))
+    run = run_cli("render", str(tmp_path))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [
+        f"error: {tmp_path}/isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: no supporting runtime found "
+        "for model llama-3-2-3b-instruct and engine does not have complete runner configuration: no runtime found to "
+        "support model safetensors with format safetensors in namespace llama-demo. Checked 1 runtimes (1 "
+        "namespace-scoped, 0 cluster-scoped). Supporting the model but not auto-selectable: sglang-llama-3-2-3b "
+        "(autoSelect: false): set autoSelect: true on the matching supportedModelFormats entry, or name the runtime in "
+        "spec.runtime.name. Run `omerender explain --isvc llama-3-2-3b-instruct -n llama-demo` for every runtime and "
+        "its reason"]
+    explained = run_cli("explain", "--isvc", "llama-3-2-3b-instruct", "-n", "llama-demo", str(tmp_path))
+    assert explained.code == 0
+    assert "sglang-llama-3-2-3b   Namespaced   No " in explained.stdout
 
 
 def test_a_huge_name_gets_no_suggestion(F):

@@ -106,11 +106,29 @@ def test_config_map_function_config():
     assert "nodeSelector" not in engine["spec"]["template"]["spec"]
 
 
+def test_strict_function_config_fails_on_a_warning_as_an_error_result():
+    objs = worked_example()
+    objs["runtime"]["spec"]["containers"] = [{"name": "x"}]
+    for strict in (config(strict=True), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                                         "data": {"strict": "true"}}):
+        code, out, stderr = fn(resource_list(list(objs.values()), strict))
+        assert (code, out["items"]) == (1, [])
+        assert [r["severity"] for r in out["results"]] == ["warning", "error"]
+        assert out["results"][1] == {"message": "1 warning, and strict: true in the functionConfig makes every "
+                                                "warning fail the run", "severity": "error"}
+        assert stderr.splitlines()[-1] == ("error: 1 warning, and strict: true in the functionConfig makes every "
+                                           "warning fail the run")
+    code, out, _ = fn(resource_list(list(worked_example().values()), config(strict=True)))
+    assert (code, "results" in out, len(out["items"])) == (0, False, 11)
+    code, out, _ = fn(resource_list(list(objs.values()), config(strict=False)))
+    assert (code, [r["severity"] for r in out["results"]]) == (0, ["warning"])
+
+
 def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
     assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, locked, "
-                                            "noModelNodeSelector")
+                                            "noModelNodeSelector, strict")
 
 
 def test_malformed_resource_lists():

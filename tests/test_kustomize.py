@@ -310,16 +310,16 @@ def test_build_output_keeps_an_existing_mode_and_never_writes_through_a_link(tmp
     out = tmp_path / "out.yaml"
     out.write_text("old\n")
     out.chmod(0o640)
-    assert omerender("build", dev, "-o", str(out)).returncode == 0
+    assert omerender("build", dev, "--output-file", str(out)).returncode == 0
     assert (out.stat().st_mode & 0o777, ids(objects(out.read_text()))) == (0o640, expected_ids("llama-dev"))
     secret = tmp_path / "secret"
     secret.write_text("keep\n")
     link = tmp_path / "link.yaml"
     link.symlink_to(secret)
-    assert omerender("build", dev, "-o", str(link)).returncode == 0
+    assert omerender("build", dev, "--output-file", str(link)).returncode == 0
     assert secret.read_text() == "keep\n" and not link.is_symlink()  # the link is replaced, not followed
     missing = tmp_path / "missing" / "out.yaml"
-    done = omerender("build", dev, "-o", str(missing))
+    done = omerender("build", dev, "--output-file", str(missing))
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.endswith(f"error: cannot write {missing}: No such file or directory\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.yaml", "out.yaml", "secret"]

@@ -592,3 +592,27 @@ def test_x27_accelerator_class_is_read_live_and_never_drifts():
     assert not [m for m in messages if "RuntimeDrifted" in m]
     again, _ = update(changed, lock)
     assert dump_lock(again) == dump_lock(lock)
+
+
+def test_check_reads_the_lock_as_render_does(tmp_path):
+    """check renders with the lock (and takes --lock/--locked): a pinned service stays current after a runtime edit."""
+    from conftest import run_cli
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    (deploy / "model.yaml").write_text(fx.MODEL)
+    (deploy / "isvc.yaml").write_text(ISVC_P)
+    (deploy / "runtime.yaml").write_text(fx.PLAIN)
+    assert run_cli("lock", "update", str(deploy)).code == 0
+    out = tmp_path / "rendered"
+    assert run_cli("render", str(deploy), "--output-dir", str(out)).code == 0
+    (deploy / "runtime.yaml").write_text(plain("0.85"))  # pinned: the render does not change
+    check = run_cli("check", str(deploy), str(out))
+    assert (check.code, check.stdout) == (0, "")
+    assert check.lines == [f"warning: {deploy}/isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: "
+                           + W_P1.format(R0)]
+    moved = tmp_path / "elsewhere.lock.yaml"
+    (deploy / "omerender.lock.yaml").rename(moved)
+    stale = run_cli("check", str(deploy), str(out))
+    assert stale.code == 1 and stale.lines[-1] == (f"error: {out} is out of date with {deploy}; run: omerender render "
+                                                   f"{deploy} --output-dir {out}")
+    assert run_cli("check", str(deploy), str(out), "--lock", str(moved), "--locked").code == 0

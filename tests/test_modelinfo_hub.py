@@ -290,7 +290,7 @@ def test_without_the_extra_hf_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # as if the package were not installed
     run = run_cli("model-info", "hf://org/tiny")
     assert run.lines == ["error: reading hf:// sources needs the huggingface_hub package: pip install "
-                         "'omerender[hf]' (or pass a local model directory as SOURCE)"]
+                         "huggingface_hub (or pass a local model directory as SOURCE)"]
     assert run.code == 1
 
 

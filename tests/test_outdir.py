@@ -1,4 +1,4 @@
-"""`render -o DIR` and `check` on hostile input: every path part is a valid API-server name, nothing outside
+"""`render --output-dir DIR` and `check` on hostile input: every path part is a valid API-server name, nothing outside
 DIR is read or written, links and special files in DIR are refused, DIR is replaced whole (crash, kill -9,
 full disk, two renders at once), and only files omerender recorded writing are removed.
 
@@ -77,7 +77,7 @@ def config_map(name: str, namespace: str | None = "llama-demo") -> dict:
 
 def rendered_once(tmp_path: Path, *flags: str) -> Path:
     out = tmp_path / "work" / "out"
-    done = omerender("render", str(QUICKSTART), *flags, "-o", str(out))
+    done = omerender("render", str(QUICKSTART), *flags, "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     return out
 
@@ -104,7 +104,7 @@ def test_a_namespace_of_dot_dot_is_an_error_naming_file_object_and_field(tmp_pat
     (tmp_path / "work").mkdir()
     (tmp_path / ".pre-commit-config.yaml").write_text("mine\n")
     before = snapshot(tmp_path)
-    done = omerender("render", str(folder), "-o", str(tmp_path / "work" / "out"))
+    done = omerender("render", str(folder), "--output-dir", str(tmp_path / "work" / "out"))
     assert_refused(done,
                    f"error: {isvc}: InferenceService ../{ISVC}: metadata.namespace: Invalid value: \"..\": {LABEL}",
                    f"error: {runtime}: ServingRuntime ../sglang-llama-3-2-3b: metadata.namespace: Invalid value: "
@@ -114,7 +114,7 @@ def test_a_namespace_of_dot_dot_is_an_error_naming_file_object_and_field(tmp_pat
 
 def test_a_passed_through_object_with_a_bad_namespace_or_name_is_refused(tmp_path):
     folder = inputs_with(tmp_path, config_map("x", ".."), config_map("a/../../b"), config_map("%2e%2e"))
-    done = omerender("render", str(folder), "-o", str(tmp_path / "out"))
+    done = omerender("render", str(folder), "--output-dir", str(tmp_path / "out"))
     extra = folder / "extra.yaml"
     assert_refused(
         done,
@@ -123,7 +123,7 @@ def test_a_passed_through_object_with_a_bad_namespace_or_name_is_refused(tmp_pat
         f"error: {extra}: ConfigMap llama-demo/%2e%2e: metadata.name: Invalid value: \"%2e%2e\": {SUBDOMAIN}")
     assert not (tmp_path / "out").exists()
     odd_kind = inputs_with(tmp_path / "kind", {**config_map("y"), "kind": "../Config"})
-    done = omerender("render", str(odd_kind), "-o", str(tmp_path / "out"))
+    done = omerender("render", str(odd_kind), "--output-dir", str(tmp_path / "out"))
     assert_refused(done, f"error: {odd_kind / 'extra.yaml'}: ../Config llama-demo/y: kind: Invalid value: "
                          "\"../Config\": must be letters and digits, starting with a letter")
     assert not (tmp_path / "out").exists()
@@ -131,7 +131,7 @@ def test_a_passed_through_object_with_a_bad_namespace_or_name_is_refused(tmp_pat
 
 def test_a_newline_in_a_name_is_one_escaped_error_line(tmp_path):
     folder = inputs_with(tmp_path, config_map("a\nerror: forged"))
-    done = omerender("render", str(folder), "-o", str(tmp_path / "out"))
+    done = omerender("render", str(folder), "--output-dir", str(tmp_path / "out"))
     assert_refused(done, f"error: {folder / 'extra.yaml'}: ConfigMap llama-demo/a\\nerror: forged: metadata.name: "
                          f"Invalid value: \"a\\nerror: forged\": {SUBDOMAIN}")
 
@@ -141,13 +141,13 @@ def test_a_253_character_name_gets_a_short_deterministic_file_name(tmp_path):
     assert len(name) == 253
     folder = inputs_with(tmp_path, config_map(name))
     out = tmp_path / "out"
-    done = omerender("render", str(folder), "-o", str(out))
+    done = omerender("render", str(folder), "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     files = [f for f in snapshot(out) if f.startswith("llama-demo/configmap-")]
     assert len(files) == 1 and len(files[0]) < 120 and files[0].startswith("llama-demo/configmap-aaaa")
     assert yaml.safe_load((out / files[0]).read_text())["metadata"]["name"] == name
     again = tmp_path / "again"
-    assert omerender("render", str(folder), "-o", str(again)).returncode == 0
+    assert omerender("render", str(folder), "--output-dir", str(again)).returncode == 0
     assert snapshot(again) == snapshot(out)
     built = subprocess.run(["kustomize", "build", str(out)], capture_output=True, text=True, check=False,
                            timeout=TIMEOUT)
@@ -160,7 +160,7 @@ def test_rbac_system_names_stay_valid_and_two_names_never_share_a_file(tmp_path)
               "metadata": {"name": name}, "rules": []} for name in ("system:ome:reader", "system_ome_reader")]
     folder = inputs_with(tmp_path, *roles)
     out = tmp_path / "out"
-    done = omerender("render", str(folder), "-o", str(out))
+    done = omerender("render", str(folder), "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     files = sorted(f for f in snapshot(out) if f.startswith("_cluster/clusterrole-"))
     assert len(files) == 2
@@ -188,7 +188,7 @@ def test_a_symlink_in_dir_is_refused_and_never_followed(tmp_path, case):
         link.unlink()
     link.symlink_to(target)
     before, outside_before = snapshot(out), snapshot(outside)
-    done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "--output-dir", str(out))
     assert_refused(done, f"error: {link}: a symbolic link in the output directory: omerender never follows or "
                          "replaces links there; remove it (or render into another directory)")
     assert (snapshot(out), snapshot(outside)) == (before, outside_before)
@@ -198,7 +198,7 @@ def test_dir_itself_a_symlink_is_refused(tmp_path):
     real = rendered_once(tmp_path)
     link = tmp_path / "link"
     link.symlink_to(real)
-    done = omerender("render", str(QUICKSTART), "-o", str(link))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(link))
     assert_refused(done, f"error: {link}: is a symbolic link: omerender never follows one; name the directory "
                          "itself")
 
@@ -209,7 +209,7 @@ def test_a_symlinked_lock_file_is_refused(tmp_path):
     secret = tmp_path / "secret"
     secret.write_text("secret\n")
     lock.symlink_to(secret)
-    done = omerender("render", str(QUICKSTART), "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"error: {lock}: cannot lock: ")
     assert secret.read_text() == "secret\n"
@@ -219,7 +219,7 @@ def test_a_fifo_in_dir_is_refused_without_hanging(tmp_path):
     out = rendered_once(tmp_path)
     (out / DEPLOYMENT).unlink()
     os.mkfifo(out / DEPLOYMENT)
-    done = omerender("render", str(QUICKSTART), "-o", str(out))  # the timeout fails a hang
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out))  # the timeout fails a hang
     assert_refused(done, f"error: {out / DEPLOYMENT}: not a regular file (a FIFO, socket or device) in the output "
                          "directory: omerender never opens one; remove it")
 
@@ -236,11 +236,11 @@ def test_a_kustomization_entry_never_causes_a_deletion(tmp_path):
     kustomization = out / "kustomization.yaml"
     lines = kustomization.read_text().splitlines()
     kustomization.write_text("\n".join(lines + ["- link/x.yaml", "- README.yaml", "- ../outside/x.yaml", ""]))
-    done = omerender("render", str(QUICKSTART), "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out))
     assert done.returncode == 1
     assert (outside / "x.yaml").read_text() == "kept\n" and (out / "README.yaml").read_text() == "mine\n"
     (out / "link").unlink()
-    done = omerender("render", str(QUICKSTART), "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert (outside / "x.yaml").read_text() == "kept\n" and (out / "README.yaml").read_text() == "mine\n"
     assert "README.yaml" not in yaml.safe_load(kustomization.read_text())["resources"]
@@ -254,7 +254,7 @@ def test_user_files_and_modes_are_carried_into_the_new_render(tmp_path):
     (out / "empty").mkdir()
     (out / "llama-demo" / "patch.yaml").write_text("mine\n")
     out.chmod(0o750)
-    done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert (out / "notes" / "run.sh").read_text() == "#!/bin/sh\n"
     assert (out / "notes" / "run.sh").stat().st_mode & 0o777 == 0o750
@@ -268,10 +268,10 @@ def test_user_files_and_modes_are_carried_into_the_new_render(tmp_path):
 def test_dash_o_naming_a_file_or_a_path_under_a_file(tmp_path):
     file = tmp_path / "afile"
     file.write_text("mine\n")
-    assert_refused(omerender("render", str(QUICKSTART), "-o", str(file)),
+    assert_refused(omerender("render", str(QUICKSTART), "--output-dir", str(file)),
                    f"error: {file}: exists and is not a directory: -o names the directory to write the render "
                    "into")
-    assert_refused(omerender("render", str(QUICKSTART), "-o", str(file / "out")),
+    assert_refused(omerender("render", str(QUICKSTART), "--output-dir", str(file / "out")),
                    f"error: {file}: is not a directory, so {file / 'out'} cannot be created in it")
     assert file.read_text() == "mine\n"
 
@@ -281,7 +281,7 @@ def test_a_read_only_dir_is_an_error_and_left_alone(tmp_path):
     before = snapshot(out)
     out.chmod(0o555)
     try:
-        done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+        done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "--output-dir", str(out))
     finally:
         out.chmod(0o755)
     assert_refused(done, f"error: {out}: is read-only; make it writable (chmod u+w) or render into another "
@@ -294,7 +294,7 @@ def test_a_read_only_folder_in_dir_is_an_error_for_render_but_check_reads_it(tmp
     before = snapshot(out)
     (out / "llama-demo").chmod(0o555)
     try:
-        done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+        done = omerender("render", str(QUICKSTART), "--no-model-node-selector", "--output-dir", str(out))
         checked = omerender("check", str(QUICKSTART), str(out))
     finally:
         (out / "llama-demo").chmod(0o755)
@@ -312,7 +312,7 @@ def test_a_full_disk_leaves_the_old_render_whole(tmp_path):
     out = rendered_once(tmp_path, "--no-model-node-selector")
     before = snapshot(out)
     assert len((out / DEPLOYMENT).read_text()) > 1500  # the limit stops this file part way
-    done = omerender("render", str(QUICKSTART), "-o", str(out), preexec_fn=_file_size_limit(1500))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out), preexec_fn=_file_size_limit(1500))
     assert_refused(done, f"error: {out / DEPLOYMENT}: cannot write: File too large; the file size limit was "
                          f"reached (the render in {out} is unchanged)")
     assert snapshot(out) == before
@@ -348,13 +348,13 @@ def _written_since(tmp_path: Path, started: float) -> int:
 def test_kill_9_mid_write_leaves_the_old_render_or_the_new_one_never_a_mix(tmp_path):
     inputs = _many_isvcs(tmp_path, 300)
     out = tmp_path / "out"
-    assert omerender("render", str(inputs), "--no-model-node-selector", "-o", str(out)).returncode == 0
+    assert omerender("render", str(inputs), "--no-model-node-selector", "--output-dir", str(out)).returncode == 0
     old = snapshot(out)
     new_dir = tmp_path / "new"
-    assert omerender("render", str(inputs), "-o", str(new_dir)).returncode == 0
+    assert omerender("render", str(inputs), "--output-dir", str(new_dir)).returncode == 0
     new = snapshot(new_dir)
     started = time.time()
-    process = start("render", str(inputs), "-o", str(out))
+    process = start("render", str(inputs), "--output-dir", str(out))
     seen_mid_write = False
     deadline = time.monotonic() + TIMEOUT
     while process.poll() is None and time.monotonic() < deadline and not seen_mid_write:
@@ -364,7 +364,7 @@ def test_kill_9_mid_write_leaves_the_old_render_or_the_new_one_never_a_mix(tmp_p
     process.communicate(timeout=TIMEOUT)
     assert seen_mid_write, "the render finished before it could be killed mid-write"
     assert snapshot(out) in (old, new), "a mix of the old render and the new one"
-    done = omerender("render", str(inputs), "-o", str(out))
+    done = omerender("render", str(inputs), "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert snapshot(out) == new
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
@@ -375,7 +375,7 @@ def test_a_second_render_waits_for_the_lock(tmp_path):
     before = snapshot(out)
     with open(out.parent / ".out.omerender-lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        process = start("render", str(QUICKSTART), "--no-model-node-selector", "-o", str(out))
+        process = start("render", str(QUICKSTART), "--no-model-node-selector", "--output-dir", str(out))
         time.sleep(1.5)
         assert process.poll() is None and snapshot(out) == before
     stdout, stderr = process.communicate(timeout=TIMEOUT)
@@ -391,11 +391,11 @@ def test_two_concurrent_renders_leave_one_whole_render(tmp_path):
     expected = {}
     for flags in ((), ("--no-model-node-selector",)):
         solo = tmp_path / f"solo{len(flags)}"
-        assert omerender("render", str(inputs), *flags, "-o", str(solo)).returncode == 0
+        assert omerender("render", str(inputs), *flags, "--output-dir", str(solo)).returncode == 0
         expected[flags] = snapshot(solo)
     out = tmp_path / "out"
-    first = start("render", str(inputs), "-o", str(out))
-    second = start("render", str(inputs), "--no-model-node-selector", "-o", str(out))
+    first = start("render", str(inputs), "--output-dir", str(out))
+    second = start("render", str(inputs), "--no-model-node-selector", "--output-dir", str(out))
     for process in (first, second):
         stdout, stderr = process.communicate(timeout=TIMEOUT)
         assert (process.returncode, stdout) == (0, ""), stderr
@@ -442,17 +442,17 @@ def test_check_of_a_file_is_an_error(tmp_path):
 def test_render_with_no_path_in_a_flux_repo_root_skips_its_own_output(tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(QUICKSTART, repo / "omedeploy")
-    assert omerender("render", "omedeploy", "-o", "rendered", cwd=repo).returncode == 0
+    assert omerender("render", "omedeploy", "--output-dir", "rendered", cwd=repo).returncode == 0
     alone = omerender("render", "omedeploy", cwd=repo)
     done = omerender("render", cwd=repo)
     assert (done.returncode, done.stdout) == (0, alone.stdout)
-    assert done.stderr.splitlines()[0] == (f"info: ./rendered: skipped: `omerender render -o` wrote this directory "
+    assert done.stderr.splitlines()[0] == (f"info: ./rendered: skipped: `omerender render --output-dir` wrote this directory "
                                            f"(it holds {MARKER}); its objects are output, not input")
     assert done.stderr.splitlines()[1:] == [line.replace(" omedeploy/", " ./omedeploy/")
                                             for line in alone.stderr.splitlines()]
     direct = omerender("render", "rendered", cwd=repo)
     assert (direct.returncode, direct.stdout) == (0, "")
-    assert direct.stderr.splitlines() == [f"info: rendered: skipped: `omerender render -o` wrote this directory "
+    assert direct.stderr.splitlines() == [f"info: rendered: skipped: `omerender render --output-dir` wrote this directory "
                                           f"(it holds {MARKER}); its objects are output, not input"]
 
 
@@ -462,23 +462,23 @@ def test_a_record_listing_paths_outside_dir_removes_nothing_there(tmp_path):
     outside.write_text("kept\n")
     record = out / MARKER
     record.write_text(record.read_text() + f"- ../x.yaml\n- {outside}\n- llama-demo/../../x.yaml\n")
-    done = omerender("render", str(QUICKSTART), "-o", str(out))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert outside.read_text() == "kept\n"
     assert "x.yaml" not in record.read_text()
 
 
 def test_an_empty_output_dir_argument_is_refused(tmp_path):
-    assert_refused(omerender("render", str(QUICKSTART), "-o", "", cwd=tmp_path),
-                   "error: -o needs a directory name (for example -o rendered/)")
-    assert_refused(omerender("render", str(QUICKSTART), "-o", "/"),
+    assert_refused(omerender("render", str(QUICKSTART), "--output-dir", "", cwd=tmp_path),
+                   "error: --output-dir needs a directory name (for example --output-dir rendered/)")
+    assert_refused(omerender("render", str(QUICKSTART), "--output-dir", "/"),
                    "error: /: cannot render into this path: name a directory (for example rendered/)")
 
 
 def test_dir_under_a_linked_parent_the_user_named_is_written(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    done = omerender("render", str(QUICKSTART), "-o", str(tmp_path / "link" / "out"))
+    done = omerender("render", str(QUICKSTART), "--output-dir", str(tmp_path / "link" / "out"))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "real" / "out" / DEPLOYMENT).is_file()
 

@@ -296,6 +296,13 @@ def test_the_function_path_runs_under_kubectl_kustomize_too(repo, tmp_path):
     done = omerender("build", str(above), cwd=repo, path=str(only_kubectl))
     assert done.returncode == 0, done.stderr
     assert objects(done.stdout) == objects(kustomize_fn(above).stdout)
+    verbose = omerender("build", "-v", str(above), cwd=repo, path=str(only_kubectl))
+    assert verbose.stderr.splitlines()[0].endswith("so kubectl kustomize runs the installed omerender function")
+    pipeline = omerender("build", "-v", str(repo / "kustomize" / "overlays" / "prod"), cwd=repo,
+                         path=str(only_kubectl))
+    assert pipeline.stderr.splitlines()[0] == (
+        "info: pipeline path: OMERender is the last transformer of kustomize/overlays/prod/kustomization.yaml: "
+        "kubectl kustomize with plugins off and without it, then omerender render (the same objects, faster)")
 
 
 @pytest.mark.parametrize("keep_inputs", [False, True])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from decimal import Decimal
 
 import pytest
@@ -261,8 +262,15 @@ def test_pieces_are_joined_in_order():
         "framework version mismatch (model=4.45.0.dev0, runtime=4.36.0)")
 
 
+EXPLAIN_POINTER = re.compile(r"[.?] Run `omerender explain --isvc \S+ -n \S+` for every runtime and its reason$")
+
+
 def auto_error(*objects) -> str:
-    return error_of(*objects)
+    """The text of a failed auto-selection without the pointer to explain, which ends every one that checked a
+    runtime."""
+    text = error_of(*objects)
+    assert bool(EXPLAIN_POINTER.search(text)) is (". Checked " in text), text
+    return EXPLAIN_POINTER.sub(lambda m: m.group()[0] if m.group()[0] == "?" else "", text)
 
 
 def test_24_model_label():
@@ -283,7 +291,8 @@ QWEN_TAIL = (
     "(0 namespace-scoped, 2 cluster-scoped). Excluded runtimes: srt-mistral-7b-instruct (model format "
     "'mt:safetensors:1.0.0:Qwen2ForCausalLM:transformers:4.40.1' not in supported formats: architecture mismatch "
     "(model=Qwen2ForCausalLM, runtime=MistralForCausalLM), framework version mismatch (model=4.40.1, "
-    "runtime=4.36.0))")
+    "runtime=4.36.0)). Supporting the model but not auto-selectable: srt-qwen2-5-7b (autoSelect: false): set "
+    "autoSelect: true on the matching supportedModelFormats entry, or name the runtime in spec.runtime.name")  # OME's text ends before "Supporting": omerender names what OME leaves out
 
 
 def qwen_inputs(auto=False, engine=True):
@@ -362,7 +371,8 @@ def test_32_lower_case_suffix_reads_as_zero():
     objects = (isvc(), cbm(L3), csr("rt", size=("2B", "4b")))
     with pytest.raises(OmeError) as caught:
         run(*objects)
-    assert caught.value.text.endswith("rt (model size 3.21B is outside supported range [2B, 4b])")
+    assert EXPLAIN_POINTER.sub("", caught.value.text).endswith(
+        "rt (model size 3.21B is outside supported range [2B, 4b])")
     inputs = load(*objects)
     report = Report()
     with pytest.raises(OmeError):
@@ -703,8 +713,10 @@ def test_excluded_order_and_counts():
     assert auto_error(*objects).endswith(
         "Checked 5 runtimes (2 namespace-scoped, 3 cluster-scoped). Excluded runtimes: mid (runtime is disabled); "
         "alpha (model format 'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0:3.21B' not in supported "
-        "formats: format name mismatch (model=safetensors, runtime=onnx)); zeta (runtime is disabled)".replace(
-            ":3.21B", ""))
+        "formats: format name mismatch (model=safetensors, runtime=onnx)); zeta (runtime is disabled). Supporting the "
+        "model but not auto-selectable: zeta (autoSelect unset, which counts as false); plain (autoSelect unset, which "
+        "counts as false): set autoSelect: true on the matching supportedModelFormats entry, or name the runtime in "
+        "spec.runtime.name".replace(":3.21B", ""))
 
 
 def test_54_verdicts_for_explain():
@@ -922,15 +934,18 @@ def test_catalog_model_whose_runtimes_are_not_auto_selectable():
         "runtimes: ")
     assert text.endswith(". Run `omerender explain --isvc svc -n llama-demo` for every runtime and its reason")
     assert len(text) < 1500
-    listed = text.split(" excluded runtimes: ", 1)[1]
+    listed, not_auto = text.split(" excluded runtimes: ", 1)[1].split(". Supporting the model but not "
+                                                                     "auto-selectable: ")
     # nearest first: runtimes that match the format but not the size (smallest gap first), then one mismatch
     assert listed.startswith("srt-smollm2-1-7b-instruct (model size 8.03B is outside supported range [1B, 2B]); "
                              "srt-llama-3-1-70b-instruct (model size 8.03B is outside supported range [60B, 75B]); "
                              "srt-deepseek-coder-7b-instruct-v1-5 (model format ")
     assert listed.count("; ") == 2 and "architecture mismatch" not in listed
-    # the three matching runtimes fail only check 6: counted, not listed
-    for name in ("srt-hermes-2-pro-llama-3-8b", "srt-llama-3-1-8b-instruct", "vllm-llama-3-1-8b-instruct"):
-        assert f"{name} (" not in listed
+    # the three matching runtimes fail only check 6, the nearest of all: named with their autoSelect
+    assert not_auto.split(". Run `omerender")[0] == (
+        "srt-hermes-2-pro-llama-3-8b (autoSelect: false); srt-llama-3-1-8b-instruct (autoSelect: false); "
+        "vllm-llama-3-1-8b-instruct (autoSelect: false): set autoSelect: true on the matching supportedModelFormats "
+        "entry, or name the runtime in spec.runtime.name")
 
 
 # ---------------------------------------------------------------- scale: not quadratic

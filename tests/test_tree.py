@@ -66,10 +66,10 @@ def test_tree_json(tmp_path):
     assert json.loads(result.stdout) == {
         "target": "ClusterServingRuntime/mid",
         "chain": ["ClusterServingRuntime/sglang-profile", "ClusterServingRuntime/mid"],
-        "tree": {"runtime": "ClusterServingRuntime/mid", "inferenceServices": [],
+        "tree": {"runtime": "ClusterServingRuntime/mid", "inferenceServices": [], "autoSelected": [],
                  "children": [{"runtime": "ServingRuntime/team-b/leaf",
                                "inferenceServices": [{"namespace": "team-b", "name": "on-leaf", "autoSync": True}],
-                               "children": []}]}}
+                               "autoSelected": [], "children": []}]}}
 
 
 def test_isvcs_are_attributed_by_their_runtime_lookup(tmp_path):
@@ -99,3 +99,61 @@ def test_tree_errors(tmp_path):
     assert result.exit_code == 1
     assert result.stderr == ('error: "a/b" is not a runtime: use <name>, ClusterServingRuntime/<name> or '
                              "ServingRuntime/<namespace>/<name>\n")
+
+
+QUICKSTART = Path(__file__).resolve().parents[1] / "fixtures" / "quickstart"
+AUTO = "InferenceService/llama-demo/llama-3-2-3b-instruct (auto-selected: {why}; moves if an edit changes that)"
+
+
+def tree_of(tmp_path, runtime, *extra, output=()):
+    """``tree RUNTIME`` of the quickstart (its InferenceService auto-selects sglang-llama-3-2-3b) plus ``extra``."""
+    texts = [(QUICKSTART / name).read_text() for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml")]
+    return invoke(tmp_path, [runtime, *output], *texts, *extra)
+
+
+def rival(name, priority, parent=None):
+    """A copy of the quickstart's runtime under another name and priority (optionally a child of ``parent``)."""
+    text = (QUICKSTART / "runtime.yaml").read_text().replace("name: sglang-llama-3-2-3b", f"name: {name}")
+    text = text.replace("priority: 1", f"priority: {priority}")
+    if parent:
+        text = text.replace(f"  name: {name}\n", f"  name: {name}\n  annotations:\n    ome.io/inherit-from: {parent}\n")
+    return text
+
+
+def test_tree_shows_the_inference_services_that_auto_select_the_runtime(tmp_path):
+    result = tree_of(tmp_path, "sglang-llama-3-2-3b")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ("ServingRuntime/llama-demo/sglang-llama-3-2-3b [selected]\n"
+                             "`-- " + AUTO.format(why="only compatible runtime") + "\n")
+
+
+def test_an_auto_selected_service_is_under_the_winner_only_with_the_deciding_rule(tmp_path):
+    winner = tree_of(tmp_path, "sglang-b", rival("sglang-b", 5))
+    assert winner.stdout == ("ServingRuntime/llama-demo/sglang-b [selected]\n`-- " + AUTO.format(
+        why="higher score: 10 over 2 of sglang-llama-3-2-3b (Namespaced)") + "\n")
+    loser = tree_of(tmp_path, "sglang-llama-3-2-3b", rival("sglang-b", 5))
+    assert loser.stdout == "ServingRuntime/llama-demo/sglang-llama-3-2-3b [selected]\n"
+
+
+def test_an_edit_of_a_parent_never_reaches_what_auto_selects_its_child(tmp_path):
+    child = rival("sglang-child", 5, parent="sglang-llama-3-2-3b")
+    parent = tree_of(tmp_path, "sglang-llama-3-2-3b", child)
+    assert parent.stdout == ("ServingRuntime/llama-demo/sglang-llama-3-2-3b [selected]\n"
+                             "`-- ServingRuntime/llama-demo/sglang-child\n")
+    assert tree_of(tmp_path, "sglang-child", child).stdout.endswith("`-- " + AUTO.format(
+        why="higher score: 10 over 2 of sglang-llama-3-2-3b (Namespaced)") + "\n")
+
+
+def test_tree_json_lists_auto_selected_services_apart(tmp_path):
+    result = tree_of(tmp_path, "sglang-llama-3-2-3b", output=("-o", "json"))
+    assert json.loads(result.stdout)["tree"] == {
+        "runtime": "ServingRuntime/llama-demo/sglang-llama-3-2-3b", "inferenceServices": [],
+        "autoSelected": [{"namespace": "llama-demo", "name": "llama-3-2-3b-instruct", "why": "only compatible runtime"}],
+        "children": []}
+
+
+def test_a_service_whose_auto_selection_fails_is_left_out(tmp_path):
+    broken = rival("sglang-llama-3-2-3b", 1).replace("autoSelect: true", "autoSelect: false")
+    texts = [(QUICKSTART / name).read_text() for name in ("namespace.yaml", "model.yaml", "isvc.yaml")]
+    result = invoke(tmp_path, ["sglang-llama-3-2-3b"], *texts, broken)
+    assert (result.exit_code, result.stdout) == (0, "ServingRuntime/llama-demo/sglang-llama-3-2-3b [selected]\n")

@@ -2,18 +2,19 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
 
 from omerender import __version__, without_cycle_collector
-from omerender.errors import Message, run_guarded
+from omerender.errors import Message, run_guarded, strict_error
 from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, render
 from omerender.yamlio.emit import write_stream
-from .shell import fail
+from .shell import deprecated_spelling, fail, fail_if_strict
 
 RENDER_EXAMPLE = """
 \b
@@ -60,23 +61,28 @@ def cli():
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
-@click.option("-o", "--output-dir", metavar="DIR",
+@click.option("--output-dir", metavar="DIR",
               help="Write one file per object plus a kustomization.yaml listing them into DIR (rendered manifests "
                    "for Flux) instead of stdout.")
+@click.option("-o", "old_output_dir", metavar="DIR", hidden=True)
+@click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, debug):
+def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
+               debug):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
     namespace, a base elsewhere...) is built as `omerender build` builds it, and is the only PATH.
 
     Writes the rendered objects to stdout as one YAML stream; errors, warnings and
-    notices go to stderr. Exit status 1 on any error, with nothing on stdout.
+    notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
+    with nothing on stdout.
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
                                            no_model_node_selector), ("--locked", locked)) if given)
     paths = paths or (".",)
+    output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
 
     def run():
@@ -89,7 +95,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
             inputs = index(read_plain(list(paths), notes))
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
-        if output_dir is not None:
+        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict")):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
         return result
@@ -101,8 +107,25 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         fail(failures)
     for message in result.messages:
         click.echo(message.line(), err=True)
+    fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         write_stream(result.objects, sys.stdout)
+
+
+def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:
+    """``--output-dir DIR``, or the deprecated ``-o DIR`` with a warning; a DIR named like a file is an error
+    (``-o out.yaml`` once made a directory named out.yaml)."""
+    output_dir = deprecated_spelling("-o DIR", "--output-dir", output_dir, old_output_dir)
+    if output_dir is not None and looks_like_file(output_dir):
+        raise click.BadParameter(f"{output_dir} is named like a file, and this takes a directory; for one YAML "
+                                 f"stream in a file run: omerender render [PATH]... > {output_dir}",
+                                 param_hint="'--output-dir'")
+    return output_dir
+
+
+def looks_like_file(path: str) -> bool:
+    """A path named like a YAML or JSON file that is not an existing directory."""
+    return path.lower().endswith((".yaml", ".yml", ".json")) and not os.path.isdir(path)
 
 
 render_cmd.name = "render"
@@ -112,11 +135,13 @@ def _waiting(lock_file: str) -> None:
     click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
 
 
-@cli.command("fn", epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
-def fn_cmd():
+@cli.command("fn", add_help_option=False, context_settings={"ignore_unknown_options": True},
+             epilog="\b\nExample:\n  kustomize build --enable-alpha-plugins --enable-exec overlays/prod")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def fn_cmd(args):
     """Run as a KRM function: a ResourceList on stdin, a ResourceList on stdout."""
     from .fn import main as fn_main
-    fn_main([])
+    fn_main(list(args), prog="omerender fn")  # its help is omerender-fn's, in full
 
 
 def main():

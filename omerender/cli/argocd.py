@@ -20,7 +20,7 @@ from omerender.errors import OmeError
 from omerender.gitops.argocd import FLAGS, flag_values, repo_root
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail
+from .shell import fail, fail_if_strict
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -36,7 +36,7 @@ def generate():
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
     from .app import render_cmd
-    from .build import built_or_fail
+    from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
     try:
@@ -44,11 +44,13 @@ def generate():
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
-    options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"])
+    options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
+                      strict=values["STRICT"])
     if find_kustomization(".") is None:
         click.get_current_context().invoke(render_cmd, paths=(".",), keep_inputs=options.keep_inputs,
                                            no_model_node_selector=not options.model_node_selector,
-                                           locked=False, lock_path=None, output_dir=None, debug=False)
+                                           locked=False, lock_path=None, output_dir=None, old_output_dir=None,
+                                           strict=values["STRICT"], debug=False)
         return
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
@@ -57,6 +59,8 @@ def generate():
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)
+    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
+                   switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if built.objects is not None:
         write_stream(built.objects, sys.stdout)
     else:

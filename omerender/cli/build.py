@@ -7,17 +7,18 @@ import sys
 
 import click
 
-from omerender.errors import run_guarded
+from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, unrendered_isvcs, write_output)
 from omerender.yamlio.emit import dump_stream
-from .shell import fail
+from .shell import deprecated_spelling, fail, fail_if_strict
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
-                               "  omerender build overlays/prod --verbose -o prod.yaml")
+                               "  omerender build overlays/prod --verbose --output-file prod.yaml")
 @click.argument("directory", metavar="DIR")
-@click.option("-o", "--output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("--output-file", "output", metavar="FILE", help="Write the objects to FILE (atomically) instead of stdout.")
+@click.option("-o", "--output", "old_output", metavar="FILE", hidden=True)
 @click.option("--root", metavar="DIR", help="Read nothing outside this directory (default: the Git work tree "
                                             "holding DIR, else the working directory).")
 @click.option("--timeout", metavar="SECONDS", help="Stop kustomize (and fail) after this long (default: "
@@ -26,7 +27,9 @@ from .shell import fail
 @click.option("--no-remote", is_flag=True, help="Refuse remote bases (https://…, git@…) instead of letting "
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
-def build_cmd(directory, output, root, timeout, no_remote, verbose):
+@click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -37,31 +40,44 @@ def build_cmd(directory, output, root, timeout, no_remote, verbose):
     Every function or plugin reference in the tree must be omerender's or a kustomize builtin;
     anything else is refused. A git repository on this machine (file://…) is refused as a base;
     remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
+    output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
+
     def run():
         return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT,
                      timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ))
 
-    built = built_or_fail(run)
+    built = built_or_fail(run, debug)
     if verbose:
         click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)
     text = dump_stream(built.objects) if built.objects is not None else built.stream
+    warnings = list(built.messages) + function_warnings(built.tool_stderr)
     if built.objects is None:
         for isvc in unrendered_isvcs(text):
-            click.echo(f"warning: InferenceService {isvc} was not rendered: no OMERender transformer saw it; list "
-                       f"omerender under transformers: of the kustomization that holds it or of an overlay above",
-                       err=True)
+            warning = Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw "
+                                         f"it; list omerender under transformers: of the kustomization that holds "
+                                         f"it or of an overlay above")
+            click.echo(warning.line(), err=True)
+            warnings.append(warning)
+    fail_if_strict(strict or built.strict, warnings,
+                   switch="--strict" if strict else "strict: true in the OMERender config")
     if output:
-        _, failures = run_guarded(lambda: write_output(output, text))
+        _, failures = run_guarded(lambda: write_output(output, text), debug)
         if failures:
             fail(failures)
     else:
         sys.stdout.write(text)
 
 
-def built_or_fail(action):
+def function_warnings(tool_stderr: str) -> list[Message]:
+    """The warnings omerender's function wrote to kustomize's stderr (the function path's only report of them)."""
+    return [Message("warning", line[len("warning: "):]) for line in tool_stderr.splitlines()
+            if line.startswith("warning: ")]
+
+
+def built_or_fail(action, debug: bool = False):
     """Run a build; on failure print kustomize's own stderr, then the error lines, and exit 1 (128 + the
     signal's number when a signal stopped it)."""
     tool_stderr, status = [], [1]
@@ -76,7 +92,7 @@ def built_or_fail(action):
             status[0] = err.status
             raise
 
-    value, failures = run_guarded(guarded)
+    value, failures = run_guarded(guarded, debug)
     if failures:
         sys.stderr.write("".join(tool_stderr))
         fail(failures, status[0])

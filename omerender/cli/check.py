@@ -1,4 +1,4 @@
-"""``omerender check DIR_IN DIR_RENDERED``: is a committed render (``render -o``) up to date?"""
+"""``omerender check DIR_IN DIR_RENDERED``: is a committed render (``render --output-dir``) up to date?"""
 from __future__ import annotations
 
 import os
@@ -10,37 +10,53 @@ from omerender.errors import Message, run_guarded
 from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
+from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, render
-from .shell import fail
+from .app import looks_like_file
+from .shell import fail, fail_if_strict
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
 @click.argument("dir_in", metavar="DIR_IN")
 @click.argument("dir_rendered", metavar="DIR_RENDERED")
-@click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs -o` did.")
-@click.option("--no-model-node-selector", is_flag=True, help="Render as `render --no-model-node-selector -o` did.")
-def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
+@click.option("--keep-inputs", is_flag=True, help="Render as `render --keep-inputs --output-dir` did.")
+@click.option("--no-model-node-selector", is_flag=True,
+              help="Render as `render --no-model-node-selector --output-dir` did.")
+@click.option("--locked", is_flag=True,
+              help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--lock", "lock_path", metavar="FILE",
+              help="The lock file (default: omerender.lock.yaml in, or beside, DIR_IN), as render reads it.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
-    `omerender render DIR_IN -o DIR_RENDERED` would write now.
+    `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
     Reads only regular files inside DIR_RENDERED: a symbolic link or a special file there is an error."""
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector)
+    if looks_like_file(dir_rendered):
+        raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
+                                 f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     flags = "".join(f" {flag}" for flag, on in (("--keep-inputs", keep_inputs),
                                                  ("--no-model-node-selector", no_model_node_selector)) if on)
+    flags += f" --lock {lock_path}" if lock_path else ""
     notes: list[Message] = []
 
     def run():
         if overlay_path([dir_in]) is not None:  # built as render builds it
-            built = build_overlay(dir_in, None, options, tuple(flags.split()), None)
+            named = tuple(flag for flag, on in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
+                                                 no_model_node_selector), ("--locked", locked)) if on)
+            built = build_overlay(dir_in, None, options, named, lock_path)
             inputs, result = built.inputs, built.result
         else:
             inputs = index(read_plain([dir_in], notes))
-            result = render(inputs, options)
+            lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
+            result = render(inputs, options, lock)
         if not os.path.lexists(dir_rendered):
             return result, None
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))
 
-    value, failures = run_guarded(run)
+    value, failures = run_guarded(run, debug)
     for message in notes:
         click.echo(message.line(), err=True)
     if failures:
@@ -48,9 +64,10 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector):
     result, diff = value
     for message in result.messages:
         click.echo(message.line(), err=True)
+    fail_if_strict(strict, [*notes, *result.messages])
     if diff is None:
         fail([missing_dir_message(dir_in, dir_rendered, flags)])
     if diff:
         sys.stdout.write(diff)
         fail([Message("error", f"{dir_rendered} is out of date with {dir_in}; run: "
-                               f"omerender render {dir_in}{flags} -o {dir_rendered}")])
+                               f"omerender render {dir_in}{flags} --output-dir {dir_rendered}")])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import click
 
@@ -11,7 +12,7 @@ from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
 from omerender.ome.render import Options
-from .shell import fail
+from .shell import fail, fail_if_strict
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -59,8 +60,8 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @click.argument("base")
 @click.argument("head")
 @click.argument("paths", nargs=-1, metavar="[--] [PATH]...")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
+@click.option("-o", "--output", "--format", "output_format", type=click.Choice(["text", "markdown", "json"]),
+              default="text", show_default=True, help="text for terminals, markdown for a pull-request comment, json for tools.")
 @click.option("-U", "--unified", "context", type=click.IntRange(0, 1000), metavar="N",
               help="Add unified diffs of the changed objects' YAML with N lines of context, each InferenceService "
                    "on its own (without -U, those with the same changes share one section; in JSON: each "
@@ -73,9 +74,11 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH); for a revision, "
                    "FILE as it is in that revision.")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 2, nothing on stdout) when head's render has any warning, each printed; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, debug, separated):
+             lock_path, strict, debug, separated):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
 
@@ -85,7 +88,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     from git without touching the work tree. A PATH that is a kustomize overlay is built on both sides as
     `omerender build` builds it.
 
-    Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named.
+    Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
+    (with --strict, on any warning of head's render too: what would ship).
     """
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
     flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
@@ -102,6 +106,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     nowhere = [path for path in sides[0].missing if path in sides[1].missing]
     if nowhere:  # a misspelt PATH would otherwise read as "no changes"
         fail([Message("error", f"{path}: in neither {base} nor {head}") for path in nowhere], EXIT_ERROR)
+    if strict:
+        _fail_on_warnings(sides[1].result.messages)
     result, messages = run_guarded(lambda: diff(*sides), debug)
     if messages:
         fail(messages, EXIT_ERROR)
@@ -113,3 +119,10 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
         sys.stdout.write(as_text(result, context))
     sys.exit(EXIT_CHANGED if exit_code and result.changed else 0)
 
+
+def _fail_on_warnings(messages: list[Message]) -> None:
+    """--strict: print head's warnings, named as head's, and exit 2 when there is one."""
+    warnings = [replace(m, file=f"head: {m.file}" if m.file else "head") for m in messages if m.severity == "warning"]
+    for message in warnings:
+        click.echo(message.line(), err=True)
+    fail_if_strict(True, warnings, EXIT_ERROR)

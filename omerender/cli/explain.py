@@ -24,11 +24,12 @@ HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 @click.option("-o", "--output", type=click.Choice(["table", "text", "json"]), default="table", show_default=True,
               help="table (or text): one row per runtime on stdout, the decision on stderr; json: the rows and "
                    "the decision as one object on stdout.")
-@click.argument("paths", nargs=-1)
-def explain(model_name, isvc_name, namespace, output, paths):
-    """Show which runtimes are compatible with a model, and why."""
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def explain(model_name, isvc_name, namespace, output, paths, debug):
+    """Show which runtimes are compatible with a model, and why, in PATH... ("." if none)."""
     value, failures = run_guarded(lambda: explain_inputs(index(read_paths(paths or (".",))), namespace,
-                                                         model_name, isvc_name))
+                                                         model_name, isvc_name), debug)
     if failures:
         fail(failures)
     result, notes = value

@@ -9,7 +9,7 @@ from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, result_line, run_input
 from omerender.yamlio.emit import write_resource_list
 
 
-HELP = f"""Usage: omerender-fn [-h | --help | --version]
+HELP = f"""Usage: {{prog}} [-h | --help | --version]
 
   omerender as a KRM function: reads a ResourceList (apiVersion config.kubernetes.io/v1)
   on stdin, renders the OME objects among its items as `omerender render` does, and writes
@@ -17,8 +17,9 @@ HELP = f"""Usage: omerender-fn [-h | --help | --version]
   results; errors and warnings also go to stderr, and any error exits 1.
 
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
-    spec: {{keepInputs: false, noModelNodeSelector: false, locked: false}}
-  (kpt may pass a ConfigMap whose data has the same keys as "true"/"false").
+    spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, strict: false}}}}
+  strict: true makes any warning fail the function (an error result, exit 1), for CI.
+  kpt may pass a ConfigMap whose data has the same keys as "true"/"false".
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.
 
 Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):
@@ -26,16 +27,16 @@ Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):
 """
 
 
-def main(argv: list[str] | None = None) -> None:
-    """The ``omerender-fn`` console script; ``omerender fn`` passes no arguments."""
+def main(argv: list[str] | None = None, prog: str = "omerender-fn") -> None:
+    """The ``omerender-fn`` console script; ``omerender fn`` passes its own arguments and name."""
     if argv is None:  # the console script; ``omerender fn`` comes through cli.main, which did this already
         without_cycle_collector()
     args = sys.argv[1:] if argv is None else argv
     if any(arg in ("-h", "--help") for arg in args):
-        sys.stdout.write(HELP)
+        sys.stdout.write(HELP.format(prog=prog))
         sys.exit(0)
     if "--version" in args:
-        sys.stdout.write(f"omerender-fn, version {__version__}\n")
+        sys.stdout.write(f"{prog}, version {__version__}\n")
         sys.exit(0)
     resource_list, code = run_input(sys.stdin)
     for result in resource_list.get("results", []):

@@ -41,12 +41,12 @@ MAX_HUB_SECONDS = 86_400
                    "also OMERENDER_HUB_TIMEOUT).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def model_info(source, update_path, output, hub_timeout, debug):
-    """The BaseModel fields OME's model agent derives from a model's files: modelFormat, modelFramework,
-    modelArchitecture, modelParameterSize, maxTokens, modelCapabilities, quantization.
+    """The BaseModel fields OME's model agent derives from a model's files: modelType, modelFormat,
+    modelFramework, modelArchitecture, modelParameterSize, maxTokens, modelCapabilities, quantization.
 
     SOURCE is a model directory (config.json or model_index.json, *.safetensors) or hf://ORG/NAME[@REVISION]
-    (needs pip install 'omerender[hf]'; honours HF_TOKEN and HF_ENDPOINT). Only configs and safetensors
-    headers are read, never weights.
+    (needs the huggingface_hub package: pip install huggingface_hub; honours HF_TOKEN and HF_ENDPOINT). Only
+    configs and safetensors headers are read, never weights.
     """
     if update_path is None and source is None:
         fail([Message("error", "missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)")])

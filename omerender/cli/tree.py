@@ -1,9 +1,11 @@
 """``omerender tree RUNTIME [PATH]...``: what an edit of a runtime reaches.
 
 Prints the runtime's own chain (root first, the runtime marked ``[selected]``), then every
-runtime that inherits from it and the InferenceServices that name each of them. An
-InferenceService that names no runtime is left out: OME renders an auto-selected runtime
-from its own spec, so an edit of a parent never reaches it (inheritance-and-pinning.md §5).
+runtime that inherits from it and the InferenceServices that name each of them, and the
+InferenceServices that auto-select the runtime itself, marked with what keeps them on it (an edit
+that undoes it moves them to another runtime). An auto-selected runtime renders from its own spec,
+so an edit of a parent never reaches the InferenceServices that auto-select a child
+(inheritance-and-pinning.md §5): those are left out.
 """
 from __future__ import annotations
 
@@ -38,9 +40,15 @@ def render_text(ancestors: list[Obj], root: Node) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _auto_label(isvc: Obj, why: str) -> str:
+    return f"InferenceService/{isvc.namespace}/{isvc.name} (auto-selected: {why}; moves if an edit changes that)"
+
+
 def _children(node: Node, prefix: str, lines: list[str]) -> None:
-    """The InferenceServices that name ``node``'s runtime, then the runtimes that inherit from it."""
-    items = [(_isvc_label(isvc), None) for isvc in node.isvcs] + [(rt_ref(c.runtime), c) for c in node.children]
+    """The InferenceServices that name ``node``'s runtime, those that auto-select it, then the runtimes that
+    inherit from it."""
+    items = [(_isvc_label(isvc), None) for isvc in node.isvcs] + \
+        [(_auto_label(isvc, why), None) for isvc, why in node.auto] + [(rt_ref(c.runtime), c) for c in node.children]
     for i, (label, child) in enumerate(items):
         last = i == len(items) - 1
         lines.append(prefix + ("`-- " if last else "|-- ") + label)
@@ -58,6 +66,7 @@ def _node_json(node: Node) -> dict:
     return {"runtime": rt_ref(node.runtime),
             "inferenceServices": [{"namespace": i.namespace, "name": i.name, "autoSync": auto_sync(i)}
                                   for i in node.isvcs],
+            "autoSelected": [{"namespace": i.namespace, "name": i.name, "why": why} for i, why in node.auto],
             "children": [_node_json(child) for child in node.children]}
 
 
@@ -68,7 +77,8 @@ def _node_json(node: Node) -> dict:
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def tree(runtime, paths, output, debug):
     """Show what an edit of RUNTIME reaches: its chain, the runtimes that inherit from it,
-    and the InferenceServices that name them, in PATH... ("." if none).
+    the InferenceServices that name them, and those that auto-select RUNTIME (marked, with
+    the rule that keeps them on it), in PATH... ("." if none).
 
     RUNTIME is <name>, ClusterServingRuntime/<name> or ServingRuntime/<namespace>/<name>."""
 

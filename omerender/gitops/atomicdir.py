@@ -54,7 +54,7 @@ def sibling(target: str, suffix: str) -> str:
 def lock(target: str, on_wait: Callable[[str], None] | None = None) -> int:
     """Take an exclusive lock on the lock file beside ``target`` (created if missing; never a link); return
     its descriptor for :func:`unlock`. ``on_wait(lock_path)`` is called once before waiting for it."""
-    import fcntl  # POSIX only: render -o needs it, every other command works without it
+    import fcntl  # POSIX only: render --output-dir needs it, every other command works without it
 
     path = sibling(target, LOCK_SUFFIX)
     while True:

@@ -55,6 +55,7 @@ class Built:
     stream: str | None = None             # function path: kustomize's output
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
+    strict: bool = False                  # the options asked that any warning fail the build
 
 
 class Interrupted(OmeError):
@@ -106,6 +107,9 @@ def build(directory: str, boundary: str, options: Options | None = None,
         try:
             base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
             plan = kbuild.decide(tree)
+            if name == "kubectl":  # the reason names the tool that runs
+                plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
+                    "kustomize runs", "kubectl kustomize runs")
             _check(tree, plan, flag_names, remote, flags_from)
             if pipeline_only and plan.path == "function":
                 raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
@@ -198,7 +202,7 @@ def remote_setting(flag_off: bool, environ: dict) -> bool:
 def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], remote: bool, flags_from: str) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
-                       f"options in that config's spec (noModelNodeSelector, keepInputs), not {flags_from}")
+                       f"options in that config's spec (noModelNodeSelector, keepInputs, strict), not {flags_from}")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "
@@ -229,7 +233,7 @@ def _pipeline(tree, plan, run: Run, options: Options) -> Built:
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
-                 tool_stderr=stderr)
+                 tool_stderr=stderr, strict=options.strict)
 
 
 def _function(tree, plan, run: Run) -> Built:
@@ -369,7 +373,7 @@ def default_boundary(directory: str) -> str:
 
 
 def write_output(path: str, text: str) -> None:
-    """``build -o FILE``: written atomically (:func:`atomicdir.replace_file`); a failure is an error line."""
+    """``build --output-file FILE``: written atomically (:func:`atomicdir.replace_file`); a failure is an error line."""
     try:
         atomicdir.replace_file(path, text)
     except OSError as err:

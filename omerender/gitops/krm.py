@@ -1,14 +1,14 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``); a ConfigMap's
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``strict``); a ConfigMap's
 ``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
 """
 from __future__ import annotations
 
 import yaml
 
-from omerender.errors import Message, OmeError, run_guarded
+from omerender.errors import Message, OmeError, run_guarded, strict_error
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
@@ -19,7 +19,8 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector")
+OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "strict")
+STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
 UNNAMED = "ResourceList items"  # an item kustomize gave no file name
@@ -52,6 +53,9 @@ def _run(text: str) -> tuple[dict, int]:
     value, failures = run_guarded(render_items)
     if failures:
         return _resource_list([], [_result(m) for m in failures]), 1
+    strict = strict_error(value.messages, STRICT_SWITCH) if options.strict else None
+    if strict is not None:
+        return _resource_list([], [_result(m) for m in [*value.messages, strict]]), 1
     input_ids = {id(d.data) for d in docs}
     items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
     return _resource_list(items, [_result(m) for m in value.messages]), 0
@@ -160,7 +164,7 @@ def function_options(config) -> Options:
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
     return Options(keep_inputs=values.get("keepInputs", False),
                    model_node_selector=not values.get("noModelNodeSelector", False),
-                   locked=values.get("locked", False))
+                   locked=values.get("locked", False), strict=values.get("strict", False))
 
 
 def _bool_text(key: str, value) -> bool:

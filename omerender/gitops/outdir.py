@@ -1,4 +1,4 @@
-"""The rendered-manifests directory: ``render -o DIR`` writes it, ``check DIR_IN DIR`` compares with it.
+"""The rendered-manifests directory: ``render --output-dir DIR`` writes it, ``check DIR_IN DIR`` compares with it.
 
 DIR is untrusted (it sits in a repository Argo CD or CI checked out), so:
 
@@ -70,7 +70,7 @@ def _text(value) -> str:
 def name_problem(kind: str, api_version: str, name) -> str | None:
     """Why ``name`` is not a valid ``metadata.name`` for ``kind`` (the API server's rules), or None."""
     if not isinstance(name, str) or not name:
-        return "Required value: render -o writes one file per object, named after it"
+        return "Required value: render --output-dir writes one file per object, named after it"
     if CONTROL.search(name):  # RBAC names allow them; a file name must not
         return f"Invalid value: {shown(name)}: a name may not contain control characters"
     problems = apirules.path_segment(name) or apirules.name_rule(api_version, kind)(name)
@@ -108,7 +108,7 @@ def file_name(kind: str, name: str) -> str:
     return f"{kind.lower()}-{prefix}-{digest}.yaml"
 
 
-# ---------------------------------------------------------------- what render -o writes
+# ---------------------------------------------------------------- what render --output-dir writes
 
 def origins(inputs) -> Origin:
     """Where each output object came from: (file, object, field prefix) for messages about it."""
@@ -129,7 +129,7 @@ def origins(inputs) -> Origin:
 
 
 def rendered_files(objects: list[dict], origin: Origin | None = None) -> dict[str, str]:
-    """Every file ``render -o`` writes (relative path -> text): kustomization.yaml and the record included."""
+    """Every file ``render --output-dir`` writes (relative path -> text): kustomization.yaml and the record included."""
     files: dict[str, str] = {}
     owners: dict[str, dict] = {}
     errors: dict[tuple, OmeError] = {}  # one message per input object and problem, however many outputs share it
@@ -269,7 +269,7 @@ def _os_error(err: OSError, path: str, action: str, after: str = "") -> OmeError
     return OmeError(f"{action}: {err.strerror or err}{hint}{after}", file=_quoted_path(path))
 
 
-# ---------------------------------------------------------------- render -o DIR
+# ---------------------------------------------------------------- render --output-dir DIR
 
 def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None = None,
                        on_wait: Callable[[str], None] | None = None) -> None:
@@ -313,7 +313,7 @@ def _replace(target: str, files: dict[str, str], step: "_Step") -> None:
 
 def _target(out_dir: str) -> str:
     if not out_dir:
-        raise OmeError("-o needs a directory name (for example -o rendered/)")
+        raise OmeError("--output-dir needs a directory name (for example --output-dir rendered/)")
     target = os.path.normpath(out_dir)
     if os.path.basename(os.path.abspath(target)) in ("", ".", ".."):
         raise OmeError("cannot render into this path: name a directory (for example rendered/)", file=out_dir)
@@ -413,7 +413,7 @@ class _Step:
 # ---------------------------------------------------------------- omerender check
 
 def out_of_date(objects: list[dict], rendered_dir: str, origin: Origin | None = None) -> str:
-    """A unified diff from ``rendered_dir`` to what ``render -o`` would write now; "" when it is current."""
+    """A unified diff from ``rendered_dir`` to what ``render --output-dir`` would write now; "" when it is current."""
     if not os.path.lexists(rendered_dir):
         raise OmeError("does not exist", file=rendered_dir)
     if paths.names_a_link(rendered_dir) or not os.path.isdir(rendered_dir):
@@ -444,5 +444,5 @@ def _diff(committed: str | None, wanted: str | None, shown_as: str) -> list[str]
 
 
 def missing_dir_message(dir_in: str, rendered_dir: str, flags: str) -> Message:
-    return Message("error", f"does not exist; create it: omerender render {dir_in}{flags} -o {rendered_dir}",
+    return Message("error", f"does not exist; create it: omerender render {dir_in}{flags} --output-dir {rendered_dir}",
                    file=rendered_dir)

@@ -1,6 +1,6 @@
 """Reading a model from the Hugging Face Hub: configs and safetensors headers only, by range requests.
 
-Uses the optional ``huggingface_hub`` package (``pip install 'omerender[hf]'``) for the endpoint, the token
+Uses the optional ``huggingface_hub`` package (the ``hf`` extra: ``pip install '.[hf]'`` in a clone) for the endpoint, the token
 (``HF_TOKEN``), the file listing and its error types; bytes are fetched with explicit ``Range`` headers and
 read no further than asked, so no tensor data crosses the network. Everything a run asks the Hub shares one
 deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their first few KiB, and
@@ -48,7 +48,7 @@ def _hub():
         import huggingface_hub.errors
         import huggingface_hub.utils
     except ImportError:
-        raise OmeError("reading hf:// sources needs the huggingface_hub package: pip install 'omerender[hf]' "
+        raise OmeError("reading hf:// sources needs the huggingface_hub package: pip install huggingface_hub "
                        "(or pass a local model directory as SOURCE)") from None
     return huggingface_hub
 

@@ -1,16 +1,19 @@
-"""What an edit of a runtime reaches: the runtimes that inherit from it and the InferenceServices that name
-them. An InferenceService that names no runtime is left out: OME renders an auto-selected runtime from its own
-spec, so an edit of a parent never reaches it (inheritance-and-pinning.md §5)."""
+"""What an edit of a runtime reaches: the runtimes that inherit from it, the InferenceServices that name
+them, and the InferenceServices that auto-select the runtime itself. OME renders an auto-selected runtime from
+its own spec, so an edit of a parent never reaches those of its children (inheritance-and-pinning.md §5)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from omerender.errors import OmeError
+from omerender.errors import OmeError, Report
 from omerender.suggest import did_you_mean
 from .load import Inputs, Obj
 from .pinning.revisions import runtime_ref_of
 from .runtimes.inherit import Chains, rt_ref
+from .selection.evaluation import evaluate
 from .selection.lookup import find_runtime
+from .selection.request import request_of
+from .selection.resolve import resolve
 
 
 @dataclass
@@ -18,6 +21,7 @@ class Node:
     runtime: Obj
     children: list["Node"] = field(default_factory=list)
     isvcs: list[Obj] = field(default_factory=list)
+    auto: list[tuple[Obj, str]] = field(default_factory=list)  # auto-selected: (InferenceService, why it wins)
 
 
 def find_target(inputs: Inputs, text: str) -> Obj:
@@ -62,6 +66,11 @@ def build_tree(inputs: Inputs, chains: Chains, target: Obj) -> Node:
                 parent.children.append(nodes[id(rt)])
             parent = nodes[id(rt)]
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
+        if runtime_ref_of(isvc) is None:
+            why = _auto_selected(inputs, isvc, target)
+            if why is not None:
+                nodes[id(target)].auto.append((isvc, why))
+            continue
         named = _named_runtime(inputs, isvc)
         if named is not None and id(named) in nodes:
             nodes[id(named)].isvcs.append(isvc)
@@ -75,3 +84,15 @@ def _named_runtime(inputs: Inputs, isvc: Obj) -> Obj | None:
     if ref is None:
         return None
     return find_runtime(inputs, isvc.namespace, ref["name"], ref.get("kind"))
+
+
+def _auto_selected(inputs: Inputs, isvc: Obj, target: Obj) -> str | None:
+    """Why auto-selection picks ``target`` for ``isvc`` (explain's tie-break), None when it picks another or
+    none; the same selection as the render's."""
+    try:
+        resolution = resolve(isvc, inputs, Report())
+    except OmeError:
+        return None  # render reports it; the tree shows what renders
+    if not resolution.auto_selected or resolution.runtime is not target:
+        return None
+    return evaluate(inputs, isvc.namespace, resolution.model, request_of(isvc)).tie_break

@@ -38,6 +38,7 @@ class Options:
     keep_inputs: bool = False
     model_node_selector: bool = True
     locked: bool = False  # a stale lock is an error (CI)
+    strict: bool = False  # any warning fails the run (CI); the caller checks, the render ignores it
 
 
 @dataclass

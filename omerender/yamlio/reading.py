@@ -20,7 +20,7 @@ from .yamlread import Budget, load_all, yaml_error_text
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "<stdin>"
-# The record `render -o` keeps in the directory it writes; a directory holding one is output, not input.
+# The record `render --output-dir` keeps in the directory it writes; a directory holding one is output, not input.
 RENDERED_MARKER = ".omerender-rendered.yaml"
 
 
@@ -56,8 +56,9 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     Reads only the given paths, judged where they resolve (:mod:`omerender.yamlio.paths`): symbolic links that
     lead out of their directory are refused, however the path is spelled, and the
     limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
-    that ``render -o`` wrote are skipped, each with an info message appended to ``notes``. The kustomization
-    files the directory walk passes over are appended to ``kustomizations`` (the caller judges them).
+    that ``render --output-dir`` wrote are skipped, each with an info message appended to ``notes``. The
+    kustomization files the directory walk passes over are appended to ``kustomizations`` (the caller judges
+    them).
     """
     skipped: list[str] = []
     docs: list[Doc] = []
@@ -90,7 +91,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
             if len(docs) > limits.MAX_OBJECTS:
                 raise OmeErrors(errors + [too_many_objects(file)])
     if notes is not None:
-        notes.extend(Message("info", f"skipped: `omerender render -o` wrote this directory (it holds "
+        notes.extend(Message("info", f"skipped: `omerender render --output-dir` wrote this directory (it holds "
                                      f"{RENDERED_MARKER}); its objects are output, not input", file=folder)
                      for folder in skipped)
     if errors:
@@ -161,7 +162,7 @@ def _yaml_files(directory: str, real: str, skipped: list[str],
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
     ``real`` is the resolved ``directory``, the boundary of every link below it.
-    A directory holding the record of ``render -o`` is appended to ``skipped``, not read."""
+    A directory holding the record of ``render --output-dir`` is appended to ``skipped``, not read."""
     found = []
     for root, dirs, files in os.walk(directory):
         if RENDERED_MARKER in files:

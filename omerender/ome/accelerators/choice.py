@@ -109,7 +109,8 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     Always checked first: E-A3 for a policy outside the enum (ISVC-wide and this component's override;
     raised), W-A6 when this component's override carries ``constraints``. Then the first rule that
     applies wins: override class, ISVC-wide class, override policy, ISVC-wide policy (empty strings are
-    unset). No rule: no class, no message. A rule but an empty pool: no class and I-A1. A class by name
+    unset). No rule: no class, no message. A rule but an empty pool: no class and I-A1, or for a class asked
+    for by name a warning naming it (omerender decision: OME drops it silently). A class by name
     must exist in the input (else E-A1, raised) and skips constraints and the pool. A policy picks among
     the pool classes in the input (I-A3 for each missing one) that pass ``spec.acceleratorSelector``'s
     constraints (§2.4), by the scores of §2.5; none left gives I-A2. BestFit with two or more
@@ -129,11 +130,10 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     if rule is None:
         return ClassChoice(None)
     pool = runtime_pool(runtime_spec)
-    if not pool:
-        report.info(f"{component}: no accelerator class: runtime {runtime_ref} lists no "
-                    "acceleratorRequirements.acceleratorClasses")
-        return ClassChoice(None)
     kind, value, path = rule
+    if not pool:
+        _no_pool(component, kind, value, path, runtime_ref, report)
+        return ClassChoice(None)
     if kind == "class":
         cls = inputs.classes.get(value)
         if cls is None:
@@ -143,6 +143,17 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
         return _chosen(component, cls, path, report)
     cls = _apply_policy(component, value, pool, selector, runtime_ref, inputs, report)
     return _chosen(component, cls, f"policy {value} in {path}", report) if cls else ClassChoice(None)
+
+
+def _no_pool(component: str, kind: str, value: str, path: str, runtime_ref: str, report: Report) -> None:
+    """I-A1; a class asked for by name is a warning that names it, since OME drops it without a word."""
+    if kind == "class":
+        report.warn(f"{component}: accelerator class {value} from {path} is not applied: runtime {runtime_ref} "
+                    f"lists no acceleratorRequirements.acceleratorClasses, and OME applies a class only from that "
+                    f"list (no node selector, no resources of the class); list {value} there", field=path)
+        return
+    report.info(f"{component}: no accelerator class: runtime {runtime_ref} lists no "
+                "acceleratorRequirements.acceleratorClasses")
 
 
 def _check_policy(policy, path: str) -> None:

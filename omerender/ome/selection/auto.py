@@ -5,7 +5,7 @@ from omerender.errors import OmeError, Report
 from ..load import Inputs, Obj
 from .evaluation import _fast_select, evaluate
 from .facts import _model_facts
-from .nomatch import no_runtime_text, unknown_class_note
+from .nomatch import explain_pointer, no_runtime_text, unknown_class_note
 from .request import _request
 from .result import Resolution, _replay
 from .runtimes import _index
@@ -30,6 +30,7 @@ def _auto(isvc: Obj, inputs: Inputs, report: Report, model: Obj) -> Resolution:
     _replay(report, result.warnings)
     if result.winner is None:
         text = no_runtime_text(result, isvc.name) + unknown_class_note(isvc, inputs)
+        text += explain_pointer(result, isvc.name)[1 if text.endswith("?") else 0:]
         raise OmeError(ADMISSION_PREFIX.format(model=model_name) + text if admission else text)
     runtime = result.winner.runtime
     if admission:

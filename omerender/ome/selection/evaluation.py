@@ -34,6 +34,7 @@ class Verdict:
     check: int | None          # number of that check (1-7)
     distance: Decimal = Decimal(0)
     gap: Decimal = Decimal(0)  # how far a failed check 4 (mismatches) or 5 (size) missed, for the nearest runtimes
+    auto_select: bool | None = None  # checks 6-7: the matching entry's autoSelect (None: unset)
 
 
 @dataclass
@@ -127,12 +128,14 @@ def _verdict(rt: "RuntimeFacts", model: "ModelFacts", request: Request, warnings
     size_reason = _size_reason(rt, model, warnings)
     if size_reason:
         return no(5, size_reason, _size_gap(rt, model, warnings))
-    if not rt.has_auto:
-        return no(6, NOT_AUTO)
-    if score <= 0:
-        first = next(e for e in rt.entries if _entry_reason(e, model) is None)
-        return no(7, NOT_AUTO_MATCHING.format(fmt=model.fmt_name) if first.auto is not True else ZERO_SCORE)
     first = next(e for e in rt.entries if _entry_reason(e, model) is None)
+    if not rt.has_auto or score <= 0:
+        if not rt.has_auto:
+            verdict = no(6, NOT_AUTO)
+        else:
+            verdict = no(7, NOT_AUTO_MATCHING.format(fmt=model.fmt_name) if first.auto is not True else ZERO_SCORE)
+        verdict.auto_select = first.auto
+        return verdict
     weight = sum(w * first.priority for w in (first.fmt_weight, first.fw_weight) if w > 0)
     return Verdict(rt.obj, rt.scope, True, score, first.priority, weight, None, None,
                    _distance(rt, model, warnings))

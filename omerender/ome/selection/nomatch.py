@@ -15,11 +15,12 @@ NEAREST = 3
 
 
 def no_runtime_text(result: Evaluation, isvc_name: str | None = None) -> str:
-    """§3.10's core text for a failed selection.
+    """§3.10's core text for a failed selection, then what omerender adds.
 
     Up to :data:`NEAREST` excluded runtimes are listed as OME lists them. More would make one line of
-    every runtime in a catalog, so the nearest few are named instead, closest first, with the
-    ``explain`` command that shows the rest.
+    every runtime in a catalog, so the nearest few are named instead, closest first. OME leaves out the
+    runtimes that support the model but are not auto-selectable (checks 6-7), the nearest of all: omerender
+    names them and their ``autoSelect`` (omerender decision).
     """
     fmt = result.format
     text = f"no runtime found to support model {fmt} with format {fmt} in namespace {result.namespace}"
@@ -28,14 +29,34 @@ def no_runtime_text(result: Evaluation, isvc_name: str | None = None) -> str:
         text += f". Checked {total} runtimes ({result.namespaced} namespace-scoped, {result.cluster} cluster-scoped)"
     excluded = [v for v in result.verdicts if v.check is not None and v.check <= 5]
     if len(excluded) > NEAREST:
-        closest = sorted(excluded, key=_closeness)[:NEAREST]
-        command = f"omerender explain --isvc {isvc_name} -n {result.namespace}" if isvc_name else \
-            f"omerender explain --model {result.model.name} -n {result.namespace}"
-        return (text + f". Nearest of {len(excluded)} excluded runtimes: " + _listed(closest)
-                + f". Run `{command}` for every runtime and its reason")
-    if excluded:
+        text += f". Nearest of {len(excluded)} excluded runtimes: " + _listed(sorted(excluded, key=_closeness)[:NEAREST])
+    elif excluded:
         text += ". Excluded runtimes: " + _listed(excluded)
-    return text
+    return text + _not_auto_selected([v for v in result.verdicts if v.check in (6, 7)])
+
+
+def explain_pointer(result: Evaluation, isvc_name: str | None = None) -> str:
+    """The sentence that points to ``omerender explain`` for every runtime's reason ("" when none was checked)."""
+    if not result.verdicts:
+        return ""
+    command = f"omerender explain --isvc {isvc_name} -n {result.namespace}" if isvc_name else \
+        f"omerender explain --model {result.model.name} -n {result.namespace}"
+    return f". Run `{command}` for every runtime and its reason"
+
+
+def _not_auto_selected(verdicts: list["Verdict"]) -> str:
+    if not verdicts:
+        return ""
+    shown = "; ".join(f"{v.runtime.name} ({_auto_reason(v)})" for v in verdicts[:NEAREST])
+    more = f"; and {len(verdicts) - NEAREST} more" if len(verdicts) > NEAREST else ""
+    return (f". Supporting the model but not auto-selectable: {shown}{more}: set autoSelect: true on the matching "
+            f"supportedModelFormats entry, or name the runtime in spec.runtime.name")
+
+
+def _auto_reason(v: "Verdict") -> str:
+    if v.check == 7 and v.auto_select is True:
+        return "its matching entry scores 0"
+    return "autoSelect: false" if v.auto_select is False else "autoSelect unset, which counts as false"
 
 
 def _listed(verdicts: list["Verdict"]) -> str:
