@@ -499,7 +499,7 @@ def linked_out(tmp_path: Path) -> tuple[Path, Path]:
                                       "deploy/./rendered/."])
 def test_render_o_never_writes_through_a_parent_link_leading_out(tmp_path, spelling):
     repo, outside = linked_out(tmp_path)
-    done = omerender("render", str(QUICKSTART), "-o", spelling, cwd=repo)
+    done = omerender("render", str(QUICKSTART), "--output-dir", spelling, cwd=repo)
     assert_refused(done, f"error: deploy/rendered: deploy is a symbolic link to {outside}, outside "
                          f"{repo}; omerender never writes through a link that leads out of the directory holding it")
     assert snapshot(outside) == {}
@@ -509,7 +509,7 @@ def test_render_o_through_a_parent_link_inside_its_directory_is_written(tmp_path
     repo = tmp_path / "repo"
     (repo / "real").mkdir(parents=True)
     (repo / "deploy").symlink_to("real")
-    done = omerender("render", str(QUICKSTART), "-o", "deploy/rendered/", cwd=repo)
+    done = omerender("render", str(QUICKSTART), "--output-dir", "deploy/rendered/", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert (repo / "real" / "rendered" / DEPLOYMENT).is_file()
 

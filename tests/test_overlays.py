@@ -140,7 +140,7 @@ def test_flags_an_overlays_omerender_config_sets_are_an_error(tmp_path, monkeypa
     run = run_cli("render", "overlays/prod", "--keep-inputs")
     assert (run.code, run.stdout, run.lines) == (1, "", [
         "error: --keep-inputs: this kustomization lists the OMERender transformer; set its options in that "
-        "config's spec (noModelNodeSelector, keepInputs), not as command-line flags"])
+        "config's spec (noModelNodeSelector, keepInputs, strict), not as command-line flags"])
     built = run_cli("render", "overlays/prod")  # the config's own options: what build ships
     assert (built.code, built.stdout) == (0, run_cli("build", "overlays/prod").stdout)
 
@@ -230,13 +230,13 @@ def test_a_revision_overlay_reaching_outside_the_repository_is_refused_without_n
 
 
 def test_check_compares_a_committed_render_with_the_overlays_build(repo):
-    assert run_cli("render", "envs/prod", "-o", "rendered").code == 0
+    assert run_cli("render", "envs/prod", "--output-dir", "rendered").code == 0
     assert run_cli("check", "envs/prod", "rendered").code == 0
     edit(repo / "envs" / "prod" / "max-replicas.yaml", "maxReplicas: 6", "maxReplicas: 8")
     run = run_cli("check", "envs/prod", "rendered")
     assert run.code == 1 and "-  maxReplicas: 6\n+  maxReplicas: 8\n" in run.stdout
     assert run.lines[-1] == ("error: rendered is out of date with envs/prod; run: omerender render envs/prod "
-                             "-o rendered")
+                             "--output-dir rendered")
 
 
 # ---------------------------------------------------------------- hostile input
