@@ -35,11 +35,12 @@ _BOTH_WORDS = {"true": True, "True": True, "TRUE": True, "false": False, "False"
 _V2_ONLY_WORDS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True) | dict.fromkeys(
     ("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False)
 
-_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+# Possessive (never backtracking): a megabyte of digits is matched once.
+_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]++|[0-9]++(?:\.[0-9]*+)?)(?:[eE][-+]?[0-9]++)?\Z")
 # strconv.ParseFloat on a text that starts with ".": Go's float syntax, "_" only between digits.
-_DOT_FLOAT = re.compile(r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?\Z")
-_BASE_DIGITS = {2: re.compile(r"[01]*\Z"), 8: re.compile(r"[0-7]*\Z"), 10: re.compile(r"[0-9]*\Z"),
-                16: re.compile(r"[0-9a-fA-F]*\Z")}
+_DOT_FLOAT = re.compile(r"\.[0-9]++(?:_[0-9]++)*+(?:[eE][-+]?[0-9]++(?:_[0-9]++)*+)?\Z")
+_BASE_DIGITS = {2: re.compile(r"[01]*+\Z"), 8: re.compile(r"[0-7]*+\Z"), 10: re.compile(r"[0-9]*+\Z"),
+                16: re.compile(r"[0-9a-fA-F]*+\Z")}
 _MOST_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}  # more significant digits than these overflow 64 bits
 _PREFIXES = {"b": 2, "B": 2, "o": 8, "O": 8, "x": 16, "X": 16}
 
