@@ -117,6 +117,16 @@ def test_a_plain_scalar_kubectl_and_kustomize_read_differently_is_refused(plain,
     assert run.stderr == f"error: <stdin>: {message} (line 7, column 7)\n"
 
 
+def test_a_long_refused_value_is_cut_in_the_message():
+    plain = "2001-01-02T03:04:05." + "1" * 100_000 + "Z"
+    run = render(configmap(plain))
+    shown = "2001-01-02T03:04:05." + "1" * 40 + "..."
+    assert (run.code, run.stdout) == (1, "")
+    assert run.stderr == (f'error: <stdin>: the plain value {shown} is the string "{shown}" to kubectl but the string '
+                          '"2001-01-02T03:04:05.111111111Z" to kustomize; quote it if you mean the string '
+                          "(line 7, column 7)\n")
+
+
 def test_every_refused_value_is_named_on_its_own_line():
     run = render(configmap("ok", "yes") + "---\n" + configmap("no"))
     assert run.code == 1

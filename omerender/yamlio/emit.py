@@ -4,9 +4,9 @@ The output is what ``yaml.dump(obj, sort_keys=True, default_flow_style=False)`` 
 a string is quoted wherever any reader of the output would take it for something else: PyYAML's
 YAML 1.1 resolver (which the dumper consults anyway), and the Go readers kustomize, kubectl and Argo
 CD use (gopkg.in/yaml.v3's core schema and go-yaml v2, :mod:`.goscalars`), whose rules differ
-(``1e-5``, ``0o22``, ``0X1F``, ``09``, ``y``, ``2001-1-2``, ``0b+1``). The dumper only takes shortcuts for the plain types parsed
-YAML holds (dict with string keys, list, str, int, bool, None), builds their nodes directly, and
-remembers how each scalar text resolves. Dumping dominated a large render's profile
+(``1e-5``, ``0o22``, ``0X1F``, ``09``, ``y``, ``2001-1-2``, ``0b+1``). The dumper only takes
+shortcuts for the plain types parsed YAML holds (dict with string keys, list, str, int, bool, None),
+builds their nodes directly, and remembers how each scalar text resolves. Dumping dominated a large render's profile
 (benchmarks/README.md).
 """
 from __future__ import annotations

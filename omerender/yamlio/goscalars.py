@@ -116,6 +116,7 @@ def _number(text: str, at: int) -> tuple[int | None, int]:
 
 _TIMESTAMP_START = re.compile(r"[0-9]{4}-")
 _OFFSET = re.compile(r"([-+])([0-9]{2}):([0-9]{2})")
+_DIGIT_RUN = re.compile(r"[0-9]*+")
 
 
 def _timestamp(text: str) -> str | _Unwritable | None:
@@ -166,9 +167,7 @@ def _clock(text: str, at: int) -> tuple[str, int] | None:
     clock = ":".join(fields)
     after = text[at + 1:at + 2]
     if text[at:at + 1] in (".", ",") and after and after in "0123456789":
-        end = at + 1
-        while end < len(text) and text[end] in "0123456789":
-            end += 1
+        end = _DIGIT_RUN.match(text, at + 1).end()
         fraction = text[at + 1:end][:9].ljust(9, "0").rstrip("0")
         clock += "." + fraction if fraction else ""
         at = end
@@ -277,7 +276,7 @@ def read_plain(text: str) -> tuple[str, object]:
 
 def _read(text: str) -> tuple[str, object]:
     if text == "<<":
-        return MERGE, text  # a merge as a key, the string "<<" anywhere else: so both readers
+        return MERGE, text  # a merge as a key, the string "<<" anywhere else, to both readers
     kubectl, kustomize = go_value(text, v3=False), go_value(text, v3=True)
     agreed = _agreed(kubectl, kustomize)
     if agreed is not _DISAGREE:
@@ -315,11 +314,12 @@ def _tagged(tag: str, value):
     if isinstance(value, _Unwritable):
         return value
     name = f"!!{tag.rsplit(':', 1)[1]}"
-    return _Unwritable(f"not a {name}", f"is not a {name} to kubectl or kustomize", "remove the tag or change the value")
+    return _Unwritable(f"not a {name}", f"is not a {name} to kubectl or kustomize",
+                       "remove the tag or change the value")
 
 
 def _refusal(what: str, text: str, kubectl, kustomize) -> str:
-    advice = f"quote it ({json.dumps(text)}) if you mean the string"
+    advice = f"quote it{f' ({json.dumps(text)})' if len(text) <= SNIPPET_CHARS else ''} if you mean the string"
     if isinstance(kubectl, _Unwritable) and isinstance(kustomize, _Unwritable) and kubectl.why == kustomize.why:
         return f"{what} {kubectl.both}; {kubectl.fix or advice}"
     if kubectl.__class__ is bool:
