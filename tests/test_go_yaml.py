@@ -127,7 +127,7 @@ def test_a_long_refused_value_is_cut_in_the_message():
                           "(line 7, column 7)\n")
 
 
-def test_every_refused_value_is_named_on_its_own_line():
+def test_a_file_stops_at_its_first_refused_value_as_at_any_yaml_error():
     run = render(configmap("ok", "yes") + "---\n" + configmap("no"))
     assert run.code == 1
     assert [line.split(";")[0] for line in run.lines] == [
