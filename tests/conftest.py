@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,14 @@ K8S_VERSION = "1.30"
 NON_CORE = {"LeaderWorkerSet", "ScaledObject"}
 # scripts/setup-tools.sh installs kustomize here; tests find it without a system install.
 os.environ["PATH"] = f"{ROOT / '.tools' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+# Tests write their inputs with yaml.safe_dump, whose YAML 1.1 rules leave plain some strings that Go's
+# readers, and so omerender, take for something else ("1e-5", "0o7", "09", "y", "2001-1-2"). Quoting every
+# text with the syntax of a Go number or timestamp, and YAML 1.1's one-letter booleans, keeps them strings.
+yaml.SafeDumper.add_implicit_resolver(
+    "tag:omerender.io,2026:go-non-string",
+    re.compile(r"^(?:[yYnN]|[-+]?(?:[0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9_]+)?|[-+]?0[xXoObB].*"
+               r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)$", re.S),
+    list("yYnN-+.0123456789"))
 
 
 @dataclass

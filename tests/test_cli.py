@@ -119,8 +119,8 @@ def test_malformed_yaml():
 
 
 def test_unknown_ome_version():
-    text = "apiVersion: ome.io/v1alpha1\nkind: InferenceService\nmetadata: {name: x, namespace: n}\n"
-    assert _error_lines(text) == ['error: <stdin>: InferenceService n/x: apiVersion: Unsupported value: '
+    text = "apiVersion: ome.io/v1alpha1\nkind: InferenceService\nmetadata: {name: x, namespace: ns}\n"
+    assert _error_lines(text) == ['error: <stdin>: InferenceService ns/x: apiVersion: Unsupported value: '
                                   '"ome.io/v1alpha1": supported values: "ome.io/v1beta1"']
 
 
@@ -132,9 +132,9 @@ def test_missing_kind_and_name():
 
 
 def test_wrong_types_name_the_field():
-    text = ("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: x, namespace: n}\n"
+    text = ("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: x, namespace: ns}\n"
             "spec: {engine: 5, runtime: {name: r}}\n")
-    assert _error_lines(text) == ['error: <stdin>: InferenceService n/x: spec.engine: Invalid value: "number": '
+    assert _error_lines(text) == ['error: <stdin>: InferenceService ns/x: spec.engine: Invalid value: "number": '
                                   'must be of type object']
 
 

@@ -33,7 +33,7 @@ def test_omerender_fn_version():
 
 def test_omerender_fn_without_arguments_still_reads_stdin():
     done = fn(stdin="apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-                    "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: n}}\n")
+                    "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}}\n")
     assert done.returncode == 0, done.stderr
     assert "kind: ResourceList" in done.stdout and "name: c" in done.stdout
 

@@ -3,10 +3,10 @@
 The output is what ``yaml.dump(obj, sort_keys=True, default_flow_style=False)`` prints, except that
 a string is quoted wherever any reader of the output would take it for something else: PyYAML's
 YAML 1.1 resolver (which the dumper consults anyway), and the Go readers kustomize, kubectl and Argo
-CD use (gopkg.in/yaml.v3's core schema and go-yaml v2), whose rules differ (``1e-5``, ``0o22``,
-``0X1F``, ``09``, ``y``, ``2001-1-2``). The dumper only takes shortcuts for the plain types parsed
-YAML holds (dict with string keys, list, str, int, bool, None), builds their nodes directly, and
-remembers how each scalar text resolves. Dumping dominated a large render's profile
+CD use (gopkg.in/yaml.v3's core schema and go-yaml v2, :mod:`.goscalars`), whose rules differ
+(``1e-5``, ``0o22``, ``0X1F``, ``09``, ``y``, ``2001-1-2``, ``0b+1``). The dumper only takes
+shortcuts for the plain types parsed YAML holds (dict with string keys, list, str, int, bool, None),
+builds their nodes directly, and remembers how each scalar text resolves. Dumping dominated a large render's profile
 (benchmarks/README.md).
 """
 from __future__ import annotations
@@ -17,6 +17,8 @@ import re
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from .goscalars import reads_as_itself
+
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null"))
 _MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
@@ -26,26 +28,22 @@ def _key(item):
     return item[0]
 
 
-# The Go readers' rules (yaml.v3 resolve.go; go-yaml v2 adds YAML 1.1's y/n booleans), as far as
-# PyYAML's own 1.1 resolver misses them. Both strip every "_" from a text that starts with a sign or
-# a digit before trying strconv.ParseInt (base prefixes 0x 0o 0b, either case), ParseUint and, for
-# texts matching yamlStyleFloat (which also covers every decimal and leading-zero integer, "09"
-# included), ParseFloat; a text starting with "." goes to ParseFloat. Quoting a text that then fails
-# the Go parse (out of range) only costs two quote characters, so the patterns stop at the syntax.
+# Go's readers (kubectl's go-yaml v2 rules, kustomize's v3) take a plain text for the string it is only
+# where :func:`reads_as_itself` says so: the rules input is read by. On top, every text with the syntax
+# of a Go number or timestamp is quoted, even one that then fails the Go parse (out of range, no such
+# date): that only costs two quote characters, and other readers (jq, Python's json) may differ there.
 _GO_NUMBER_START = frozenset("+-.0123456789")
 _GO_NUMBER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+"
                         r"|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)\Z")
 # yaml.v3 reads "YYYY-M-D", optionally followed by a time after "T", "t" or " ", as a timestamp.
 _GO_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ]|\Z)")
-_YAML11_ONLY_BOOLS = frozenset(("y", "Y", "n", "N"))
 
 
 def _go_reads_as_non_string(text: str) -> bool:
-    if text in _YAML11_ONLY_BOOLS:
+    if text[:1] in _GO_NUMBER_START and text and (_GO_NUMBER.match(text.replace("_", ""))
+                                                   or _GO_TIMESTAMP.match(text)):
         return True
-    if not text or text[0] not in _GO_NUMBER_START:
-        return False
-    return bool(_GO_NUMBER.match(text.replace("_", "")) or _GO_TIMESTAMP.match(text))
+    return not reads_as_itself(text)
 
 
 # How a plain scalar text resolves does not depend on the document, so one table serves every dump.

@@ -12,13 +12,12 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent)
 
 from . import limits
+from .goscalars import BOOL, FLOAT, INT, MERGE, NULL, REFUSED, STR, read_plain, read_tagged
 
 SNIPPET_CHARS = 60
 
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_STR_TAG = "tag:yaml.org,2002:str"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 # Tags that SafeLoader turns into types Kubernetes YAML does not have (bytes, sets, tuples, datetimes).
 _UNSUPPORTED_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
@@ -32,6 +31,13 @@ class YAMLLimitError(yaml.MarkedYAMLError):
 
     def __init__(self, problem: str, mark=None):
         super().__init__(problem=problem, problem_mark=mark)
+
+
+class YAMLMeaningError(ConstructorError):
+    """Well-formed YAML that kubectl and kustomize read differently (:mod:`.goscalars`), so it has no one meaning."""
+
+    def __init__(self, problem: str, mark=None):
+        super().__init__(None, None, problem, mark)
 
 
 @dataclass
@@ -50,14 +56,15 @@ _PLAIN_TAGS_MAX = 1 << 18
 class SafeLoader(_BaseLoader):
     """The libyaml safe loader, with the limits of :mod:`omerender.yamlio.limits` checked before anything is built.
 
-    Timestamps stay strings (as Kubernetes reads them); explicit tags for bytes, sets, ordered maps and
-    timestamps, mapping keys that are not strings, and a key twice in one mapping, are errors. Aliases are
-    expanded into plain trees, so callers never see shared or cyclic data. ``yaml.load``/``yaml.load_all`` with
-    this loader are safe on any text; :func:`load_all` and :func:`load_one` share a :class:`Budget` across texts.
+    Plain scalars mean what both of Kubernetes' Go readers make of them (:mod:`.goscalars`), and one they
+    read differently is an error, as are merges (``<<``) they resolve differently; explicit tags for bytes,
+    sets, ordered maps and timestamps, mapping keys that are not strings, and a key twice in one mapping,
+    are errors. Aliases are expanded into plain trees, so callers never see shared or cyclic data.
+    ``yaml.load``/``yaml.load_all`` with this loader are safe on any text; :func:`load_all` and
+    :func:`load_one` share a :class:`Budget` across texts.
     """
 
-    yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
-                               for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()}
+    yaml_implicit_resolvers: dict = {}  # PyYAML's YAML 1.1 rules: none apply (see resolve)
 
     def __init__(self, stream, budget: Budget | None = None):
         if hasattr(stream, "read"):
@@ -85,9 +92,43 @@ class SafeLoader(_BaseLoader):
     def construct_mapping(self, node, deep=False):
         merges = _check_keys(node.value)
         if merges:
+            self._merged_keys(node)
             self.flatten_mapping(node)  # resolves merge keys (<<); the base class does it again harmlessly
             _check_keys(node.value, unique=False)  # merged keys may repeat: the mapping's own ones win
         return super().construct_mapping(node, deep)
+
+    def _merged_keys(self, node) -> set:
+        """The keys of ``node`` with its merges, refusing what kubectl and kustomize merge differently: a
+        second ``<<`` (kubectl takes the last, kustomize refuses it) and a key set before a ``<<`` that sets
+        it too (kubectl takes the merged value, kustomize the key's). Each node is walked once per load."""
+        known = self.__dict__.setdefault("_merged", {})  # id -> (node, keys): the node kept, so its id is not reused
+        seen = known.get(id(node))
+        if seen is not None and seen[0] is node:
+            return seen[1]
+        own: dict = {}
+        merged: set = set()
+        merge = None
+        for key, value in node.value:
+            if key.tag == MERGE:
+                if merge is not None:
+                    raise YAMLMeaningError(f"a second merge key (<<) in one mapping (the first is on line "
+                                           f"{merge.start_mark.line + 1}): kubectl takes the last one's values, "
+                                           "kustomize refuses it; merge a list instead: <<: [*a, *b]", key.start_mark)
+                merge = key
+                for source in value.value if isinstance(value, yaml.SequenceNode) else [value]:
+                    if isinstance(source, yaml.MappingNode):
+                        merged |= self._merged_keys(source)
+                clash = next((name for name in own if name in merged), None)
+                if clash is not None:
+                    raise YAMLMeaningError(f"mapping key {_quoted(clash)} is set before the merge (<<) on "
+                                           f"line {key.start_mark.line + 1} that sets it too: kubectl takes the "
+                                           "merged value, kustomize this one; move the key below the << line",
+                                           own[clash].start_mark)
+            elif isinstance(key, yaml.ScalarNode):
+                own.setdefault(key.value, key)
+        keys = merged | own.keys()
+        known[id(node)] = (node, keys)
+        return keys
 
     # No path resolvers here: the composer's two calls per node can return at once.
     def descend_resolver(self, current_node, current_index):
@@ -97,15 +138,36 @@ class SafeLoader(_BaseLoader):
         pass
 
     def resolve(self, kind, value, implicit):
-        """The resolver's tag, remembered for plain scalars, whose tag depends on their text alone."""
+        """A plain scalar's tag as Go's readers resolve it (:func:`.goscalars.read_plain`), remembered: it
+        depends on the text alone."""
         if kind is not yaml.ScalarNode or not implicit[0]:
             return super().resolve(kind, value, implicit)
         tag = _PLAIN_TAGS.get(value)
         if tag is None:
             if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
                 _PLAIN_TAGS.clear()
-            tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+            tag = _PLAIN_TAGS[value] = read_plain(value)[0]
         return tag
+
+    def construct_typed(self, node):
+        """A null, bool, int or float: the value Go's readers agree on, for a plain scalar or an explicit tag."""
+        text = self.construct_scalar(node)
+        tag, value = read_plain(text)
+        if tag == node.tag:
+            return value
+        try:
+            return read_tagged(node.tag, text)
+        except ValueError as err:
+            raise YAMLMeaningError(str(err), node.start_mark) from None
+
+    def construct_merge_text(self, node):
+        return self.construct_scalar(node)  # "<<" anywhere but as a key is a string to Go's readers
+
+    def construct_refused(self, node):
+        tag, message = read_plain(self.construct_scalar(node))
+        if tag != REFUSED:
+            self.construct_unsupported(node)
+        raise YAMLMeaningError(message, node.start_mark)
 
     def construct_unsupported(self, node):
         raise ConstructorError(None, None, f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}; "
@@ -114,6 +176,10 @@ class SafeLoader(_BaseLoader):
 
 for _tag in _UNSUPPORTED_TAGS:
     SafeLoader.add_constructor(_tag, SafeLoader.construct_unsupported)
+for _tag in (NULL, BOOL, INT, FLOAT):
+    SafeLoader.add_constructor(_tag, SafeLoader.construct_typed)
+SafeLoader.add_constructor(MERGE, SafeLoader.construct_merge_text)
+SafeLoader.add_constructor(REFUSED, SafeLoader.construct_refused)
 
 
 def _check_keys(pairs, unique: bool = True) -> bool:
@@ -122,17 +188,26 @@ def _check_keys(pairs, unique: bool = True) -> bool:
     seen: dict[str, yaml.Node] = {}
     merges = False
     for key_node, _ in pairs:
-        if key_node.tag == _MERGE_TAG:
+        if key_node.tag == MERGE:
             merges = True
             continue
-        if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
-            raise ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; "
-                                   "quote it", key_node.start_mark)
+        if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == STR):
+            raise _not_a_string(key_node)
         if unique and seen.setdefault(key_node.value, key_node) is not key_node:
             raise ConstructorError(None, None, f"mapping key {_quoted(key_node.value)} already defined at line "
                                    f"{seen[key_node.value].start_mark.line + 1}; remove one of them",
                                    key_node.start_mark)
+    if "<<" in seen:
+        raise YAMLMeaningError('mapping key "<<" in quotes is a merge to kustomize but an ordinary key '
+                               "to kubectl; rename it, or write << without quotes to merge", seen["<<"].start_mark)
     return merges
+
+
+def _not_a_string(key_node) -> ConstructorError:
+    if key_node.tag == REFUSED:
+        return YAMLMeaningError("mapping key: " + read_plain(key_node.value)[1], key_node.start_mark)
+    return ConstructorError(None, None, f"mapping key {_node_text(key_node)} is not a string; quote it",
+                            key_node.start_mark)
 
 
 def _quoted(text: str) -> str:
@@ -316,7 +391,7 @@ def _unshare(value):
 
 def yaml_error_text(err: yaml.YAMLError) -> str:
     """What a message says about YAML that could not be read: over a limit, or malformed."""
-    prefix = "" if isinstance(err, YAMLLimitError) else "malformed YAML: "
+    prefix = "" if isinstance(err, (YAMLLimitError, YAMLMeaningError)) else "malformed YAML: "
     return prefix + yaml_problem(err)
 
 
