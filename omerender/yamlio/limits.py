@@ -39,6 +39,12 @@ MAX_ALIAS_NODES = 1_000_000
 # A real fleet prints a few hundred characters per InferenceService: 10,000 of them need about 5 MB.
 MAX_EXPANDED_CHARS = 64 * MIB
 
+# Placeholder actions ({{.Name}}, and {{""}} that prints nothing) run across the whole render. An action costs a few
+# microseconds whatever it prints, so characters alone do not bound the work: one runtime argument of 10,000
+# {{""}} (placeholders.MAX_ACTIONS, the most one value may hold) named by 600 InferenceServices is 6 million
+# actions. A real fleet runs a handful per InferenceService: 10,000 of them with 20 each need 200,000.
+MAX_PLACEHOLDER_ACTIONS = 200_000
+
 # Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render.
 # Every InferenceService copies its runtime's spec into its pods, so one large runtime named by many
 # InferenceServices would otherwise multiply within the input limits (a 30 MiB runtime and 100,000 of them: terabytes).
