@@ -45,8 +45,13 @@ MAX_EXPANDED_CHARS = 64 * MIB
 # actions. A real fleet runs a handful per InferenceService: 10,000 of them with 20 each need 200,000.
 MAX_PLACEHOLDER_ACTIONS = 200_000
 
-# Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render.
-# Every InferenceService copies its runtime's spec into its pods, so one large runtime named by many
-# InferenceServices would otherwise multiply within the input limits (a 30 MiB runtime and 100,000 of them: terabytes).
-# The target fleet copies about 1.7 million.
+# Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render and
+# charged before each copy is made. Every InferenceService copies its runtime's spec into its pods, so one large
+# runtime named by many InferenceServices would otherwise multiply within the input limits (one runtime of 20,000 env
+# entries named by 3,000 InferenceServices, 1 MB in all, is 180 million values). A render may copy 8 times the values
+# of its whole input, at least 1 million and at most 20 million: a copied value costs a few microseconds and about
+# 100 bytes of output held until the end. The target fleet copies about 1.7 million, 4 times its input's 426,000
+# values (each of its 2,000 runtimes is named by 5 InferenceServices); a 1 MB input holds at most about 300,000.
+COPIED_VALUES_FREE = 1_000_000
+COPIES_PER_INPUT_VALUE = 8
 MAX_COPIED_VALUES = 20_000_000
