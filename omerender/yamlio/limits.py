@@ -45,6 +45,13 @@ MAX_EXPANDED_CHARS = 64 * MIB
 # actions. A real fleet runs a handful per InferenceService: 10,000 of them with 20 each need 200,000.
 MAX_PLACEHOLDER_ACTIONS = 200_000
 
+# Runtimes judged against a model by automatic runtime selection (selection.md §3), across the input. Judgements are
+# shared by the InferenceServices that ask for the same model, namespace and classes or modes, and only runtimes whose
+# supportedModelFormats can match the model are judged; but distinct models times runtimes that all match still
+# multiply (1,700 runtimes and 1,000 models fit in 1 MB). A judgement costs some microseconds. The target fleet
+# makes about 9,000.
+MAX_SELECTION_JUDGEMENTS = 250_000
+
 # Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render and
 # charged before each copy is made. Every InferenceService copies its runtime's spec into its pods, so one large
 # runtime named by many InferenceServices would otherwise multiply within the input limits (one runtime of 20,000 env
