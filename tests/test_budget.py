@@ -118,3 +118,21 @@ def test_a_gpu_quantity_past_2_63_is_refused_as_kubernetes_refuses_it(gpus):
     errors = [line for line in run.lines if line.startswith("error:")]
     assert errors and all(f'Invalid value: "{gpus}": must be a Kubernetes quantity of at most 9223372036854775807 '
                           "(2^63-1) in magnitude" in line for line in errors), errors
+
+
+def test_quantity_magnitudes_are_judged_before_any_power_is_computed():
+    from fractions import Fraction
+
+    from omerender.errors import OmeError
+    from omerender.kube.quantities import parse_quantity
+    assert parse_quantity("9223372036854775807", "q") == 2 ** 63 - 1
+    assert parse_quantity("1e-999999999", "q") == Fraction(1, 10 ** 9)  # below 1n: 1n, as Kubernetes rounds it
+    assert parse_quantity("-1e-20", "q") == -Fraction(1, 10 ** 9)
+    assert parse_quantity("1.5e-9", "q") == Fraction(3, 2 * 10 ** 9)
+    assert parse_quantity("80Gi", "q") == 80 * 2 ** 30
+    for value, shown in (("8Ei", "8Ei"), ("1" * 5000, "1" * 60 + "... (5,000 characters)"),
+                         (10 ** 5000, "<an integer of 16610 bits>")):
+        with pytest.raises(OmeError) as raised:
+            parse_quantity(value, "q")
+        assert raised.value.text == (f'q: Invalid value: "{shown}": must be a Kubernetes quantity of at most '
+                                     "9223372036854775807 (2^63-1) in magnitude")
