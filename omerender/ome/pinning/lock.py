@@ -79,9 +79,13 @@ def _charged_copy(chains: Chains, resolution: Resolution) -> dict:
     return chains.merged_spec(runtime)
 
 
-def _snapshot_copy(record: Revision) -> dict:
-    """A fresh copy of a pinned revision's spec, charged to the copied-values limit first."""
-    charge_copy(count_values(record.spec), f"revision {record.runtime}")
+def _snapshot_copy(record: Revision, live: Live) -> dict:
+    """A fresh copy of a pinned revision's spec, charged to the copied-values limit first: what it holds beyond
+    the live spec ``live_state`` copied and charged already (the render uses one of the two)."""
+    charged = 0 if live.resolution is None else _per_runtime(live.chains, live.resolution, count_values)
+    extra = count_values(record.spec) - charged
+    if extra > 0:
+        charge_copy(extra, f"revision {record.runtime}")
     return copy_data(record.spec)
 
 
@@ -212,7 +216,7 @@ def _named_revision(isvc, live, entry, revisions, report, locked, given) -> dict
         raise _stale(f"no entry for InferenceService {_isvc_id(isvc)}" if entry is None else
                      f"runtime spec of InferenceService {_isvc_id(isvc)} changed ({entry.revision} -> {given})")
     _warn_runtime_gone(isvc, live, report, given)
-    return _snapshot_copy(record)
+    return _snapshot_copy(record, live)
 
 
 def _revision_for(isvc: Obj, live: Live, revisions: dict, given: str) -> Revision:
@@ -261,7 +265,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     if locked and entry.revision != pin:
         raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {pin})")
     if _warn_runtime_gone(isvc, live, report, pin) or live.hash == record.specHash:
-        return _snapshot_copy(record)
+        return _snapshot_copy(record, live)
     token = _sync_token(isvc)
     if token and token != entry.syncToken:
         if locked:
@@ -270,7 +274,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
                     "ome.io/runtime-sync annotation to advance")
-    return _snapshot_copy(record)
+    return _snapshot_copy(record, live)
 
 
 def _following(isvc, live, entry, report, locked) -> dict:
