@@ -14,7 +14,10 @@ import yaml
 
 from conftest import ROOT, render_objects, run_cli, worked_example
 from omerender.gitops.krm import run as krm_run
+from omerender.ome.runtimes.inherit import Chains
 from omerender.yamlio import limits
+from omerender.yamlio.data import count_values
+from select_helpers import L3, NS, cbm, csr, isvc
 
 BOMB = """\
 a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
@@ -274,21 +277,44 @@ def test_a_stream_of_empty_documents_is_bounded(monkeypatch):
 
 def test_a_runtime_copied_by_many_inference_services_is_bounded_across_the_render(monkeypatch):
     # Each InferenceService copies its runtime's spec: one large runtime named many times must not multiply.
-    from omerender.yamlio.data import count_values
     objects = worked_example()
     isvcs = [copy.deepcopy(objects["isvc"]) for _ in range(3)]
     for i, isvc in enumerate(isvcs):
         isvc["metadata"]["name"] = f"s{i}"
     per_isvc = count_values(objects["runtime"]["spec"])
     inputs = [objects["model"], objects["runtime"], *isvcs]
-    monkeypatch.setattr(limits, "MAX_COPIED_VALUES", 3 * per_isvc)
+    monkeypatch.setattr(limits, "COPIES_PER_INPUT_VALUE", 0)  # the floor alone
+    monkeypatch.setattr(limits, "COPIED_VALUES_FREE", 3 * per_isvc)
     assert render_objects(inputs).code == 0
-    monkeypatch.setattr(limits, "MAX_COPIED_VALUES", 3 * per_isvc - 1)
+    monkeypatch.setattr(limits, "COPIED_VALUES_FREE", 3 * per_isvc - 1)
     assert_fails(render_objects(inputs),
                  f"error: <stdin>: InferenceService llama-demo/s2: the InferenceServices rendered so far "
                  f"copy more than {3 * per_isvc - 1:,} values of runtime specs in all (this one {per_isvc:,}, from "
-                 "ClusterServingRuntime/srt-llama-3-2-3b-instruct); render fewer InferenceServices at a time, or "
-                 "make the runtime smaller")
+                 f"ClusterServingRuntime/srt-llama-3-2-3b-instruct); the limit is 0 times the values of the input, "
+                 f"at least {3 * per_isvc - 1:,} and at most 20,000,000; render fewer InferenceServices at a time, "
+                 "or make the runtime smaller")
+
+
+def test_the_copied_values_limit_grows_with_the_input_and_is_charged_before_copying(monkeypatch):
+    # One runtime of 2,000 env entries named by 300 InferenceServices: 1.8 million values to copy from an input of
+    # about 10,000 (the floor lowered below 8 times that). The render stops at the InferenceService that would pass 8 times the input, before copying it.
+    env = [{"name": f"E{i}", "value": "v"} for i in range(2_000)]
+    runtime = csr("big", engineConfig={"runner": {"name": "ome-container", "image": "img", "env": env}})
+    isvcs = [isvc(f"s{i:03d}", model=L3, runtime="big") for i in range(300)]
+    in_input = sum(count_values(o) for o in [runtime, cbm(), *isvcs])
+    per_isvc = count_values(runtime["spec"])
+    monkeypatch.setattr(limits, "COPIED_VALUES_FREE", 10_000)
+    limit = 8 * in_input
+    first_over = limit // per_isvc  # 0-based index of the InferenceService that passes it
+    copied = []
+    merged_spec = Chains.merged_spec
+    monkeypatch.setattr(Chains, "merged_spec", lambda self, rt: copied.append(1) or merged_spec(self, rt))
+    assert_fails(render_objects([runtime, cbm(), *isvcs]),
+                 f"error: <stdin>: InferenceService {NS}/s{first_over:03d}: the InferenceServices rendered so far "
+                 f"copy more than {limit:,} values of runtime specs in all (this one {per_isvc:,}, from "
+                 f"ClusterServingRuntime/big); the limit is 8 times the values of the input, at least 10,000 and at "
+                 f"most 20,000,000; render fewer InferenceServices at a time, or make the runtime smaller")
+    assert len(copied) <= first_over  # the one that passed the limit was never copied
 
 
 def test_file_count_limit(tmp_path, monkeypatch):

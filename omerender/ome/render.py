@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube import apirules
 from omerender.kube.names import trunc63
-from omerender.yamlio import limits
 from .accelerators import choice as accelerators, effects as classeffects
+from .budget import BudgetError, copy_budget
 from .load import Inputs, Obj
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
@@ -49,7 +49,6 @@ class IsvcFacts:
     auto_selected: bool = False
     classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
     objects: list[dict] = field(default_factory=list)
-    copied_values: int = 0  # of the runtime spec it renders from (limits.MAX_COPIED_VALUES)
 
 
 @dataclass
@@ -64,7 +63,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
 
     ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
     """
-    with render_budget():
+    with render_budget(), copy_budget(inputs):
         return _render(inputs, options, lock)
 
 
@@ -81,7 +80,6 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
-    copied = 0
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -91,14 +89,13 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
                 check_rendered(obj)
             isvc_facts.objects = objects
             rendered.extend((obj, isvc) for obj in objects)
+        except BudgetError as err:
+            errors.append(err.located(isvc.ref, isvc.file))
+            break  # a limit of the whole render: every InferenceService after it would pass it too
         except OmeError as err:
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
-        copied += isvc_facts.copied_values
-        if copied > limits.MAX_COPIED_VALUES:
-            errors.append(_too_much_copied(isvc, isvc_facts).located(isvc.ref, isvc.file))
-            break  # every InferenceService after it would pass the limit too
     kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
@@ -106,12 +103,6 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text)
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
-
-
-def _too_much_copied(isvc: Obj, facts: IsvcFacts) -> OmeError:
-    return OmeError(f"the InferenceServices rendered so far copy more than {limits.MAX_COPIED_VALUES:,} values of "
-                    f"runtime specs in all (this one {facts.copied_values:,}, from {rt_ref(facts.runtime)}); render "
-                    "fewer InferenceServices at a time, or make the runtime smaller", field="spec.runtime")
 
 
 def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
@@ -290,7 +281,6 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     runtime = resolution.runtime
     if facts is not None:
         facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
-        facts.copied_values = pinned.values
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")

@@ -39,8 +39,26 @@ MAX_ALIAS_NODES = 1_000_000
 # A real fleet prints a few hundred characters per InferenceService: 10,000 of them need about 5 MB.
 MAX_EXPANDED_CHARS = 64 * MIB
 
-# Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render.
-# Every InferenceService copies its runtime's spec into its pods, so one large runtime named by many
-# InferenceServices would otherwise multiply within the input limits (a 30 MiB runtime and 100,000 of them: terabytes).
-# The target fleet copies about 1.7 million.
+# Placeholder actions ({{.Name}}, and {{""}} that prints nothing) run across the whole render. An action costs a few
+# microseconds whatever it prints, so characters alone do not bound the work: one runtime argument of 10,000
+# {{""}} (placeholders.MAX_ACTIONS, the most one value may hold) named by 600 InferenceServices is 6 million
+# actions. A real fleet runs a handful per InferenceService: 10,000 of them with 20 each need 200,000.
+MAX_PLACEHOLDER_ACTIONS = 200_000
+
+# Runtimes judged against a model by automatic runtime selection (selection.md §3), across the input. Judgements are
+# shared by the InferenceServices that ask for the same model, namespace and classes or modes, and only runtimes whose
+# supportedModelFormats can match the model are judged; but distinct models times runtimes that all match still
+# multiply (1,700 runtimes and 1,000 models fit in 1 MB). A judgement costs some microseconds. The target fleet
+# makes about 9,000.
+MAX_SELECTION_JUDGEMENTS = 250_000
+
+# Values (maps, lists and scalars) of the runtime spec each InferenceService renders from, summed over the render and
+# charged before each copy is made. Every InferenceService copies its runtime's spec into its pods, so one large
+# runtime named by many InferenceServices would otherwise multiply within the input limits (one runtime of 20,000 env
+# entries named by 3,000 InferenceServices, 1 MB in all, is 180 million values). A render may copy 8 times the values
+# of its whole input, at least 1 million and at most 20 million: a copied value costs a few microseconds and about
+# 100 bytes of output held until the end. The target fleet copies about 1.7 million, 4 times its input's 426,000
+# values (each of its 2,000 runtimes is named by 5 InferenceServices); a 1 MB input holds at most about 300,000.
+COPIED_VALUES_FREE = 1_000_000
+COPIES_PER_INPUT_VALUE = 8
 MAX_COPIED_VALUES = 20_000_000

@@ -10,7 +10,9 @@ What the chosen class then does to runners and pods is :mod:`omerender.ome.accel
 """
 from __future__ import annotations
 
+import json
 import math
+import weakref
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -21,6 +23,7 @@ from omerender.yamlio.data import list_or_empty, map_or_empty
 from ..load import Inputs, Obj
 
 COMPONENTS = ("engine", "decoder")
+LISTED = 10  # classes a message names one by one; a pool of thousands is summarised past them
 POLICIES = ("BestFit", "Cheapest", "MostCapable", "FirstAvailable")
 GIB = 2 ** 30
 SELECTOR = "spec.acceleratorSelector"
@@ -42,11 +45,8 @@ class ClassChoice:
 
 def runtime_pool(runtime_spec: dict) -> list[str]:
     """The runtime's ``acceleratorRequirements.acceleratorClasses``, a repeated name once at its first position."""
-    pool: list[str] = []
-    for name in list_or_empty(map_or_empty(runtime_spec.get("acceleratorRequirements")).get("acceleratorClasses")):
-        if isinstance(name, str) and name not in pool:
-            pool.append(name)
-    return pool
+    names = list_or_empty(map_or_empty(runtime_spec.get("acceleratorRequirements")).get("acceleratorClasses"))
+    return list(dict.fromkeys(name for name in names if isinstance(name, str)))
 
 
 def _integer_value(quantity: Fraction) -> int:
@@ -179,16 +179,61 @@ def _chosen(component: str, cls: Obj, where: str, report: Report) -> ClassChoice
     return ClassChoice(cls, where)
 
 
+@dataclass(frozen=True)
+class _Outcome:
+    """What a policy makes of a pool under some constraints: the same for every InferenceService that asks it."""
+
+    chosen: Obj | None
+    candidates: int
+    missing: tuple[str, ...]    # pool classes not in the input, in pool order
+    listed: str                 # I-A2's "name: reason; ..." when nothing is chosen
+
+
+_OUTCOMES: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _outcomes(inputs: Inputs) -> dict:
+    """The policy outcomes of ``inputs``: thousands of InferenceServices over one pool of thousands of classes
+    would otherwise score every class once each."""
+    found = _OUTCOMES.get(id(inputs))
+    if found is None or found[0]() is not inputs:
+        key = id(inputs)
+        found = _OUTCOMES[key] = (weakref.ref(inputs, lambda _ref: _OUTCOMES.pop(key, None)), {})
+    return found[1]
+
+
 def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, runtime_ref: str,
                   inputs: Inputs, report: Report) -> Obj | None:
     constraints = map_or_empty(selector.get("constraints"))
+    key = (policy, tuple(pool), json.dumps(constraints, sort_keys=True, default=repr), len(inputs.classes))
+    cache = _outcomes(inputs)
+    outcome = cache.get(key)
+    if outcome is None:
+        outcome = cache[key] = _outcome(policy, pool, constraints, inputs)
+    for name in outcome.missing[:LISTED]:
+        report.info(f"{component}: accelerator class {name} listed by runtime {runtime_ref} is not in the "
+                    f"input; policy {policy} skips it")
+    if len(outcome.missing) > LISTED:
+        report.info(f"{component}: {len(outcome.missing) - LISTED:,} more accelerator classes listed by runtime "
+                    f"{runtime_ref} are not in the input; policy {policy} skips them")
+    if outcome.chosen is None:
+        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({outcome.listed})")
+        return None
+    if policy == "BestFit" and outcome.candidates > 1 and selector.get("constraints") is None:
+        report.warn(f"{component}: BestFit has {outcome.candidates} candidate classes but {SELECTOR}.constraints "
+                    "is not set; OME does not reconcile this (known bug); omerender scored with empty "
+                    f"constraints and chose {outcome.chosen.name}")
+    return outcome.chosen
+
+
+def _outcome(policy: str, pool: list[str], constraints: dict, inputs: Inputs) -> _Outcome:
     reasons: dict[str, str] = {}
     candidates: list[Obj] = []
+    missing: list[str] = []
     for name in pool:
         cls = inputs.classes.get(name)
         if cls is None:
-            report.info(f"{component}: accelerator class {name} listed by runtime {runtime_ref} is not in the "
-                        f"input; policy {policy} skips it")
+            missing.append(name)
             reasons[name] = "not in the input"
             continue
         failure = constraint_failure(cls, constraints)
@@ -197,15 +242,9 @@ def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, 
         else:
             candidates.append(cls)
     chosen = _pick(policy, candidates, constraints, reasons)
-    if chosen is None:
-        listed = "; ".join(f"{name}: {reasons[name]}" for name in pool if name in reasons)
-        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({listed})")
-        return None
-    if policy == "BestFit" and len(candidates) > 1 and selector.get("constraints") is None:
-        report.warn(f"{component}: BestFit has {len(candidates)} candidate classes but {SELECTOR}.constraints "
-                    "is not set; OME does not reconcile this (known bug); omerender scored with empty "
-                    f"constraints and chose {chosen.name}")
-    return chosen
+    failed = [f"{name}: {reasons[name]}" for name in pool if name in reasons]
+    more = f"; and {len(failed) - LISTED:,} more" if len(failed) > LISTED else ""
+    return _Outcome(chosen, len(candidates), tuple(missing), "; ".join(failed[:LISTED]) + more)
 
 
 def _pick(policy: str, candidates: list[Obj], constraints: dict, reasons: dict[str, str]) -> Obj | None:
@@ -391,9 +430,10 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
         if map_or_empty(own.get(config)).get("acceleratorOverride") is not None:
             report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime")
     pool = runtime_pool(runtime_spec)
+    pooled = set(pool)
     for index, entry in enumerate(list_or_empty(runtime_spec.get("supportedModelFormats"))):
         for key in map_or_empty(map_or_empty(entry).get("acceleratorConfig")):
-            if key not in pool:
+            if key not in pooled:
                 report.warn(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
                             "acceleratorRequirements.acceleratorClasses")
     if pool_inherited_from is not None:

@@ -14,6 +14,7 @@ from typing import Callable
 
 from omerender.errors import OmeError, OmeErrors, Report
 from omerender.yamlio.data import copy_data, count_values
+from ..budget import charge_copy
 from ..load import OME_API_VERSION, Inputs, Obj
 from ..runtimes.inherit import Chains, ChainError, rt_ref, warn_auto_selected
 from ..selection.lookup import find_runtime
@@ -49,24 +50,43 @@ class Live:
     def hash(self) -> str | None:
         return None if self.resolution is None else self._per_runtime(spec_hash)
 
-    @functools.cached_property
-    def values(self) -> int:
-        """How many values ``spec`` holds (:data:`limits.MAX_COPIED_VALUES`)."""
-        return 0 if self.resolution is None else self._per_runtime(count_values)
-
     def _per_runtime(self, compute: Callable[[dict], object]):
-        runtime, auto = self.resolution.runtime, self.resolution.auto_selected
-        key = (compute, id(runtime), auto)  # the same runtime gives the same spec
-        found = self.chains.spec_facts.get(key)
-        if found is None:
-            source = self.chains.own_spec(runtime) if auto else self.chains.merged_view(runtime)
-            found = self.chains.spec_facts[key] = compute(source)
-        return found
+        return _per_runtime(self.chains, self.resolution, compute)
 
     @functools.cached_property
     def revision(self) -> str | None:
         digest = self.hash
         return None if digest is None else revision_name(self.isvc, self.resolution.runtime, digest)
+
+
+def _per_runtime(chains: Chains, resolution: Resolution, compute: Callable[[dict], object]):
+    """``compute`` of the spec ``resolution`` renders from, once per runtime: the same runtime gives the same spec."""
+    runtime, auto = resolution.runtime, resolution.auto_selected
+    key = (compute, id(runtime), auto)
+    found = chains.spec_facts.get(key)
+    if found is None:
+        source = chains.own_spec(runtime) if auto else chains.merged_view(runtime)
+        found = chains.spec_facts[key] = compute(source)
+    return found
+
+
+def _charged_copy(chains: Chains, resolution: Resolution) -> dict:
+    """A fresh copy of the spec ``resolution`` renders from, charged to the copied-values limit first."""
+    runtime = resolution.runtime
+    charge_copy(_per_runtime(chains, resolution, count_values), rt_ref(runtime))
+    if resolution.auto_selected:
+        return copy_data(chains.own_spec(runtime))
+    return chains.merged_spec(runtime)
+
+
+def _snapshot_copy(record: Revision, live: Live) -> dict:
+    """A fresh copy of a pinned revision's spec, charged to the copied-values limit first: what it holds beyond
+    the live spec ``live_state`` copied and charged already (the render uses one of the two)."""
+    charged = 0 if live.resolution is None else _per_runtime(live.chains, live.resolution, count_values)
+    extra = count_values(record.spec) - charged
+    if extra > 0:
+        charge_copy(extra, f"revision {record.runtime}")
+    return copy_data(record.spec)
 
 
 def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenient: bool = False) -> Live:
@@ -78,16 +98,16 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
         if runtime is None:
             return Live("Named", None, None, (), None)
         try:
-            spec = chains.merged_spec(runtime)
+            disabled = chains.merged_view(runtime).get("disabled") is True
         except ChainError:
-            spec = None  # resolve() below reports the chain error (E-I6)
-        if spec is not None and spec.get("disabled") is True:
-            return _live_of(isvc, chains, Resolution(None, runtime, False, None), spec, disabled=True)
+            disabled = False  # resolve() below reports the chain error (E-I6)
+        if disabled:
+            resolution = Resolution(None, runtime, False, None)
+            return _live_of(isvc, chains, resolution, _charged_copy(chains, resolution), disabled=True)
     resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_view)  # selection only reads it
     if resolution.auto_selected:
         warn_auto_selected(resolution.runtime, report)
-        return _live_of(isvc, chains, resolution, copy_data(chains.own_spec(resolution.runtime)))
-    return _live_of(isvc, chains, resolution, chains.merged_spec(resolution.runtime))
+    return _live_of(isvc, chains, resolution, _charged_copy(chains, resolution))
 
 
 def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disabled: bool = False) -> Live:
@@ -142,7 +162,6 @@ class Pinned:
 
     resolution: Resolution
     spec: dict
-    values: int                      # how many values ``spec`` holds
     name_revision: Callable[[], str] = field(repr=False, compare=False)
 
     @functools.cached_property
@@ -164,11 +183,11 @@ def resolve_with_lock(isvc: Obj, inputs: Inputs, chains: Chains, lock: Lock | No
         record = lock.revisions[given or entry.pinnedRevision]
         resolution = Resolution(None, _stand_in(record), False, None)
     if spec is live.spec:
-        return Pinned(resolution, spec, live.values, lambda: live.revision)
+        return Pinned(resolution, spec, lambda: live.revision)
     digest = spec_hash(spec)
     if digest != live.hash and resolution.model is not None:
         resolution = _entry_from_snapshot(isvc, inputs, resolution, spec)
-    return Pinned(resolution, spec, count_values(spec), lambda: revision_name(isvc, resolution.runtime, digest))
+    return Pinned(resolution, spec, lambda: revision_name(isvc, resolution.runtime, digest))
 
 
 def _entry_from_snapshot(isvc: Obj, inputs: Inputs, resolution: Resolution, snapshot: dict) -> Resolution:
@@ -197,7 +216,7 @@ def _named_revision(isvc, live, entry, revisions, report, locked, given) -> dict
         raise _stale(f"no entry for InferenceService {_isvc_id(isvc)}" if entry is None else
                      f"runtime spec of InferenceService {_isvc_id(isvc)} changed ({entry.revision} -> {given})")
     _warn_runtime_gone(isvc, live, report, given)
-    return copy_data(record.spec)
+    return _snapshot_copy(record, live)
 
 
 def _revision_for(isvc: Obj, live: Live, revisions: dict, given: str) -> Revision:
@@ -246,7 +265,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     if locked and entry.revision != pin:
         raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {pin})")
     if _warn_runtime_gone(isvc, live, report, pin) or live.hash == record.specHash:
-        return copy_data(record.spec)
+        return _snapshot_copy(record, live)
     token = _sync_token(isvc)
     if token and token != entry.syncToken:
         if locked:
@@ -255,7 +274,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
                     "ome.io/runtime-sync annotation to advance")
-    return copy_data(record.spec)
+    return _snapshot_copy(record, live)
 
 
 def _following(isvc, live, entry, report, locked) -> dict:

@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from omerender.yamlio import limits
+from ..budget import BudgetError
 from ..load import Inputs, Obj
 from .entries import _entry_pieces, _entry_reason, _format_reason
 from .facts import ModelFacts, RuntimeFacts, _model_facts
 from .request import Request, _classes_pass, _mode_reason
-from .runtimes import _index
+from .runtimes import _Index, _index
 from .scoring import _runtime_score
 from .sizes import _distance, _plain, _size_gap, _size_reason
 
@@ -63,22 +65,29 @@ def evaluate(inputs: Inputs, namespace: str, model: Obj, request: Request | None
         return cached
     facts = _model_facts(model)
     runtimes = index.namespaced.get(namespace, []) + index.cluster
-    result = _judge(namespace, model, facts, request, runtimes, len(index.namespaced.get(namespace, [])),
+    result = _judge(index, namespace, model, facts, request, runtimes, len(index.namespaced.get(namespace, [])),
                     len(index.cluster))
     index.evaluations[key] = result
     return result
 
 
 def _fast_select(inputs: Inputs, namespace: str, model: Obj, facts: "ModelFacts", request: Request) -> Evaluation:
-    """Judge only the runtimes with an entry that can match the model; the winner equals :func:`evaluate`'s."""
+    """Judge only the runtimes with an entry that can match the model; the winner equals :func:`evaluate`'s.
+
+    Once per model, namespace and request: InferenceServices that ask the same share the judgement."""
     index = _index(inputs)
+    key = (namespace, id(model), request)
+    cached = index.selections.get(key)
+    if cached is not None and cached.model is model:
+        return cached
     candidates = [rt for rt in index.by_key.get(facts.key, ())
                   if rt.obj.kind == "ClusterServingRuntime" or rt.obj.namespace == namespace]
-    result = _judge(namespace, model, facts, request, candidates, 0, 0)
+    result = index.selections[key] = _judge(index, namespace, model, facts, request, candidates, 0, 0)
     return result
 
 
-def _judge(namespace, model, facts, request, runtimes, namespaced, cluster) -> Evaluation:
+def _judge(index: _Index, namespace, model, facts, request, runtimes, namespaced, cluster) -> Evaluation:
+    _charge(index, len(runtimes))
     warnings: list = []
     verdicts = [_verdict(rt, facts, request, warnings) for rt in runtimes]
     good = sorted((v for v in verdicts if v.compatible), key=_rank_key)
@@ -86,6 +95,17 @@ def _judge(namespace, model, facts, request, runtimes, namespaced, cluster) -> E
     result = Evaluation(namespace, model, facts.fmt_name, good + bad, namespaced, cluster, warnings=warnings)
     result.tie_break = _tie_break(good, facts)
     return result
+
+
+def _charge(index: _Index, runtimes: int) -> None:
+    """Count the runtimes about to be judged against :data:`limits.MAX_SELECTION_JUDGEMENTS`."""
+    index.judged += runtimes
+    if index.judged > limits.MAX_SELECTION_JUDGEMENTS:
+        raise BudgetError(f"automatic runtime selection has judged more than {limits.MAX_SELECTION_JUDGEMENTS:,} "
+                          "runtimes against models in this input (each distinct model, namespace and requested "
+                          "class or mode is judged against every runtime whose supportedModelFormats can match it); "
+                          "name the runtime in spec.runtime.name, use fewer distinct models or runtimes, or render "
+                          "fewer InferenceServices at a time", field="spec.model")
 
 
 def _rank_key(v: Verdict):

@@ -17,6 +17,8 @@ class _Index:
     fingerprint: tuple
     listed_classes: frozenset = frozenset()           # every class some runtime lists
     evaluations: dict = field(default_factory=dict)   # (namespace, id(model), Request) -> full Evaluation
+    selections: dict = field(default_factory=dict)    # (namespace, id(model), Request) -> Evaluation of candidates
+    judged: int = 0                                   # runtimes judged against a model (MAX_SELECTION_JUDGEMENTS)
 
     def facts_of(self, obj: Obj) -> RuntimeFacts:
         return self.by_obj.get(id(obj)) or _runtime_facts(obj, obj.spec)

@@ -2,29 +2,36 @@
 :func:`.fields.parse_size`."""
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 
 from .facts import ModelFacts, RuntimeFacts
 from .fields import _size_or_none
 
 
-def _read_size(text: str, field_name: str, ref, file, warnings: list) -> Decimal:
-    value = _size_or_none(text)
+def _read_size(text: str, field_name: str, owner, warnings: list) -> Decimal:
+    """``owner`` (a model's facts or a runtime object) has ``ref`` and ``file``, read only for the warning."""
+    value = _parsed_size(text)
     if value is None:
-        warning = (f'{field_name} "{text}" is not a valid parameter count; OME reads it as 0', ref, file)
+        warning = (f'{field_name} "{text}" is not a valid parameter count; OME reads it as 0', owner.ref, owner.file)
         if warning not in warnings:
             warnings.append(warning)
         return Decimal(0)
     return value
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed_size(text: str) -> Decimal | None:
+    """A selection judges many runtimes against many models: each distinct size text is parsed once."""
+    return _size_or_none(text)
+
+
 def _bounds(rt: "RuntimeFacts", model: ModelFacts, warnings: list):
     """(size, min, max) when the size check applies (model sized, runtime with a range), else None."""
     if model.size_text is None or rt.size_range is None:
         return None
-    size = _read_size(model.size_text, "spec.modelParameterSize", model.ref, model.file, warnings)
-    low, high = (None if text is None else _read_size(text, f"spec.modelSizeRange.{name}", rt.obj.ref, rt.obj.file,
-                                                      warnings)
+    size = _read_size(model.size_text, "spec.modelParameterSize", model, warnings)
+    low, high = (None if text is None else _read_size(text, f"spec.modelSizeRange.{name}", rt.obj, warnings)
                  for name, text in (("min", rt.size_range[0]), ("max", rt.size_range[1])))
     return size, low, high
 

@@ -48,6 +48,7 @@ def _compare(a: Version, b: Version) -> int:
     return (left > right) - (left < right)
 
 
+@lru_cache(maxsize=8192)  # selection compares the same few versions for every runtime and model
 def versions_match(entry_version: str, model_version: str, operator: str = "Equal") -> bool:
     """entry OP model (§3.4); the entry's version is the newest accepted for GreaterThan(OrEqual)."""
     entry, model = parse_version(entry_version), parse_version(model_version)

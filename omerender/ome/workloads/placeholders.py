@@ -39,11 +39,16 @@ SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\
 
 
 class _Spent:
-    """Characters expanded so far in one render."""
+    """Characters expanded and actions run so far in one render."""
 
     def __init__(self):
         self.chars = 0
+        self.actions = 0
         self.over = False  # reported once; the render fails, so later values are left unexpanded
+
+
+class _OutOfActions(Exception):
+    """The render's action budget (:data:`limits.MAX_PLACEHOLDER_ACTIONS`) ran out inside one value."""
 
 
 # The render opens one budget (:func:`render_budget`); the pod builders that expand placeholders stay unaware.
@@ -75,10 +80,14 @@ def expand(text: str, meta: dict) -> str:
     """
     if "{{" not in text:
         return text
+    return _expander(text, meta, MAX_ACTIONS).run()
+
+
+def _expander(text: str, meta: dict, actions_left: int) -> "_Expander":
     if len(text) > MAX_TEXT_CHARS:
         raise PlaceholderError(f"value is longer than {MAX_TEXT_CHARS} characters; "
                                "placeholders are not expanded in values this long")
-    return _Expander(text, meta).run()
+    return _Expander(text, meta, actions_left)
 
 
 def expand_container(container: dict, meta: dict, path: str) -> dict:
@@ -100,15 +109,26 @@ def _expand_value(value, meta: dict, path: str, subpath: str):
 
 
 def _expand_field(text: str, meta: dict, field: str) -> str:
+    if "{{" not in text:
+        return text
     spent = _SPENT.get()
-    if spent is not None and spent.over:
+    if spent is None:
+        spent = _Spent()  # outside a render: this value alone is counted
+    if spent.over:
         return text
     try:
-        value = expand(text, meta)
+        expander = _expander(text, meta, limits.MAX_PLACEHOLDER_ACTIONS - spent.actions)
+        value = expander.run()
     except PlaceholderError as err:
         raise OmeError(f"invalid placeholder in {field}: {err.reason}", field=field) from None
-    if value is not text and spent is not None:
-        _spend(spent, len(value), field)
+    except _OutOfActions:
+        spent.over = True
+        raise OmeError(f"placeholders in {field} take the actions run across the render past "
+                       f"{limits.MAX_PLACEHOLDER_ACTIONS:,} (an action prints something or nothing, {{{{\"\"}}}} "
+                       "included); use fewer placeholders, or render fewer InferenceServices at a time",
+                       field=field) from None
+    spent.actions += expander.actions
+    _spend(spent, len(value), field)
     return value
 
 
@@ -124,12 +144,13 @@ def _spend(spent: _Spent, chars: int, field: str) -> None:
 class _Expander:
     """One pass over one string: text is copied, each action is lexed and evaluated."""
 
-    def __init__(self, text: str, meta: dict):
+    def __init__(self, text: str, meta: dict, actions_left: int = MAX_ACTIONS):
         self.text = text
         self.meta = meta
         self.out: list[str] = []
         self.out_len = 0
         self.actions = 0
+        self.actions_left = actions_left  # of the render's budget
 
     def run(self) -> str:
         text, pos = self.text, 0
@@ -141,6 +162,8 @@ class _Expander:
             self.actions += 1
             if self.actions > MAX_ACTIONS:
                 raise PlaceholderError(f"more than {MAX_ACTIONS} actions in one value")
+            if self.actions > self.actions_left:
+                raise _OutOfActions()
             left_trim = _has_left_trim(text, start + 2)
             before = text[pos:start]
             self.emit(before.rstrip(SPACE) if left_trim else before)
