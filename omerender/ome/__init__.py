@@ -6,5 +6,6 @@ Layers, top to bottom (``pyproject.toml``'s import-linter contracts check them):
 * :mod:`.pinning` (revisions, the lock file) · :mod:`.workloads` (pods, Deployments, LeaderWorkerSets, HPAs);
 * :mod:`.selection` (models and runtimes, auto-selection) · :mod:`.accelerators` (classes and their effects);
 * :mod:`.runtimes` (merging components, presets, inheritance);
+* :mod:`.budget` (the work a render may do that bytes do not bound);
 * :mod:`.load` (the input objects, validated and indexed by role).
 """
