@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from test_safe_build import repo  # noqa: F401  the fixture: a Git work tree holding fixtures/kustomize
 from omerender.gitops.remote import LOCAL, fetched
 from omerender.yamlio import limits
 
@@ -47,14 +48,6 @@ def env(extra: dict | None = None, path: str | None = None) -> dict:
 def omerender(*args: str, cwd: Path, extra: dict | None = None, path: str | None = None):
     return subprocess.run([sys.executable, "-m", "omerender.cli", *args], capture_output=True, text=True,
                           env=env(extra, path), cwd=cwd, check=False, timeout=120)
-
-
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root / "kustomize")
-    (root / ".git").mkdir()
-    return root
 
 
 @pytest.fixture

@@ -842,7 +842,7 @@ import yaml  # noqa: E402
 from omerender.ome.load import index  # noqa: E402
 from omerender.yamlio.reading import Doc, read_paths  # noqa: E402
 
-OME = Path(__file__).resolve().parents[1].parent / "shared" / "ome"
+OME = Path(__file__).resolve().parent / "data" / "ome"   # OME's catalog, vendored (PROVENANCE.md there)
 
 
 def catalog_runtime_docs() -> list[Doc]:
