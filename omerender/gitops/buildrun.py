@@ -22,6 +22,7 @@ from omerender.errors import Message, OmeError
 from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, Result, render
+from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text
 from omerender.yamlio.yamlread import SafeLoader
 from . import atomicdir, kbuild
@@ -369,7 +370,7 @@ def default_boundary(directory: str) -> str:
             break
         folder = parent
     cwd = os.path.realpath(os.getcwd())
-    return cwd if os.path.commonpath([real, cwd]) == cwd else real
+    return cwd if within(real, cwd) else real
 
 
 def write_output(path: str, text: str) -> None:

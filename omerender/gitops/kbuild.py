@@ -31,6 +31,7 @@ import yaml
 from omerender.errors import ObjRef, OmeError
 from omerender.yamlio import limits
 from omerender.yamlio.emit import dump, dump_stream
+from omerender.yamlio.paths import within
 from omerender.yamlio.reading import find_kustomization, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 from .remote import LOCAL, fetched
@@ -92,10 +93,6 @@ def shown(path: str) -> str:
     (Argo CD runs in the app's directory: ``../../base/kustomization.yaml``)."""
     cwd = os.path.realpath(os.getcwd())
     return os.path.relpath(path, cwd) if os.path.commonpath([path, cwd]) != os.path.sep else path
-
-
-def _inside(path: str, directory: str) -> bool:
-    return os.path.commonpath([path, directory]) == directory
 
 
 # ---------------------------------------------------------------- walking the tree
@@ -197,7 +194,7 @@ def _local(tree: Tree, kfile: str, name: str, entry: str) -> str | None:
 
 
 def _check_inside(tree: Tree, real: str, entry: str, kfile: str | None) -> None:
-    if not _inside(real, tree.boundary):
+    if not within(real, tree.boundary):
         raise OmeError(f"{entry!r} leads to {real}, outside the repository {tree.boundary}; omerender builds "
                        f"only what is inside it{tree.hint}", file=shown(kfile) if kfile else None)
 
@@ -361,13 +358,13 @@ def copy_tree(tree: Tree, dest: str) -> str:
     the directory ``dest`` stands for (the boundary: an entry that stays inside it, checked as spelled, stays
     inside ``dest``). Notes the files marked local-config on the way (see :func:`decide`)."""
     base = tree.boundary
-    outer = [d for d in tree.dirs if not any(d != o and _inside(d, o) for o in tree.dirs)]
+    outer = [d for d in tree.dirs if not any(d != o and within(d, o) for o in tree.dirs)]
     budget = {"files": 0, "bytes": 0}
     try:
         for directory in sorted(outer):
             _copy_dir(tree, directory, os.path.join(dest, os.path.relpath(directory, base)), budget)
     except OSError as err:
-        if err.filename and _inside(os.path.realpath(err.filename), base):
+        if err.filename and within(os.path.realpath(err.filename), base):
             raise OmeError(f"cannot read: {err.strerror}", file=shown(err.filename)) from None
         raise OmeError(f"cannot copy the kustomization for kustomize: {err.strerror}") from None
     return base
@@ -438,7 +435,7 @@ def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
         destination = os.path.join(target, entry.name)
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
-            if not _inside(real, tree.boundary):
+            if not within(real, tree.boundary):
                 raise OmeError(f"symbolic link to {real}, outside the repository {tree.boundary}; omerender "
                                f"builds only what is inside it{tree.hint}", file=shown(entry.path))
             if not os.path.isfile(real):

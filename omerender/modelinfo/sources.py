@@ -13,6 +13,7 @@ import stat
 import time
 
 from omerender.errors import OmeError
+from omerender.yamlio.paths import within
 
 MIB = 1024 * 1024
 MAX_JSON_BYTES = 8 * MIB  # a config.json or safetensors index; real ones are a few KB (indexes ~1 MB)
@@ -138,7 +139,7 @@ class LocalSource(Source):
     def _path(self, rel: str) -> str:
         full = os.path.join(self.root, *rel.split("/")) if rel else self.root
         real = os.path.realpath(full)
-        if os.path.commonpath([real, self.real_root]) != self.real_root:
+        if not within(real, self.real_root):
             raise OmeError(f"{self.label}/{rel}: symbolic link to {real}, outside {self.label}; omerender reads "
                            "only the files it is given")
         return full
