@@ -12,9 +12,9 @@ from omerender.errors import Message, run_guarded, strict_error
 from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
-from omerender.ome.render import Options, render
+from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import deprecated_spelling, fail, fail_if_strict
+from .shell import deprecated_spelling, fail, fail_if_strict, render_options
 
 RENDER_EXAMPLE = """
 \b
@@ -78,9 +78,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
-    flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
-                                           no_model_node_selector), ("--locked", locked)) if given)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked)
     paths = paths or (".",)
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []

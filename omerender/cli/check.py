@@ -11,9 +11,9 @@ from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
-from omerender.ome.render import Options, render
+from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import fail, fail_if_strict
+from .shell import fail, fail_if_strict, render_options
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -36,16 +36,13 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
-    flags = "".join(f" {flag}" for flag, on in (("--keep-inputs", keep_inputs),
-                                                 ("--no-model-node-selector", no_model_node_selector)) if on)
+    options, named = render_options(keep_inputs, no_model_node_selector, locked)
+    flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     notes: list[Message] = []
 
     def run():
         if overlay_path([dir_in]) is not None:  # built as render builds it
-            named = tuple(flag for flag, on in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
-                                                 no_model_node_selector), ("--locked", locked)) if on)
             built = build_overlay(dir_in, None, options, named, lock_path)
             inputs, result = built.inputs, built.result
         else:

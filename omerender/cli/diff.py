@@ -11,8 +11,7 @@ from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
-from omerender.ome.render import Options
-from .shell import fail, fail_if_strict
+from .shell import fail, fail_if_strict, render_options
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -91,9 +90,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
-    flags = tuple(name for name, given in (("--keep-inputs", keep_inputs), ("--no-model-node-selector",
-                                           no_model_node_selector), ("--locked", locked)) if given)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked)
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):
