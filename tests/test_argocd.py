@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from test_build_limits import slow_kustomize  # a kustomize that never finishes, noting its process ids
+
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = yaml.safe_load((ROOT / "plugins" / "argocd" / "plugin.yaml").read_text())
 ISVC = "llama-3-2-3b-instruct"
@@ -286,16 +288,6 @@ def test_a_git_repository_on_this_machine_is_refused_as_a_base(tmp_path):
                            f"machine (file:// names a directory on this machine), outside the repository; copy what "
                            f"it holds into the repository and name it by a relative path, or name a repository over "
                            f"the network (https://host/org/repo, git@host:org/repo)\n")
-
-
-def slow_kustomize(tmp_path: Path) -> tuple[Path, Path]:
-    """A kustomize that never finishes (it notes its process id and its child's first)."""
-    bin_dir = tmp_path / "slow-bin"
-    bin_dir.mkdir()
-    pids = tmp_path / "kustomize.pids"
-    (bin_dir / "kustomize").write_text(f'#!/bin/sh\nsleep 60 &\necho "$$ $!" > "{pids}"\nwait\n')
-    (bin_dir / "kustomize").chmod(0o755)
-    return bin_dir, pids
 
 
 def test_kustomize_is_stopped_at_the_sidecars_time_limit(tmp_path):
