@@ -7,19 +7,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import kubernetes_validate
 import pytest
 import yaml
 from click.testing import CliRunner
 
 from omerender.cli.app import cli
+from schemas import K8S_VERSION, NON_CORE, validate_object  # noqa: F401  (re-exported for the tests)
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs (PROVENANCE.md there)
 FIXTURES = ROOT / "fixtures"
-K8S_VERSION = "1.30"
-# Kinds whose schemas are not in the Kubernetes API (checked elsewhere against their CRDs).
-NON_CORE = {"LeaderWorkerSet", "ScaledObject"}
 # scripts/setup-tools.sh installs kustomize here; tests find it without a system install.
 os.environ["PATH"] = f"{ROOT / '.tools' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
 # Tests write their inputs with yaml.safe_dump, whose YAML 1.1 rules leave plain some strings that Go's
@@ -70,10 +67,10 @@ def load_yaml(path: Path) -> list[dict]:
 
 
 def validate_k8s(obj: dict) -> None:
-    """Validate against the Kubernetes API schema (strict: unknown fields fail)."""
-    if obj["kind"] in NON_CORE:
-        return
-    kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
+    """Validate a rendered object: the Kubernetes API schema (strict: unknown fields fail) for core kinds,
+    the CRD schema in tests/schemas/ for the NON_CORE kinds (LeaderWorkerSet, ScaledObject, HTTPRoute,
+    BackendTrafficPolicy, PodMonitor). Raises jsonschema.ValidationError."""
+    validate_object(obj)
 
 
 def worked_example() -> dict[str, dict]:

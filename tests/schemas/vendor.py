@@ -1,0 +1,41 @@
+"""Vendor one CRD's published schema into tests/schemas/ (run by hand, not by the tests).
+
+    python tests/schemas/vendor.py CRD.yaml VERSION OUT.json "provenance sentence"
+
+Writes the served VERSION's openAPIV3Schema with every `description` and the `status` property removed
+(rendered objects never carry status; descriptions are documentation, not validation) and nothing else
+changed, beside the provenance note. tests/schemas/__init__.py reads it with the API server's semantics.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def without_descriptions(node):
+    if isinstance(node, dict):
+        return {key: without_descriptions(value) for key, value in node.items() if key != "description"}
+    if isinstance(node, list):
+        return [without_descriptions(item) for item in node]
+    return node
+
+
+def served_schema(crd: dict, version: str) -> dict:
+    (entry,) = [v for v in crd["spec"]["versions"] if v["name"] == version and v.get("served")]
+    schema = without_descriptions(entry["schema"]["openAPIV3Schema"])
+    schema.get("properties", {}).pop("status", None)
+    return schema
+
+
+def main(crd_file: str, version: str, out: str, provenance: str) -> None:
+    crd = yaml.safe_load(Path(crd_file).read_text())
+    document = {"$comment": provenance, "group": crd["spec"]["group"], "version": version,
+                "kind": crd["spec"]["names"]["kind"], "openAPIV3Schema": served_schema(crd, version)}
+    Path(out).write_text(json.dumps(document, indent=1, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
