@@ -103,7 +103,7 @@ def structural(node: dict, in_junctor: bool = False) -> dict:
         if "enum" in out:
             out["enum"] = [*out["enum"], None]
     for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        if node.get(flag) is True:   # OpenAPI 3.0's boolean form
+        if node.get(flag) is True and bound in out:   # OpenAPI 3.0's boolean form
             out[flag] = out.pop(bound)
     properties = node.get("properties", {})
     if properties:
