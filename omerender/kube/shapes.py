@@ -166,6 +166,40 @@ def check_spec(kind: str, spec: dict) -> None:
         check(spec, shape, "spec")
 
 
+# Fields whose CRD schema keeps unknown fields (x-kubernetes-preserve-unknown-fields): the API server keeps their
+# nulls, having no schema below them to call a null non-nullable.
+KEEPS_NULLS = {"BaseModel": frozenset({"modelConfiguration"}), "ClusterBaseModel": frozenset({"modelConfiguration"})}
+
+
+def without_nulls(kind: str, spec: dict) -> dict:
+    """``spec`` as the API server stores it: every ``key: null`` of a map removed, at any depth (``spec`` itself
+    when it holds none). OME's CRDs mark no field nullable, so the API server prunes each such null before it
+    stores a custom resource (k8s.io/apiextensions-apiserver, schema/defaulting/prunenulls.go,
+    PruneNonNullableNullsWithoutDefaults), and OME's controller never sees it: ``cpu: null`` in a runner's
+    ``resources.limits`` is no limit at all, not Go's zero quantity ``"0"``. Null list items are kept (the
+    API server keeps them too, and refuses them): :func:`check` names them."""
+    keep = KEEPS_NULLS.get(kind, frozenset())
+    if not any(v is None or (k not in keep and _has_null(v)) for k, v in spec.items()):
+        return spec
+    return {k: v if k in keep else _pruned(v) for k, v in spec.items() if v is not None}
+
+
+def _has_null(value) -> bool:
+    if isinstance(value, dict):
+        return any(v is None or _has_null(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_null(v) for v in value)
+    return False
+
+
+def _pruned(value):
+    if isinstance(value, dict):
+        return {k: _pruned(v) for k, v in value.items() if v is not None} if _has_null(value) else value
+    if isinstance(value, list):
+        return [_pruned(v) for v in value] if _has_null(value) else value
+    return value
+
+
 def check_pod(pod: dict, path: str) -> None:
     """A rendered pod spec, required fields included (what the API server would refuse)."""
     _check_k8s(pod, "PodSpec", path, required=True)

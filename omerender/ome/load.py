@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from omerender.errors import Message, ObjRef, OmeError, OmeErrors, type_name
 from omerender.kube import apirules
-from omerender.kube.shapes import STRING_MAP, check, check_spec
+from omerender.kube.shapes import STRING_MAP, check, check_spec, without_nulls
 from omerender.yamlio import limits
 from omerender.yamlio.reading import Doc, too_many_objects
 
@@ -137,6 +137,10 @@ def _as_object(doc: Doc) -> Obj:
             check_spec(obj.kind, spec or {})
         except OmeError as err:
             raise err.located(obj.ref, obj.file) from None
+        if spec:  # after the check, which names an unknown field even when it is null
+            pruned = without_nulls(obj.kind, spec)
+            if pruned is not spec:
+                obj = Obj(dict(data, spec=pruned), doc.file, doc.position)
     own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
     try:
         if obj.is_ome:

@@ -10,6 +10,6 @@ the qualifying ones (§3.9); ``resolve`` and ``omerender explain`` share it. Can
 admission) · ``evaluation`` (checks 1-7, ranking and tie-breaks) · ``explain`` (what ``omerender explain``
 evaluates) · ``request`` (checks 2, 3) · ``entries`` (check 4, §6.4) · ``versions`` (§3.4) · ``sizes``
 (§3.5) · ``scoring`` (§3.8, §3.11) · ``facts`` (what the checks read of a model, a runtime and its entries) ·
-``runtimes`` (the index of candidates) · ``validation`` (api.md §7.1, §1.3) · ``nomatch`` (the §3.10 error
+``runtimes`` (the index of candidates) · ``validation`` (api.md §7.1, selection.md §1.3) · ``nomatch`` (the §3.10 error
 text) · ``result`` (what resolution returns) · ``fields`` (typed field reads, parameter counts of §1.4).
 """

@@ -1,4 +1,5 @@
-"""The runtime-webhook checks that bear on selection (api.md §7.1 row 7) and the model's string fields (§1.3)."""
+"""The runtime-webhook checks that bear on selection (api.md §7.1 row 7) and the model's string fields
+(selection.md §1.3)."""
 from __future__ import annotations
 
 from omerender.errors import OmeError

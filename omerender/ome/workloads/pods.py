@@ -226,10 +226,15 @@ def _container_defaults(container: dict, default_probe: bool) -> dict:
 
 
 def _quantities_as_strings(resources: dict) -> dict:
+    """Quantities as Go writes them; an empty ``requests`` or ``limits`` is left out, as Go's ``omitempty`` on
+    a ResourceList does (what a ``cpu: null`` leaves after load drops the null: render.md §3.2)."""
     out = dict(resources)
     for part in ("requests", "limits"):
         if isinstance(out.get(part), dict):
-            out[part] = {k: _quantity_text(v) for k, v in out[part].items()}
+            if out[part]:
+                out[part] = {k: _quantity_text(v) for k, v in out[part].items()}
+            else:
+                del out[part]
     return out
 
 

@@ -1,0 +1,167 @@
+"""Refresh tests/data/ome, the OME data the tests read, from a checkout of OME's repository.
+
+    python scripts/refresh-ome-data.py OME_CHECKOUT [--dest DIR] [--repository OWNER/NAME]
+
+OME_CHECKOUT is a git work tree of OME (``git clone https://github.com/sgl-project/ome``, then check out the
+commit you want). The folders below are copied whole, files that OME no longer has are removed, LICENSE is
+copied, and PROVENANCE.md is rewritten with the commit, its date and the file counts. The script prints
+what changed, one ``A``/``M``/``D`` line per file and a count at the end, then the tests say whether
+omerender still agrees with the new catalog.
+
+Only committed content is copied: a work tree with changes in these folders is refused, since
+PROVENANCE.md would name a commit that does not hold them.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# here (under DEST) -> OME's path, and what it is (PROVENANCE.md's table)
+FOLDERS = (
+    ("runtimes", "config/runtimes",
+     "the catalog's ClusterServingRuntimes for SGLang and vLLM"),
+    ("models", "config/models",
+     "the catalog's ClusterBaseModels, mostly without the metadata the model agent fills"),
+    ("modelconfig", "pkg/hfutil/modelconfig/testdata",
+     "real Hugging Face `config.json` / `model_index.json` files and a tiny two-shard safetensors model "
+     "(`modelconfig/README.md`)"),
+)
+# Files of ours inside DEST, never taken from OME nor removed.
+OURS = {"PROVENANCE.md", "modelconfig/README.md"}
+DEST = Path(__file__).resolve().parents[1] / "tests" / "data" / "ome"
+
+
+class Refused(Exception):
+    pass
+
+
+def git(checkout: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True)
+    if done.returncode:
+        raise Refused(f"{checkout}: git {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def check_checkout(checkout: Path) -> None:
+    """Refuse anything but a clean git work tree of OME with the folders we copy."""
+    if not checkout.is_dir():
+        raise Refused(f"{checkout}: no such directory")
+    if (checkout / "HEAD").is_file() and (checkout / "objects").is_dir():
+        raise Refused(f"{checkout} is a bare git repository; clone it into a work tree first: "
+                      f"git clone {checkout} /tmp/ome-checkout")
+    go_mod = checkout / "go.mod"
+    module = go_mod.read_text().splitlines()[0] if go_mod.is_file() else ""
+    if not module.startswith("module ") or not module.rstrip().endswith("/ome"):
+        raise Refused(f"{checkout} is not a checkout of OME: its go.mod does not declare OME's module "
+                      "(github.com/sgl-project/ome)")
+    missing = [ome for _, ome, _ in FOLDERS if not (checkout / ome).is_dir()]
+    if not (checkout / "LICENSE").is_file():
+        missing.append("LICENSE")
+    if missing:
+        raise Refused(f"{checkout} is not a checkout of OME with the data the tests read: "
+                      f"missing {', '.join(missing)}")
+    if git(checkout, "rev-parse", "--is-inside-work-tree") != "true":
+        raise Refused(f"{checkout} is not a git work tree, so no commit can be named in PROVENANCE.md")
+    dirty = git(checkout, "status", "--porcelain", "--", "LICENSE", *(ome for _, ome, _ in FOLDERS))
+    if dirty:
+        raise Refused(f"{checkout} has uncommitted changes in the folders copied "
+                      f"({dirty.splitlines()[0].strip()}...); commit or discard them first")
+
+
+def files_under(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} if root.is_dir() else set()
+
+
+def sync(src: Path, dst: Path, prefix: str, ours: set[str]) -> list[str]:
+    """Make dst hold exactly src's files (but ours); return the changes as "A path" lines."""
+    new, old = files_under(src), files_under(dst) - ours
+    changes = []
+    for rel in sorted(new | old):
+        target = dst / rel
+        if rel not in new:
+            target.unlink()
+            changes.append(f"D {prefix}{rel}")
+            continue
+        if rel in old and filecmp.cmp(src / rel, target, shallow=False):
+            continue
+        changes.append(f"{'M' if rel in old else 'A'} {prefix}{rel}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / rel, target)
+    for folder in sorted((p for p in dst.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    return changes
+
+
+def provenance(repository: str, commit: str, date: str, counts: dict[str, int]) -> str:
+    rows = "\n".join(f"| `{here}/` | `{ome}/` | {what} ({counts[here]} file{'s' * (counts[here] != 1)}) |"
+                     for here, ome, what in FOLDERS)
+    return f"""# OME's data, vendored for the tests
+
+Copied unchanged from OME's repository `{repository}`, commit `{commit}`
+(committed {date}), so that a clone of omerender anywhere passes its tests. Apache-2.0: see `LICENSE` beside
+this file.
+
+| here | OME's path | what it is |
+| --- | --- | --- |
+{rows}
+
+What was trimmed: nothing inside these folders. The rest of OME's repository (its Go source, the CRDs in
+`config/crd/`, charts, docs) is not copied: no test reads it; `omerender/kube/shapes.py` and
+`docs/spec/api.md` §1.1 cite the CRDs at OME's public source instead. `modelconfig/README.md` and this file
+are omerender's.
+
+Used by the catalog sweep (`tests/catalog.py`), the multi-node and prefill-decode tests, `model-info`'s tests
+(`$OME_DATA` in the README's snippets) and the benchmark fleets (`benchmarks/fleet.py`).
+
+Refresh from a checkout of OME (it prints what changed; then run the tests):
+
+    git clone https://github.com/{repository} /tmp/ome && git -C /tmp/ome checkout COMMIT
+    python scripts/refresh-ome-data.py /tmp/ome
+"""
+
+
+def refresh(checkout: Path, dest: Path, repository: str) -> list[str]:
+    check_checkout(checkout)
+    commit = git(checkout, "rev-parse", "HEAD")
+    date = git(checkout, "log", "-1", "--format=%cs", "HEAD")
+    dest.mkdir(parents=True, exist_ok=True)
+    changes = []
+    for here, ome, _ in FOLDERS:
+        ours = {o.removeprefix(f"{here}/") for o in OURS if o.startswith(f"{here}/")}
+        changes += sync(checkout / ome, dest / here, f"{here}/", ours)
+    if not (dest / "LICENSE").is_file() or not filecmp.cmp(checkout / "LICENSE", dest / "LICENSE", shallow=False):
+        changes.append(f"{'M' if (dest / 'LICENSE').is_file() else 'A'} LICENSE")
+        shutil.copyfile(checkout / "LICENSE", dest / "LICENSE")
+    counts = {here: len(files_under(dest / here) - {o.removeprefix(f"{here}/") for o in OURS})
+              for here, _, _ in FOLDERS}
+    (dest / "PROVENANCE.md").write_text(provenance(repository, commit, date, counts))
+    return changes
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="Refresh tests/data/ome from a checkout of OME's repository.")
+    parser.add_argument("checkout", type=Path, help="a git work tree of OME's repository")
+    parser.add_argument("--dest", type=Path, default=DEST, help="where the data lives (default: tests/data/ome)")
+    parser.add_argument("--repository", default="sgl-project/ome",
+                        help="the GitHub repository the checkout is of, for PROVENANCE.md (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        changes = refresh(args.checkout.resolve(), args.dest, args.repository)
+    except Refused as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
+    for line in changes:
+        print(line)
+    kinds = {k: sum(line.startswith(f"{k} ") for line in changes) for k in "AMD"}
+    print(f"{len(changes)} files changed: {kinds['A']} added, {kinds['M']} modified, {kinds['D']} removed"
+          if changes else "no change: the data already matches this commit")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

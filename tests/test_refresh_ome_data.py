@@ -1,0 +1,106 @@
+"""scripts/refresh-ome-data.py: refreshes tests/data/ome from a checkout of OME and says what changed."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "refresh-ome-data.py"
+GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def refresh(checkout: Path, dest: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), str(checkout), "--dest", str(dest)],
+                          capture_output=True, text=True)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A tiny OME: its module line, the three folders the tests read, its LICENSE, one commit."""
+    ome = tmp_path / "ome"
+    write(ome, {"go.mod": "module github.com/sgl-project/ome\n\ngo 1.24\n",
+                "LICENSE": "Apache License 2.0\n",
+                "config/runtimes/srt/a-rt.yaml": "kind: ClusterServingRuntime # a\n",
+                "config/runtimes/kustomization.yaml": "resources: [srt/a-rt.yaml]\n",
+                "config/models/meta/m.yaml": "kind: ClusterBaseModel # new\n",
+                "pkg/hfutil/modelconfig/testdata/llama.json": "{}\n",
+                "pkg/agent/main.go": "package main\n"})
+    git(ome, "init", "-q")
+    git(ome, "add", ".")
+    git(ome, "commit", "-qm", "c", "--date=2026-04-02T10:00:00Z")
+    return ome
+
+
+def test_refresh_copies_the_folders_and_says_what_changed(checkout, tmp_path):
+    dest = tmp_path / "data"
+    write(dest, {"runtimes/srt/a-rt.yaml": "kind: ClusterServingRuntime # old\n",
+                 "runtimes/kustomization.yaml": "resources: [srt/a-rt.yaml]\n",
+                 "runtimes/vllm/gone-rt.yaml": "kind: ClusterServingRuntime\n",
+                 "modelconfig/README.md": "ours\n",
+                 "PROVENANCE.md": "old\n"})
+    run = refresh(checkout, dest)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert run.stdout == ("M runtimes/srt/a-rt.yaml\n"
+                          "D runtimes/vllm/gone-rt.yaml\n"
+                          "A models/meta/m.yaml\n"
+                          "A modelconfig/llama.json\n"
+                          "A LICENSE\n"
+                          "5 files changed: 3 added, 1 modified, 1 removed\n")
+    assert (dest / "runtimes/srt/a-rt.yaml").read_text() == "kind: ClusterServingRuntime # a\n"
+    assert not (dest / "runtimes/vllm").exists()
+    assert (dest / "modelconfig/README.md").read_text() == "ours\n"
+    assert not (dest / "agent").exists() and not (dest / "go.mod").exists()
+    provenance = (dest / "PROVENANCE.md").read_text()
+    assert f"`sgl-project/ome`, commit `{git(checkout, 'rev-parse', 'HEAD')}`" in provenance
+    assert "(committed " in provenance and "(2 files)" in provenance and "(1 file)" in provenance
+
+    again = refresh(checkout, dest)
+    assert (again.returncode, again.stdout) == (0, "no change: the data already matches this commit\n")
+
+
+def test_refresh_refuses_a_bare_repository(checkout, tmp_path):
+    bare = tmp_path / "ome.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(checkout), str(bare)], check=True)
+    run = refresh(bare, tmp_path / "data")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr == (f"error: {bare} is a bare git repository; clone it into a work tree first: "
+                          f"git clone {bare} /tmp/ome-checkout\n")
+    assert not (tmp_path / "data").exists()
+
+
+def test_refresh_refuses_a_directory_that_is_not_ome(tmp_path):
+    other = tmp_path / "other"
+    write(other, {"go.mod": "module github.com/kserve/kserve\n", "config/runtimes/x.yaml": "{}\n"})
+    run = refresh(other, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {other} is not a checkout of OME: its go.mod does not declare OME's module "
+                          "(github.com/sgl-project/ome)\n")
+
+
+def test_refresh_refuses_uncommitted_changes_in_the_copied_folders(checkout, tmp_path):
+    (checkout / "config/models/meta/m.yaml").write_text("edited\n")
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {checkout} has uncommitted changes in the folders copied "
+                          "(M config/models/meta/m.yaml...); commit or discard them first\n")
+
+
+def test_the_vendored_data_names_its_source_and_license():
+    data = ROOT / "tests" / "data" / "ome"
+    provenance = (data / "PROVENANCE.md").read_text()
+    assert "`sgl-project/ome`, commit `" in provenance and "What was trimmed" in provenance
+    assert (data / "LICENSE").read_text().lstrip().startswith("Apache License")
