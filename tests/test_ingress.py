@@ -15,7 +15,7 @@ from omerender.kube.apirules import check_object
 from omerender.ome.cluster.settings import GatewaySpec, IngressConfig, NamespaceGateways
 from omerender.ome.ingress import ComponentRoute, external_service_wanted, ingress_objects
 from omerender.ome.load import Obj
-from tests.conftest import validate_k8s
+from conftest import validate_k8s
 
 # createHTTPRouteBuilder's IngressConfig (httproute_builder_test.go)
 GO_BUILDER = dict(ingress_domain="example.com", domain_template="{{.Name}}.{{.Namespace}}.{{.IngressDomain}}",
@@ -500,7 +500,7 @@ def error_of(obj: Obj, cfg: IngressConfig) -> OmeError:
 def test_empty_gateway_is_an_error():
     """ingress.md: the chart leaves omeIngressGateway empty, and the API server rejects HTTPRoutes without it."""
     assert error_of(isvc(), config(ome_ingress_gateway="")).text == (
-        "HTTPRoutes need a Gateway, and the ingress config's omeIngressGateway is empty: name it as "
+        "HTTPRoutes need a Gateway, and ingress.omeIngressGateway in the cluster configuration is empty: name it as "
         "<namespace>/<name>, such as envoy-gateway-system/ome-gateway")
 
 
@@ -514,13 +514,13 @@ def test_invalid_domain_from_the_template_annotation():
 
 def test_domain_of_one_segment_is_an_error():
     err = error_of(isvc(), config(GO_RAW, domain_template="{{.Name}}"))
-    assert err.text == ('invalid domain name "test-isvc" rendered from the ingress config\'s domainTemplate '
+    assert err.text == ('invalid domain name "test-isvc" rendered from ingress.domainTemplate in the cluster configuration '
                         '("{{.Name}}"): should be a domain with at least two segments separated by dots')
 
 
 def test_unsupported_template_action_is_an_error():
     err = error_of(isvc(), config(GO_RAW, domain_template="{{if .Name}}x{{end}}.example.com"))
-    assert err.text.startswith("invalid placeholder in the ingress config's domainTemplate: ")
+    assert err.text.startswith("invalid placeholder in ingress.domainTemplate in the cluster configuration: ")
     err = error_of(isvc(), config(GO_RAW, domain_template="{{.Domain}}"))
     assert err.text.endswith("unknown field .Domain; the fields are .Name, .Namespace, .IngressDomain, .Labels and "
                              ".Annotations")

@@ -18,9 +18,9 @@ TEMPLATE_FIELDS = {"Name": "name", "Namespace": "namespace", "IngressDomain": "i
 WILDCARD = "*."
 
 
-def describe(source: str) -> str:
-    """A config field or annotation as messages name it."""
-    return source if source.startswith("the annotation") else f"the ingress config's {source}"
+def describe(source: str, eff: Effective) -> str:
+    """A config field or annotation as messages name it: ``ingress.<field> in <where the config came from>``."""
+    return source if source.startswith("the annotation") else f"ingress.{source} in {eff.origin}"
 
 
 def template_host(name: str, meta: dict, namespace: str, eff: Effective, domain: str) -> str:
@@ -28,7 +28,7 @@ def template_host(name: str, meta: dict, namespace: str, eff: Effective, domain:
     Ingress's component hosts) and ``.IngressDomain`` = ``domain``."""
     annotations = annotations_of(meta)
     from_annotation = bool(annotations.get(DOMAIN_TEMPLATE))
-    where = f"the annotation {DOMAIN_TEMPLATE}" if from_annotation else "the ingress config's domainTemplate"
+    where = f"the annotation {DOMAIN_TEMPLATE}" if from_annotation else describe("domainTemplate", eff)
     field = f"metadata.annotations.{DOMAIN_TEMPLATE}" if from_annotation else None
     values = {"name": name, "namespace": namespace, "ingressDomain": domain,
               "labels": meta.get("labels") or {}, "annotations": annotations}
@@ -70,6 +70,6 @@ def route_host(name: str, meta: dict, namespace: str, eff: Effective, gateway: G
     if problems:
         parts = (f'sharedHostPrefix "{shown(eff.shared_host_prefix)}", a dot and ' if eff.shared_host_prefix else "")
         raise OmeError(f'the HTTPRoute hostname "{shown(host)}" (the shared host: {parts}the domain '
-                       f'"{shown(gateway.domain)}" of {describe(gateway.domain_source)}) is not a valid hostname: '
+                       f'"{shown(gateway.domain)}" of {describe(gateway.domain_source, eff)}) is not a valid hostname: '
                        f'{"; ".join(problems)}')
     return host

@@ -42,27 +42,27 @@ def route_metadata(name: str, namespace: str, meta: dict) -> dict:
     return out
 
 
-def parent_ref(gateway: Gateway) -> dict:
+def parent_ref(gateway: Gateway, eff: Effective) -> dict:
     """``namespace/name``; OME splits on ``/`` and takes the first and the last part (``gw`` alone is ``gw/gw``)."""
     if not gateway.gateway:
-        raise OmeError(f"HTTPRoutes need a Gateway, and {describe(gateway.gateway_source)} is empty: name it as "
+        raise OmeError(f"HTTPRoutes need a Gateway, and {describe(gateway.gateway_source, eff)} is empty: name it as "
                        f"<namespace>/<name>, such as envoy-gateway-system/ome-gateway")
     parts = gateway.gateway.split("/")
     namespace, name = parts[0], parts[-1]
     problems = dns1123_label(namespace) if namespace else ["it is empty"]
     if problems or not name or len(name) > OBJECT_NAME_MAX:
         detail = "; ".join(problems) if problems else f"the name must have 1 to {OBJECT_NAME_MAX} characters"
-        raise OmeError(f'the Gateway "{shown(gateway.gateway)}" of {describe(gateway.gateway_source)} is not '
+        raise OmeError(f'the Gateway "{shown(gateway.gateway)}" of {describe(gateway.gateway_source, eff)} is not '
                        f'<namespace>/<name>: {detail}')
     return {"group": GATEWAY_GROUP, "kind": "Gateway", "namespace": namespace, "name": name}
 
 
-def timeout(seconds, field: str, fallback: int | None) -> str | None:
+def timeout(seconds, field: str, eff: Effective) -> str | None:
     """The rule's request timeout: the component's ``timeoutSeconds``, else the config's default (negative: none)."""
     if seconds is None:
-        if fallback is None or fallback < 0:
+        if eff.default_timeout is None or eff.default_timeout < 0:
             return None
-        seconds, field = fallback, "the ingress config's defaultRouteTimeoutSeconds"
+        seconds, field = eff.default_timeout, describe("defaultRouteTimeoutSeconds", eff)
     if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0 or seconds > MAX_DURATION_SECONDS:
         raise OmeError(f'{field}: {shown(seconds)} is not a request timeout an HTTPRoute takes: it must be a whole '
                        f'number of seconds from 0 to {MAX_DURATION_SECONDS} (0 turns the timeout off)',
@@ -83,7 +83,7 @@ def rule(prefix: str, route_filters: list[dict], service: str, namespace: str, p
 
 def attachments(isvc_name: str, meta: dict, namespace: str, eff: Effective) -> tuple[list[dict], list[str]]:
     """The parentRefs and the hostnames every route of the InferenceService has, index-aligned per Gateway."""
-    parents = [parent_ref(gateway) for gateway in eff.gateways]
+    parents = [parent_ref(gateway, eff) for gateway in eff.gateways]
     return parents, [route_host(isvc_name, meta, namespace, eff, gateway) for gateway in eff.gateways]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
 from omerender.suggest import did_you_mean
+from ..cluster.settings import IngressConfig
 
 PREFIX = "ome.io/ingress-"
 DISABLE_CREATION = PREFIX + "disable-creation"
@@ -56,20 +57,21 @@ class Effective:
     default_timeout: int | None
     hash_headers: tuple[str, ...]
     gateways: tuple[Gateway, ...]  # primary first
+    origin: str  # where the cluster's config came from, for messages
 
 
 def annotations_of(meta: dict) -> dict:
     return meta.get("annotations") or {}
 
 
-def creation_disabled(annotations: dict, config) -> bool:
+def creation_disabled(annotations: dict, config: IngressConfig) -> bool:
     """``disableIngressCreation``; the annotation, when present, wins: ``"true"`` is off, any other value on."""
     if DISABLE_CREATION in annotations:
         return annotations[DISABLE_CREATION] == "true"
     return bool(config.disable_ingress_creation)
 
 
-def resolve(meta: dict, namespace: str, config, report: Report) -> Effective:
+def resolve(meta: dict, namespace: str, config: IngressConfig, report: Report, origin: str) -> Effective:
     annotations = annotations_of(meta)
 
     def nonempty(key: str, default: str) -> str:
@@ -96,7 +98,7 @@ def resolve(meta: dict, namespace: str, config, report: Report) -> Effective:
         domain_template=nonempty(DOMAIN_TEMPLATE, config.domain_template), gateway=gateway,
         per_isvc_subdomain=per_isvc, shared_host_prefix=prefix, ingress_class_name=config.ingress_class_name,
         default_timeout=config.default_route_timeout_seconds, hash_headers=_hash_headers(annotations, config),
-        gateways=(primary, *additional))
+        gateways=(primary, *additional), origin=origin)
 
 
 def _source(annotations: dict, key: str, config_field: str) -> str:
@@ -115,7 +117,7 @@ def warn_unknown(annotations: dict, report: Report) -> None:
                     field=f"metadata.annotations.{key}")
 
 
-def _additional(annotations: dict, config, report: Report) -> tuple[Gateway, ...]:
+def _additional(annotations: dict, config: IngressConfig, report: Report) -> tuple[Gateway, ...]:
     configured = _gateways(config.additional_ingress_gateways, "additionalIngressGateways")
     value = annotations.get(ADDITIONAL_GATEWAYS)
     if not value:
@@ -165,7 +167,7 @@ def _parse_gateways(value: str, report: Report) -> tuple[Gateway, ...]:
     return tuple(gateways)
 
 
-def _hash_headers(annotations: dict, config) -> tuple[str, ...]:
+def _hash_headers(annotations: dict, config: IngressConfig) -> tuple[str, ...]:
     """Builders' BackendTrafficPolicy: the annotation, split on commas and trimmed, replaces the config's list."""
     if CONSISTENT_HASH_HEADERS not in annotations:
         return tuple(config.consistent_hash_headers or ())

@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
+from ..cluster.settings import IngressConfig
 from ..load import Obj
 from . import httproute, kube_ingress, traffic_policy
+from .domain import describe
 from .overrides import Effective, annotations_of, creation_disabled, resolve, warn_unknown
 
 VISIBILITY_LABEL = "networking.knative.dev/visibility"
@@ -33,27 +35,28 @@ class ComponentRoute:
     timeout_seconds: object = None
 
 
-def external_service_wanted(isvc: Obj, config) -> bool:
+def external_service_wanted(isvc: Obj, config: IngressConfig) -> bool:
     """``shouldCreateExternalService``: ingress creation off for this InferenceService, and not cluster-local."""
     if (isvc.metadata.get("labels") or {}).get(VISIBILITY_LABEL) == CLUSTER_LOCAL:
         return False
     return creation_disabled(annotations_of(isvc.metadata), config)
 
 
-def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config, report: Report) -> list[dict]:
+def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConfig, report: Report,
+                    origin: str = "the cluster configuration") -> list[dict]:
     """The Ingress, or the HTTPRoutes and BackendTrafficPolicy, OME writes for ``isvc``; [] with ingress creation
-    off. ``config`` is the cluster's ``IngressConfig`` (omerender.ome.cluster.settings)."""
+    off. ``config`` is the cluster's ingress config, ``origin`` where it came from (``ClusterConfig.source``)."""
     meta = isvc.metadata
     warn_unknown(annotations_of(meta), report)
     if creation_disabled(annotations_of(meta), config):
         return []
     _check_service_names(isvc.name, routes)
-    eff = resolve(meta, isvc.namespace, config, report)
+    eff = resolve(meta, isvc.namespace, config, report, origin)
     backends = {r.component: (r.service, r.port) for r in routes}
     if not config.enable_gateway_api:
         if eff.ingress_class_name == "":
-            raise OmeError("the ingress config's ingressClassName is empty: name the IngressClass of your ingress "
-                           "controller, such as nginx, or leave the key out")
+            raise OmeError(f"{describe('ingressClassName', eff)} is empty: name the IngressClass of your ingress "
+                           f"controller, such as nginx, or leave the key out")
         return [kube_ingress.ingress(isvc.name, meta, isvc.namespace, eff, backends)]
     return _gateway_api_objects(isvc, routes, eff, report)
 
@@ -81,7 +84,7 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
 
 
 def _timeout(route: ComponentRoute, eff: Effective) -> str | None:
-    return httproute.timeout(route.timeout_seconds, f"spec.{route.component}.timeoutSeconds", eff.default_timeout)
+    return httproute.timeout(route.timeout_seconds, f"spec.{route.component}.timeoutSeconds", eff)
 
 
 def _check_service_names(isvc_name: str, routes: list[ComponentRoute]) -> None:
