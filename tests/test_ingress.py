@@ -6,8 +6,6 @@ Cases marked with a Go test are ported from OME v1.3 (``ome-projects/ome``):
 """
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from omerender.errors import OmeError, Report
@@ -127,7 +125,8 @@ def test_router_and_decoder_routes_use_the_default_timeout(component):
 @pytest.mark.parametrize("components,front", [(("engine",), "engine"), (("engine", "router"), "router"),
                                               (("engine", "router", "decoder"), "router")])
 def test_top_level_route_fronts_the_router_else_the_engine(components, front):
-    """TestHTTPRouteBuilder_BuildHTTPRoute_TopLevelComponent, TestHTTPRouteBuilder_TopLevelRoutesToRouterEvenWhenNotReady,
+    """TestHTTPRouteBuilder_BuildHTTPRoute_TopLevelComponent,
+    TestHTTPRouteBuilder_TopLevelRoutesToRouterEvenWhenNotReady,
     TestHTTPRouteBuilder_TopLevelEngineFallback_UsesEngineService."""
     top = by_name(render(isvc(components=components), config()))["test-isvc"]
     assert backend(top) == (f"test-isvc-{front}", PORTS[front])
@@ -174,7 +173,8 @@ def test_timeout_is_written_in_seconds(seconds, text):
 
 
 def test_backend_refs_use_the_component_service_port():
-    """TestHTTPRouteBuilder_BackendRefUsesComponentServicePort, TestHTTPRouteBuilder_TopLevelEngineFallbackUsesEngineServicePort."""
+    """TestHTTPRouteBuilder_BackendRefUsesComponentServicePort,
+    TestHTTPRouteBuilder_TopLevelEngineFallbackUsesEngineServicePort."""
     ports = {"engine": 8000, "router": 8000, "decoder": 8000}
     routes = by_name(render(isvc(components=("engine", "router", "decoder")), config(), ports))
     assert {name: backend(r)[1] for name, r in routes.items()} == dict.fromkeys(routes, 8000)
@@ -251,6 +251,18 @@ def test_per_isvc_subdomain_scheme(components, route):
     assert not rewrites(found)
     if route == "test-isvc-engine":
         assert backend(found) == ("test-isvc-engine", 8000)
+
+
+def test_per_isvc_subdomain_with_a_router_warns():
+    """gateway-host-schemes.md: in this scheme all of a service's routes match the same hostname and path, and with
+    a router or a decoder requests can reach the wrong component."""
+    report = Report()
+    render(isvc(components=("engine", "router")), config(per_isvc_subdomain=True), report=report)
+    assert [m.text for m in report.messages] == [
+        "with a hostname per InferenceService (perISVCSubdomain), all 3 routes match test-isvc.default.example.com at "
+        "/, and which one takes the requests depends on when OME created them: with a router or a decoder, requests "
+        "can reach the wrong component; keep this InferenceService on the shared host with the annotation "
+        'ome.io/ingress-per-isvc-subdomain: "false"']
 
 
 def test_no_default_timeout_leaves_the_timeout_out():
@@ -504,6 +516,22 @@ def test_empty_gateway_is_an_error():
         "<namespace>/<name>, such as envoy-gateway-system/ome-gateway")
 
 
+def test_gateway_named_twice_is_an_error():
+    """The HTTPRoute CRD refuses two parentRefs to one Gateway without a sectionName or port."""
+    cfg = config(additional_ingress_gateways=(GatewaySpec("istio-system/gateway", "other.example.com"),))
+    assert error_of(isvc(), cfg).text == (
+        "the Gateway istio-system/gateway is named twice, by ingress.omeIngressGateway in the cluster configuration "
+        "and by ingress.additionalIngressGateways[0] in the cluster configuration; an HTTPRoute names each Gateway "
+        "once (the API server refuses it otherwise): remove one")
+
+
+def test_too_many_gateways_is_an_error():
+    value = "[" + ",".join(f'{{"omeIngressGateway": "gw/g{i}", "ingressDomain": "d{i}.io"}}' for i in range(16)) + "]"
+    err = error_of(isvc(annotations={"ome.io/ingress-additional-gateways": value}), config())
+    assert err.text == ("the InferenceService's routes would attach to 17 Gateways, one hostname each, and an "
+                        "HTTPRoute has at most 16 hostnames: list fewer additional gateways")
+
+
 def test_invalid_domain_from_the_template_annotation():
     err = error_of(isvc(annotations={"ome.io/ingress-domain-template": "{{.Name}}_{{.Namespace}}"}), config(GO_RAW))
     assert err.text.startswith('invalid domain name "test-isvc_default" rendered from the annotation '
@@ -514,7 +542,8 @@ def test_invalid_domain_from_the_template_annotation():
 
 def test_domain_of_one_segment_is_an_error():
     err = error_of(isvc(), config(GO_RAW, domain_template="{{.Name}}"))
-    assert err.text == ('invalid domain name "test-isvc" rendered from ingress.domainTemplate in the cluster configuration '
+    assert err.text == ('invalid domain name "test-isvc" rendered from ingress.domainTemplate in the cluster '
+                        'configuration '
                         '("{{.Name}}"): should be a domain with at least two segments separated by dots')
 
 
@@ -537,7 +566,8 @@ def test_invalid_shared_host_is_an_error():
 def test_bad_timeout_is_an_error(value):
     err = error_of(isvc(timeouts={"engine": value}), config())
     assert err.field == "spec.engine.timeoutSeconds"
-    assert "is not a request timeout an HTTPRoute takes: it must be a whole number of seconds from 0 to 99999" in err.text
+    assert ("is not a request timeout an HTTPRoute takes: it must be a whole number of seconds from 0 to 99999"
+            in err.text)
 
 
 def test_empty_hash_header_is_an_error():
@@ -555,7 +585,8 @@ def test_long_name_is_an_error_when_routes_are_on():
         ingress_objects(obj, routes, config(), Report())
     assert err.value.text == (f'the InferenceService name is 57 characters: OME\'s ingress routes send requests to the '
                               f'Service "{name}-engine", but Service names have at most 63 characters and the engine '
-                              f'Service is "truncated-engine"; with ingress creation on, keep the name to 56 characters')
+                              f'Service is "truncated-engine"; with ingress creation on, keep the name to 56 '
+                              f'characters')
     assert ingress_objects(obj, routes, config(disable_ingress_creation=True), Report()) == []
 
 

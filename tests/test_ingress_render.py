@@ -30,7 +30,8 @@ DOC = ROOT / "docs" / "cluster-config-and-ingress.md"
 
 
 def configmap(**ingress) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
             "data": {"ingress": json.dumps({**CHART_INGRESS, **ingress})}}
 
 
@@ -84,7 +85,8 @@ def test_configure_ingress_gateway_api_example(F):
     table = [(name, r["spec"]["hostnames"][0], r["spec"]["rules"][0]["matches"][0]["path"]["value"],
               r["spec"]["rules"][0]["backendRefs"][0]["name"]) for name, r in sorted(routes(run).items())]
     assert table == [
-        ("llama-3-2-1b-instruct", "llm.example.com", "/llama-demo/llama-3-2-1b-instruct/", "llama-3-2-1b-instruct-engine"),
+        ("llama-3-2-1b-instruct", "llm.example.com", "/llama-demo/llama-3-2-1b-instruct/",
+         "llama-3-2-1b-instruct-engine"),
         ("llama-3-2-1b-instruct-engine", "llm.example.com", "/llama-demo/llama-3-2-1b-instruct-engine/",
          "llama-3-2-1b-instruct-engine")]
     policy = run.find("BackendTrafficPolicy", "llama-3-2-1b-instruct")
@@ -114,7 +116,8 @@ def test_ingress_hostnames_table_with_a_router(F):
         ("llama-chat-engine.llama-demo.example.com", "llama-chat-engine")]
 
 
-MULTIPLE = dict(GATEWAY_API, omeIngressGateway="envoy-gateway-system/internal-gateway", omeIngressGatewayClass="internal",
+MULTIPLE = dict(GATEWAY_API, omeIngressGateway="envoy-gateway-system/internal-gateway",
+                omeIngressGatewayClass="internal",
                 ingressDomain="internal.example.com",
                 additionalIngressGateways=[{"omeIngressGateway": "envoy-gateway-system/external-gateway",
                                             "ingressDomain": "external.example.com", "class": "external"}])
@@ -170,9 +173,10 @@ def test_invalid_domain_annotation_is_an_error(F):
                           *inputs(F, "llama-chat", "prod", annotations={"ome.io/ingress-domain": "Example.COM"})])
     assert run.code == 1 and run.stdout == ""
     assert run.lines[0].startswith('error: <stdin>: InferenceService prod/llama-chat: invalid domain name '
-                                   '"llama-chat.prod.Example.COM" rendered from ingress.domainTemplate in <stdin>: ConfigMap '
-                                   'ome/inferenceservice-config ("{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"): '
-                                   'a lowercase RFC 1123 subdomain')
+                                   '"llama-chat.prod.Example.COM" rendered from ingress.domainTemplate in <stdin>: '
+                                   'ConfigMap ome/inferenceservice-config '
+                                   '("{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"): a lowercase RFC 1123 '
+                                   'subdomain')
 
 
 # ---------------------------------------------------------------- docs/cluster-config-and-ingress.md

@@ -27,6 +27,7 @@ DROPPED_ANNOTATIONS = frozenset({"internal.ome.io/storage-initializer-sourceuri"
 DROPPED_LABELS = frozenset({"networking.knative.dev/visibility"})
 MAX_DURATION_SECONDS = 99_999  # Gateway API Duration: at most 5 digits per unit
 OBJECT_NAME_MAX = 253
+MAX_HOSTNAMES = 16  # the HTTPRoute CRD's maxItems for spec.hostnames (parentRefs: 32)
 
 
 def route_metadata(name: str, namespace: str, meta: dict) -> dict:
@@ -83,7 +84,19 @@ def rule(prefix: str, route_filters: list[dict], service: str, namespace: str, p
 
 def attachments(isvc_name: str, meta: dict, namespace: str, eff: Effective) -> tuple[list[dict], list[str]]:
     """The parentRefs and the hostnames every route of the InferenceService has, index-aligned per Gateway."""
+    if len(eff.gateways) > MAX_HOSTNAMES:
+        raise OmeError(f"the InferenceService's routes would attach to {len(eff.gateways)} Gateways, one hostname "
+                       f"each, and an HTTPRoute has at most {MAX_HOSTNAMES} hostnames: list fewer additional gateways")
     parents = [parent_ref(gateway, eff) for gateway in eff.gateways]
+    seen: dict[tuple[str, str], Gateway] = {}
+    for parent, gateway in zip(parents, eff.gateways):
+        key = (parent["namespace"], parent["name"])
+        if key in seen:
+            first, second = describe(seen[key].gateway_source, eff), describe(gateway.gateway_source, eff)
+            raise OmeError(f'the Gateway {key[0]}/{key[1]} is named twice, by {first} '
+                           f'and by {second}; an HTTPRoute names each Gateway once '
+                           f'(the API server refuses it otherwise): remove one')
+        seen[key] = gateway
     return parents, [route_host(isvc_name, meta, namespace, eff, gateway) for gateway in eff.gateways]
 
 

@@ -65,6 +65,11 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
     name, namespace, meta = isvc.name, isvc.namespace, isvc.metadata
     attached = httproute.attachments(name, meta, namespace, eff)
     by_component = {r.component: r for r in routes}
+    if eff.per_isvc_subdomain and len(routes) > 1:
+        report.warn(f"with a hostname per InferenceService (perISVCSubdomain), all {len(routes) + 1} routes match "
+                    f"{attached[1][0]} at /, and which one takes the requests depends on when OME created them: "
+                    f"with a router or a decoder, requests can reach the wrong component; keep this InferenceService "
+                    f'on the shared host with the annotation ome.io/ingress-per-isvc-subdomain: "false"')
     objects = []
     for component in ROUTE_ORDER:
         route = by_component.get(component)
