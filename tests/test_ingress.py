@@ -395,7 +395,7 @@ def test_hash_headers_annotation_replaces_the_list():
 
 
 @pytest.mark.parametrize("spec_extra,annotations,what", [
-    ({"traffic": {"algorithm": "LeastRequest"}}, None, "spec.traffic"),
+    ({"traffic": {"algorithm": "RoundRobin"}}, None, "spec.traffic.algorithm"),
     (None, {"ome.io/circuit-breaker-max-connections": "10"}, "the annotation ome.io/circuit-breaker-max-connections"),
     (None, {"ome.io/btp.retry.numRetries": "3"}, "the annotation ome.io/btp.retry.numRetries")])
 def test_traffic_intent_replaces_the_default_policy(spec_extra, annotations, what):
@@ -407,6 +407,11 @@ def test_traffic_intent_replaces_the_default_policy(spec_extra, annotations, wha
     assert [m.text for m in report.messages] == [
         f"{what} declares traffic intent: OME's traffic reconciler then writes the BackendTrafficPolicy test-isvc in "
         f"place of the default one, and omerender renders neither"]
+
+
+def test_empty_traffic_is_no_intent():
+    """traffic ResolvedIntent.HasIntent: only algorithm, consistentHash or endpointOverride declare intent."""
+    assert render(isvc(spec_extra={"traffic": {}}), config())[-1]["kind"] == "BackendTrafficPolicy"
 
 
 # ---------------------------------------------------------------- annotations (ResolveIngressConfig)

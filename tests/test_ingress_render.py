@@ -197,3 +197,17 @@ def test_worked_gateway_api_example_is_what_omerender_prints():
     assert run.code == 0, run.stderr
     assert doc_blocks("example: output") == [o for o in run.objects
                                              if o["kind"] in ("HTTPRoute", "BackendTrafficPolicy")]
+
+
+def test_spec_traffic_replaces_the_default_policy(F):
+    """traffic-policy.md, Defaults when you declare nothing: traffic intent replaces the default policy; the
+    traffic reconciler's policy is not rendered, which a warning says."""
+    objects = inputs(F, "llama-chat", "llama-demo")
+    objects[2]["spec"]["traffic"] = {"algorithm": "ConsistentHash",
+                                     "consistentHash": {"type": "Header", "headers": [{"name": "x-session-id"}]}}
+    run = rendered([configmap(**GATEWAY_API), *objects])
+    assert not [o for o in run.objects if o["kind"] == "BackendTrafficPolicy"]
+    assert run.lines == [
+        "warning: <stdin>: InferenceService llama-demo/llama-chat: spec.traffic.algorithm declares traffic intent: "
+        "OME's traffic reconciler then writes the BackendTrafficPolicy llama-chat in place of the default one, and "
+        "omerender renders neither"]

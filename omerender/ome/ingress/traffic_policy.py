@@ -2,7 +2,8 @@
 HTTPRoutes: consistent hashing on the configured headers, merged into the Gateway's own policy.
 
 Source: OME v1.3 ``reconcilers/ingress/builders`` ``BackendTrafficPolicyBuilder.Build`` and
-``strategies/gateway_api_strategy.go`` (written only without traffic intent) (commit 58a57f25); docs
+``strategies/gateway_api_strategy.go`` (written only without traffic intent; ``traffic`` ``ResolvedIntent.HasIntent``)
+(commit 58a57f25); docs
 ``concepts/rollouts-and-traffic/traffic-policy.md`` (Defaults when you declare nothing) and
 ``pkg/constants/traffic_annotations.go`` (commit 4dfb96b1) for what declares intent.
 """
@@ -18,12 +19,16 @@ INTENT_ANNOTATIONS = frozenset({
     "ome.io/timeout-tcp-connect",
 })
 INTENT_PREFIXES = ("ome.io/btp.", "ome.io/dr.")  # pass-through to the Envoy Gateway or Istio policy
+INTENT_FIELDS = ("algorithm", "consistentHash", "endpointOverride")  # ResolvedIntent.HasIntent's typed core
 
 
 def traffic_intent(spec: dict, annotations: dict) -> str | None:
     """What declares traffic intent on the InferenceService, for the message; None when nothing does."""
-    if spec.get("traffic"):
-        return "spec.traffic"
+    traffic = spec.get("traffic")
+    if isinstance(traffic, dict):
+        for key in INTENT_FIELDS:
+            if traffic.get(key) is not None:
+                return f"spec.traffic.{key}"
     for key in sorted(annotations):
         if key in INTENT_ANNOTATIONS or key.startswith(INTENT_PREFIXES):
             return f"the annotation {key}"
