@@ -600,3 +600,14 @@ def test_hostile_domain_template_is_bounded():
     template = "{{.Name}}" * 200_000
     err = error_of(isvc(annotations={"ome.io/ingress-domain-template": template}), config(GO_RAW))
     assert err.text.startswith("invalid placeholder in the annotation ome.io/ingress-domain-template: ")
+
+
+def test_hostile_additional_gateways_annotation_is_bounded():
+    """A 1 MB annotation of gateways with unknown keys: one warning per entry a route can hold, then the error."""
+    entry = '{"omeIngressGateway": "gw/g", "ingressDomain": "d.io", "x": 1}'
+    value = "[" + ",".join([entry] * 16_000) + "]"
+    report = Report()
+    with pytest.raises(OmeError) as err:
+        render(isvc(annotations={"ome.io/ingress-additional-gateways": value}), config(), report=report)
+    assert len(report.messages) == 16
+    assert err.value.text.startswith("the InferenceService's routes would attach to 16001 Gateways")

@@ -30,6 +30,8 @@ KNOWN = (DISABLE_CREATION, DOMAIN, DOMAIN_TEMPLATE, URL_SCHEME, GATEWAY, ADDITIO
          SHARED_HOST_PREFIX, CONSISTENT_HASH_HEADERS, *IGNORED)
 GATEWAY_KEYS = {"omeingressgateway": "gateway", "ingressdomain": "domain", "class": "gateway_class"}
 GATEWAY_KEY_NAMES = ("omeIngressGateway", "ingressDomain", "class")
+JSON_TYPES = {dict: "object", str: "string", int: "number", float: "number", bool: "boolean"}
+MAX_NAMED = 16  # an HTTPRoute has at most 16 hostnames, one per Gateway
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,10 @@ def _parse_gateways(value: str, report: Report) -> tuple[Gateway, ...]:
     if data is None:
         return ()
     if not isinstance(data, list):
-        raise ValueError(f"a JSON {type(data).__name__.replace('dict', 'object')}, not an array")
+        raise ValueError(f"a JSON {JSON_TYPES.get(type(data), 'value')}, not an array")
     gateways = []
     for i, entry in enumerate(data):
+        quiet = i >= MAX_NAMED  # past what a route can hold (an error later): no warning per entry
         if entry is None:
             entry = {}
         if not isinstance(entry, dict):
@@ -153,6 +156,8 @@ def _parse_gateways(value: str, report: Report) -> tuple[Gateway, ...]:
         fields = {}
         for key, item in entry.items():
             name = GATEWAY_KEYS.get(key.lower())
+            if name is None and quiet:
+                continue
             if name is None:
                 hint = did_you_mean(key, lambda: GATEWAY_KEY_NAMES, len(GATEWAY_KEY_NAMES), report)
                 report.warn(f'{ADDITIONAL_GATEWAYS}: entry {i}: unknown key "{key}", which OME ignores{hint}',
