@@ -114,6 +114,7 @@ ISVC_SPEC = {
     "acceleratorSelector": {"acceleratorClass": str, "policy": str, "constraints": CONSTRAINTS},
     "deploymentMode": str, "scalingPolicy": {"mode": str},
     "predictor": object, "kedaConfig": object, "replicaRefs": object, "compartmentID": object,
+    "traffic": object,  # v1.3: its intent replaces the default BackendTrafficPolicy (ome/ingress); not rendered
 }
 SUPPORTED_FORMAT = {
     "name": object, "version": object, "modelFormat": FORMAT, "modelFramework": FORMAT, "modelArchitecture": object,

@@ -11,6 +11,7 @@ from omerender.kube import apirules
 from omerender.kube.names import trunc63
 from .accelerators import choice as accelerators, effects as classeffects
 from .budget import BudgetError, copy_budget
+from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
@@ -300,14 +301,17 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     for comp in components:
         resolve_mode(comp, spec, report)
     objects: list[dict] = []
-    first_ports: dict[str, int] = {}
+    routes: list[ComponentRoute] = []
     for comp in components:
         comp_objects = build_component(ctx, comp)
         objects.extend(comp_objects)
         service = next(o for o in comp_objects if o["kind"] == "Service")
-        first_ports[comp.name] = service["spec"]["ports"][0]["port"]
-    external = _external_service(ctx, first_ports)
-    return objects + ([external] if external else [])
+        routes.append(ComponentRoute(comp.name, service["metadata"]["name"], service["spec"]["ports"][0]["port"],
+                                     comp.isvc.get("timeoutSeconds")))
+    external = _external_service(ctx, {route.component: route.port for route in routes})
+    cluster = inputs.cluster_config
+    return (objects + ([external] if external else [])
+            + ingress_objects(isvc, routes, cluster.ingress, report, cluster.source))
 
 
 def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Report) -> None:
@@ -401,15 +405,9 @@ def _overlays(ctx: IsvcContext) -> list:
 
 def _external_service(ctx: IsvcContext, first_ports: dict[str, int]) -> dict | None:
     isvc = ctx.isvc
-    labels = isvc.metadata.get("labels") or {}
+    if not external_service_wanted(isvc, ctx.inputs.cluster_config.ingress):
+        return None
     annotations = isvc.metadata.get("annotations") or {}
-    if labels.get("networking.knative.dev/visibility") == "cluster-local":
-        return None
-    disable = annotations.get("ome.io/ingress-disable-creation")
-    if disable is not None and disable != "true":
-        ctx.report.warn("ingress creation is on (ome.io/ingress-disable-creation is not \"true\"): OME would create "
-                        "ingress objects instead of the external Service; omerender renders neither")
-        return None
     fronted = "router" if "router" in first_ports else "engine"
     kind = workloads.service_type(annotations, ctx.report)
     return workloads.external_service(isvc.name, isvc.namespace, external_service_annotations(isvc), kind, fronted,

@@ -83,11 +83,11 @@ def expand(text: str, meta: dict) -> str:
     return _expander(text, meta, MAX_ACTIONS).run()
 
 
-def _expander(text: str, meta: dict, actions_left: int) -> "_Expander":
+def _expander(text: str, meta: dict, actions_left: int, scalars: dict = SCALARS) -> "_Expander":
     if len(text) > MAX_TEXT_CHARS:
         raise PlaceholderError(f"value is longer than {MAX_TEXT_CHARS} characters; "
                                "placeholders are not expanded in values this long")
-    return _Expander(text, meta, actions_left)
+    return _Expander(text, meta, actions_left, scalars)
 
 
 def expand_container(container: dict, meta: dict, path: str) -> dict:
@@ -108,7 +108,17 @@ def _expand_value(value, meta: dict, path: str, subpath: str):
     return value
 
 
-def _expand_field(text: str, meta: dict, field: str) -> str:
+def expand_template(text: str, meta: dict, field: str, scalars: dict, where: str) -> str:
+    """Expand one template from the input (an ingress ``domainTemplate``), counted against the render's budget.
+
+    ``scalars`` maps the template's string fields (``.Name``) to keys of ``meta``; ``where`` names the template in
+    messages (``invalid placeholder in <where>: <reason>``); ``field`` is the input field the error points at.
+    """
+    return _expand_field(text, meta, field, scalars, where)
+
+
+def _expand_field(text: str, meta: dict, field: str, scalars: dict = SCALARS, where: str | None = None) -> str:
+    where = where or field
     if "{{" not in text:
         return text
     spent = _SPENT.get()
@@ -117,26 +127,26 @@ def _expand_field(text: str, meta: dict, field: str) -> str:
     if spent.over:
         return text
     try:
-        expander = _expander(text, meta, limits.MAX_PLACEHOLDER_ACTIONS - spent.actions)
+        expander = _expander(text, meta, limits.MAX_PLACEHOLDER_ACTIONS - spent.actions, scalars)
         value = expander.run()
     except PlaceholderError as err:
-        raise OmeError(f"invalid placeholder in {field}: {err.reason}", field=field) from None
+        raise OmeError(f"invalid placeholder in {where}: {err.reason}", field=field) from None
     except _OutOfActions:
         spent.over = True
-        raise OmeError(f"placeholders in {field} take the actions run across the render past "
+        raise OmeError(f"placeholders in {where} take the actions run across the render past "
                        f"{limits.MAX_PLACEHOLDER_ACTIONS:,} (an action prints something or nothing, {{{{\"\"}}}} "
                        "included); use fewer placeholders, or render fewer InferenceServices at a time",
                        field=field) from None
     spent.actions += expander.actions
-    _spend(spent, len(value), field)
+    _spend(spent, len(value), field, where)
     return value
 
 
-def _spend(spent: _Spent, chars: int, field: str) -> None:
+def _spend(spent: _Spent, chars: int, field: str, where: str) -> None:
     spent.chars += chars
     if spent.chars > limits.MAX_EXPANDED_CHARS:
         spent.over = True
-        raise OmeError(f"placeholders in {field} take the text they print past {limits.MAX_EXPANDED_CHARS:,} "
+        raise OmeError(f"placeholders in {where} take the text they print past {limits.MAX_EXPANDED_CHARS:,} "
                        "characters across the render; print shorter labels and annotations, or fewer of them",
                        field=field)
 
@@ -144,9 +154,10 @@ def _spend(spent: _Spent, chars: int, field: str) -> None:
 class _Expander:
     """One pass over one string: text is copied, each action is lexed and evaluated."""
 
-    def __init__(self, text: str, meta: dict, actions_left: int = MAX_ACTIONS):
+    def __init__(self, text: str, meta: dict, actions_left: int = MAX_ACTIONS, scalars: dict = SCALARS):
         self.text = text
         self.meta = meta
+        self.scalars = scalars
         self.out: list[str] = []
         self.out_len = 0
         self.actions = 0
@@ -184,7 +195,7 @@ class _Expander:
             self.check_no_bad_left_trim(start)
         lexer = _ActionLexer(text, start, body)
         tokens = lexer.tokens()
-        self.emit(_evaluate(tokens, self.meta, lexer.snippet()))
+        self.emit(_evaluate(tokens, self.meta, lexer.snippet(), self.scalars))
         end = lexer.end
         if lexer.right_trim:
             while end < len(text) and text[end] in SPACE:
@@ -428,7 +439,7 @@ def _unquote(body: str, lexer: _ActionLexer) -> str:
         raise lexer.fail("string literal is not valid UTF-8", False) from None
 
 
-def _evaluate(tokens: list[tuple], meta: dict, snippet: str) -> str:
+def _evaluate(tokens: list[tuple], meta: dict, snippet: str, scalars: dict = SCALARS) -> str:
     if not tokens:
         raise _error(snippet, "empty action", False)
     head, rest = tokens[0], tokens[1:]
@@ -439,9 +450,9 @@ def _evaluate(tokens: list[tuple], meta: dict, snippet: str) -> str:
     if head[0] == "string":
         return head[1]
     if head[0] == "dot":
-        raise _error(snippet, '"." is the whole object; use .Name, .Namespace, .Labels.<key> or '
-                              ".Annotations.<key>", False)
-    return _field_value(head[1], meta, snippet)
+        raise _error(snippet, f'"." is the whole object; use {_field_list(scalars, ".Labels.<key>", " or ")}.'
+                              f'Annotations.<key>', False)
+    return _field_value(head[1], meta, snippet, scalars)
 
 
 def _call(name: str, args: list[tuple], meta: dict, snippet: str) -> str:
@@ -458,14 +469,18 @@ def _call(name: str, args: list[tuple], meta: dict, snippet: str) -> str:
     return "" if value is None else _go_print(value)
 
 
-def _field_value(names: list[str], meta: dict, snippet: str) -> str:
+def _field_list(scalars: dict, last_map: str, conjunction: str) -> str:
+    return ", ".join(f".{name}" for name in scalars) + f", {last_map}{conjunction}"
+
+
+def _field_value(names: list[str], meta: dict, snippet: str, scalars: dict = SCALARS) -> str:
     first = names[0]
-    if first in SCALARS:
+    if first in scalars:
         if len(names) > 1:
             raise _error(snippet, f'.{first} is a string and has no field "{names[1]}"', False)
-        return _go_print(meta.get(SCALARS[first]))
+        return _go_print(meta.get(scalars[first]))
     if first not in MAPS:
-        raise _error(snippet, f"unknown field .{first}; the fields are .Name, .Namespace, .Labels and "
+        raise _error(snippet, f"unknown field .{first}; the fields are {_field_list(scalars, '.Labels', ' and ')}"
                               ".Annotations", False)
     if len(names) == 1:
         raise _error(snippet, f'.{first} needs a key: write .{first}.<key> or index .{first} "<key>"',
