@@ -12,6 +12,7 @@ from omerender.kube.names import trunc63
 from .accelerators import choice as accelerators, effects as classeffects
 from .budget import BudgetError, copy_budget
 from .load import Inputs, Obj
+from .monitoring.podmonitor import pod_monitor
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
 from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
@@ -39,6 +40,7 @@ class Options:
     model_node_selector: bool = True
     locked: bool = False  # a stale lock is an error (CI)
     strict: bool = False  # any warning fails the run (CI); the caller checks, the render ignores it
+    pod_monitors: bool = False  # the cluster has the PodMonitor CRD, as OME v1.3 requires (monitoring.podmonitor)
 
 
 @dataclass
@@ -333,7 +335,9 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     if comp.mode == "MultiNode":
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
-        return multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+        objects = multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+        leader_pod = objects[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+        return objects + _pod_monitors(ctx, comp_name, annotations, leader_pod)
     pod = build_pod(_pod_plan(ctx, comp, annotations), report)
     object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
     replicas = low if autoscaler.get("class") == "None" else None
@@ -349,7 +353,14 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
         objects.append(scaler)
     if budget is not None:
         objects.append(workloads.pdb(comp_name, namespace, object_labels, annotations, budget))
-    return objects
+    return objects + _pod_monitors(ctx, comp_name, annotations, pod)
+
+
+def _pod_monitors(ctx: IsvcContext, comp_name: str, annotations: dict, pod: dict) -> list[dict]:
+    """The component's PodMonitor when the cluster has the CRD (``Options.pod_monitors``)."""
+    if not ctx.options.pod_monitors:
+        return []
+    return [pod_monitor(comp_name, ctx.isvc.namespace, annotations, pod, ctx.report)]
 
 
 def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
