@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube import apirules
 from omerender.kube.names import trunc63
+from omerender.suggest import did_you_mean
 from .accelerators import choice as accelerators, effects as classeffects
 from .budget import BudgetError, copy_budget
 from .load import Inputs, Obj
@@ -22,6 +23,7 @@ from .runtimes.presets import check_engine_annotation
 from .selection.result import Resolution
 from .selection.validation import validate_runtime
 from .workloads import multinode, objects as workloads
+from .workloads import autoscaler_policy
 from .workloads.autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings,
                                     replica_bounds, validate_runtime_autoscalers)
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
@@ -73,7 +75,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report = Report()
     report.extend(inputs.messages)
     chains = Chains(inputs, report)
-    errors = _validate_runtimes(inputs, chains, report)
+    errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
     if options.locked:
         try:
             check_locked_entries(inputs, lock)
@@ -170,6 +172,17 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
         except OmeError as err:
             errors.append(err.located(runtime.ref, runtime.file))
         report.extend(runtime_report.messages)
+    return errors
+
+
+def _validate_policies(inputs: Inputs) -> list[OmeError]:
+    """What OME's webhook and the AutoscalerPolicy CRD refuse in each policy, used or not."""
+    errors = []
+    for (_, _), policy in sorted(inputs.autoscaler_policies.items()):
+        try:
+            autoscaler_policy.validate_policy(policy.spec)
+        except OmeError as err:
+            errors.append(err.located(policy.ref, policy.file))
     return errors
 
 
@@ -329,7 +342,7 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
     low, high = replica_bounds(comp.name, comp.isvc, comp.merged)
     autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
-                                   isvc.metadata.get("annotations") or {}, low)
+                                   isvc.metadata.get("annotations") or {}, low, _policy(ctx, comp, low, high))
     scaling = Scaling(low, high, autoscaler)
     budget = disruption_budget(comp.name, comp.isvc, comp.config)
     if comp.mode == "MultiNode":
@@ -406,6 +419,49 @@ def _overlays(ctx: IsvcContext) -> list:
             continue
         found.append(overlay_storage(model, ctx.isvc.namespace))
     return found
+
+
+# ---------------------------------------------------------------- AutoscalerPolicy (render.md §9.2 row 2)
+
+def _policy(ctx: IsvcContext, comp: Component, low: int, high: int):
+    """What renders the component's ``autoscalerPolicyRef``, after the webhook's checks of the ref; None without a
+    ref, or where it is inert (a MultiNode component, an inline block that outranks it)."""
+    ref = comp.isvc.get("autoscalerPolicyRef")
+    if ref is None:
+        return None
+    autoscaler_policy.check_ref(comp.name, ref, bool(ctx.inputs.autoscaler_policies))
+    path = f"spec.{comp.name}.autoscalerPolicyRef"
+    if comp.mode == "MultiNode":
+        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)")
+        return None
+    if comp.isvc.get("autoscaler") is not None:
+        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it')
+        return None
+    return lambda: _policy_block(ctx, comp.name, ref["name"], low, high)
+
+
+def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: int) -> dict:
+    isvc = ctx.isvc
+    policy = ctx.inputs.autoscaler_policies.get((isvc.namespace, name))
+    field = f"spec.{component}.autoscalerPolicyRef.name"
+    if policy is None:
+        guess = did_you_mean(name, lambda: [n for ns, n in ctx.inputs.autoscaler_policies if ns == isvc.namespace],
+                             len(ctx.inputs.autoscaler_policies), ctx.inputs)
+        raise OmeError(f'{component}: PolicyNotFound: AutoscalerPolicy "{name}" not found in namespace '
+                       f"{isvc.namespace}; OME would keep the {component}'s last autoscaler until it exists, which a "
+                       f"render cannot know{guess}", field=field)
+    context = autoscaler_policy.Context(isvc.namespace, isvc.name, component, low, high, f"{isvc.name}-{component}")
+    try:
+        autoscaler_policy.validate_policy(policy.spec)
+        return autoscaler_policy.render_block(name, policy.spec, context, _metric_providers(ctx))
+    except OmeError as err:
+        text = err.text if err.text.startswith(f"policy {name}: ") else f"policy {name}: {err.text}"
+        raise OmeError(f"{component}: PolicyInvalid: {text}", field=field) from None
+
+
+def _metric_providers(ctx: IsvcContext) -> dict[str, str]:
+    """The metric provider bindings (name -> server address) of the cluster's configuration."""
+    return {}
 
 
 # ---------------------------------------------------------------- external Service (render.md §13)
