@@ -64,10 +64,9 @@ def check_ref(component: str, ref, feature_on: bool) -> None:
 # ---------------------------------------------------------------- the policy's own checks (its CRD and webhook)
 
 def validate_policy(spec: dict) -> None:
-    """What the API server and OME's webhook refuse in a policy's spec (shapes.py checked the field types)."""
-    if spec.get("enforcement") == "Required":
-        raise OmeError('spec.enforcement: Invalid value: "Required": Required is a reserved shape; use Default',
-                       field="spec.enforcement")
+    """What the API server (the CRD's schema, first) and OME's webhook (render/validate.go ValidateSpec, as
+    ``<reason>: <detail>``) refuse in a policy's spec; shapes.py checked the field types. The webhook's PromQL
+    parse of the rendered queries is not repeated here."""
     _enum(spec.get("enforcement"), ("Default", "Required"), "spec.enforcement")
     if spec.get("class") is None:
         raise OmeError("spec.class: Required value", field="spec.class")
@@ -76,17 +75,17 @@ def validate_policy(spec: dict) -> None:
         raise OmeError('spec: Invalid value: "object": class KEDA requires keda and forbids hpa; class HPA forbids keda',
                        field="spec.class")
     keda = spec.get("keda")
-    if keda is None:
-        return
-    triggers = keda.get("triggers") or []
-    if not triggers:
+    triggers = (keda or {}).get("triggers") or []
+    if keda is not None and not triggers:
         raise OmeError(f"spec.keda.triggers: Invalid value: {len(triggers)}: spec.keda.triggers in body should have at "
                        f"least 1 items", field="spec.keda.triggers")
+    if keda is not None and keda.get("fallback") is not None:
+        _validate_fallback(keda["fallback"])
+    if spec.get("enforcement") == "Required":
+        raise OmeError("EnforcementRequiredReserved: enforcement Required is a reserved shape and not implemented; use "
+                       "Default", field="spec.enforcement")
     for i, trigger in enumerate(triggers):
         _validate_trigger(i, trigger)
-    fallback = keda.get("fallback")
-    if fallback is not None:
-        _validate_fallback(fallback)
 
 
 def _validate_trigger(i: int, trigger: dict) -> None:
@@ -96,21 +95,29 @@ def _validate_trigger(i: int, trigger: dict) -> None:
     if trigger.get("metadata") is None:
         raise OmeError(f"{path}.metadata: Required value", field=f"{path}.metadata")
     _enum(trigger.get("metricType"), METRIC_TYPES, f"{path}.metricType")
-    for key, value in trigger["metadata"].items():
-        if key.lower() in (k.lower() for k in FORBIDDEN_KEYS):
-            raise OmeError(f'trigger {i} metadata key "{key}" is provider-owned and not allowed in policies',
-                           field=f"{path}.metadata.{key}")
-        compile_template(i, key, value)
-    if _is_endpoint(trigger["type"]):
-        if not (trigger.get("providerRef") or {}).get("name"):
-            raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types",
-                           field=f"{path}.providerRef")
-        if "ignoreNullValues" not in trigger["metadata"]:
-            raise OmeError(f"trigger {i} ({trigger['type']}): metadata.ignoreNullValues must be set explicitly on "
-                           f"prometheus triggers", field=f"{path}.metadata.ignoreNullValues")
+    kind = trigger["type"]
+    for key in trigger["metadata"]:
+        if _forbidden(key):
+            raise OmeError(f"ForbiddenMetadataKey: trigger {i}: metadata key {go_quote(key)} is provider-owned; bind "
+                           f"endpoints via providerRef", field=f"{path}.metadata.{key}")
+    if _is_endpoint(kind) and not (trigger.get("providerRef") or {}).get("name"):
+        raise OmeError(f"ProviderRefRequired: trigger {i} ({kind}): providerRef is required for endpoint trigger types",
+                       field=f"{path}.providerRef")
+    if _is_endpoint(kind) and "ignoreNullValues" not in trigger["metadata"]:
+        raise OmeError(f"IgnoreNullValuesMustBeExplicit: trigger {i} ({kind}): ignoreNullValues must be explicit — the "
+                       f"KEDA default (true) silently treats no-series as a healthy zero",
+                       field=f"{path}.metadata.ignoreNullValues")
     if trigger.get("queryReturnsDesiredReplicas") is True and trigger.get("metricType") != "AverageValue":
-        raise OmeError(f"trigger {i}: queryReturnsDesiredReplicas requires metricType AverageValue",
-                       field=f"{path}.metricType")
+        raise OmeError(f"DesiredCountRequiresAverageValue: trigger {i}: queryReturnsDesiredReplicas requires metricType "
+                       f"AverageValue — the HPA's Value math is ceil((metric/threshold) x readyPods), which breaks "
+                       f"desired-count queries", field=f"{path}.metricType")
+    for key, value in trigger["metadata"].items():
+        try:
+            compile_template(i, key, value)
+        except OmeError as err:
+            allowlist = "forbidden template construct" in err.text or "unknown template variable" in err.text
+            reason = "ForbiddenTemplateNode" if allowlist else "ParseError"
+            raise OmeError(f"{reason}: {err.text}", field=f"{path}.metadata.{key}") from None
 
 
 def _validate_fallback(fallback: dict) -> None:
@@ -138,6 +145,10 @@ def _enum(value, allowed: tuple[str, ...], path: str) -> None:
     if value is not None and value not in allowed:
         quoted = ", ".join(f'"{a}"' for a in allowed)
         raise OmeError(f'{path}: Unsupported value: "{value}": supported values: {quoted}', field=path)
+
+
+def _forbidden(key: str) -> bool:
+    return key.lower() in (k.lower() for k in FORBIDDEN_KEYS)
 
 
 def _is_endpoint(trigger_type: str) -> bool:
@@ -169,8 +180,8 @@ def render_block(policy_name: str, spec: dict, ctx: Context, providers: Mapping[
 def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str, str]) -> dict:
     metadata = {}
     for key, value in trigger["metadata"].items():
-        if key.lower() in (k.lower() for k in FORBIDDEN_KEYS):
-            raise OmeError(f'trigger {i} metadata key "{key}" is provider-owned and not allowed in policies')
+        if _forbidden(key):
+            raise OmeError(f"trigger {i} metadata key {go_quote(key)} is provider-owned and not allowed in policies")
         metadata[key] = "".join(part if isinstance(part, str) else str(getattr(ctx, part.name))
                                 for part in compile_template(i, key, value))
     rendered = {"type": trigger["type"], "metadata": metadata}
@@ -181,8 +192,8 @@ def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str,
         if not provider:
             raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types")
         if not providers.get(provider):
-            raise OmeError(f'trigger {i} ({trigger["type"]}): metric provider "{provider}" is not bound on this '
-                           f"cluster")
+            raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {go_quote(provider)} is not bound on "
+                           f"this cluster")
         metadata["serverAddress"] = providers[provider]
     return rendered
 
@@ -211,9 +222,9 @@ def compile_template(trigger: int, key: str, text: str) -> list:
     """``text`` as literal strings and :class:`Var` parts. Go's text/template with OME's allowlist: literal text
     and ``{{ .Var }}`` of :data:`VARIABLES` only (comments drop out; ``{{-``/``-}}`` trim white space)."""
     try:
-        return _parse(text)
+        return _parse(text, f"t{trigger}/{key}")
     except _TemplateError as err:
-        raise OmeError(f'trigger {trigger} metadata "{key}": {err.reason}') from None
+        raise OmeError(f"trigger {trigger} metadata {go_quote(key)}: {err.reason}") from None
 
 
 class _TemplateError(ValueError):
@@ -222,7 +233,7 @@ class _TemplateError(ValueError):
         self.reason = reason
 
 
-def _parse(text: str) -> list:
+def _parse(text: str, name: str) -> list:
     parts: list = []
     pos = 0
     while True:
@@ -237,14 +248,14 @@ def _parse(text: str) -> list:
             literal = literal.rstrip(_SPACE)
             body_start += 1
         _literal(parts, literal)
-        end = _action_end(text, body_start)
+        end = _action_end(text, body_start, f"template: {name}:{text.count(chr(10), 0, start) + 1}")
         body = text[body_start:end]
         pos = end + 2
         if body.endswith("-") and body[-2:-1] in tuple(_SPACE):
             body = body[:-1]
             while pos < len(text) and text[pos] in _SPACE:
                 pos += 1
-        var = _action(body.strip(_SPACE))
+        var = _action(body.strip(_SPACE), f"template: {name}:{text.count(chr(10), 0, start) + 1}")
         if var is not None:
             parts.append(var)
 
@@ -254,12 +265,12 @@ def _literal(parts: list, text: str) -> None:
         parts.append(text)
 
 
-def _action_end(text: str, pos: int) -> int:
+def _action_end(text: str, pos: int, where: str) -> int:
     """Where the action starting at ``pos`` ends (its ``}}``), skipping quoted strings and comments."""
     if text.startswith("/*", pos):
         close = text.find("*/", pos + 2)
         if close < 0:
-            raise _TemplateError("parse: unclosed comment")
+            raise _TemplateError(f"parse: {where}: unclosed comment")
         pos = close + 2
     quote = None
     i = pos
@@ -275,31 +286,49 @@ def _action_end(text: str, pos: int) -> int:
         elif text.startswith("}}", i):
             return i
         i += 1
-    raise _TemplateError("parse: unclosed action")
+    raise _TemplateError(f"parse: {where}: unclosed action")
 
 
-def _action(body: str) -> Var | None:
+def _action(body: str, where: str) -> Var | None:
     if body.startswith("/*"):
         return None  # a comment
     shown = "{{" + " | ".join(" ".join(_words(cmd)) for cmd in _split_pipe(body)) + "}}"
     words = _words(body)
     if not words:
-        raise _TemplateError("parse: missing value for command")
+        raise _TemplateError(f"parse: {where}: missing value for command")
     if words[0] in GO_KEYWORDS:
-        raise _TemplateError(f'forbidden template construct "{shown}": only {{{{ .Var }}}} field access and literal '
-                             f"text are allowed")
+        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: only {{{{ .Var }}}} field access and "
+                             f"literal text are allowed")
     if len(_split_pipe(body)) > 1 or (len(words) > 1 and words[1] in (":=", "=")):
-        raise _TemplateError(f'forbidden template construct "{shown}": pipelines, declarations, and functions are not '
-                             f"allowed")
+        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: pipelines, declarations, and functions "
+                             f"are not allowed")
     if len(words) > 1:
-        raise _TemplateError(f'forbidden template construct "{shown}": function calls are not allowed')
+        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: function calls are not allowed")
     if not _FIELD.fullmatch(words[0]):
-        raise _TemplateError(f'forbidden template construct "{shown}": only field access is allowed')
+        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: only field access is allowed")
     idents = words[0][1:].split(".")
     if len(idents) != 1 or idents[0] not in VARIABLES:
-        raise _TemplateError(f'unknown template variable "{shown}": allowed variables are '
+        raise _TemplateError(f"unknown template variable {go_quote(shown)}: allowed variables are "
                              f"{' '.join('.' + v for v in VARIABLES)}")
     return Var(idents[0])
+
+
+def go_quote(text: str) -> str:
+    """``text`` as Go's ``%q`` prints it (strconv.Quote) for the characters a template holds."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def _split_pipe(body: str) -> list[str]:
