@@ -13,6 +13,8 @@ from omerender.kube import apirules
 from omerender.kube.shapes import STRING_MAP, check, check_spec
 from omerender.yamlio import limits
 from omerender.yamlio.reading import Doc, too_many_objects
+from .cluster import configmap as clusterconfig
+from .cluster.settings import ClusterConfig
 
 OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
@@ -87,6 +89,9 @@ class Inputs:
     others: list[Obj] = field(default_factory=list)
     isvc_keys: set[tuple[str, str]] = field(default_factory=set)
     messages: list[Message] = field(default_factory=list)  # warnings found while indexing
+    # OME's ConfigMap inferenceservice-config, parsed once (the Helm chart's defaults without one); the
+    # ConfigMap itself is in no list above: it is an input only, never passed through (cluster/configmap.py)
+    cluster_config: ClusterConfig = clusterconfig.CHART_DEFAULTS
 
 
 def index(docs: list[Doc]) -> Inputs:
@@ -95,16 +100,31 @@ def index(docs: list[Doc]) -> Inputs:
         raise too_many_objects(None)
     inputs = Inputs()
     errors: list[OmeError] = []
+    candidates: list[clusterconfig.Candidate] = []
     for doc in docs:
         try:
             obj = _as_object(doc)
+            if clusterconfig.is_cluster_config(obj.data):
+                candidates.append(clusterconfig.Candidate(obj.data, obj.file))
+                continue
             _file(inputs, obj)
-            inputs.messages.extend(_group_warnings(obj))
+            inputs.messages.extend(_group_warnings(obj) + _near_miss_warnings(obj))
         except OmeError as err:
             errors.append(err)
+    try:
+        selection = clusterconfig.select(candidates)
+        inputs.cluster_config = selection.config
+        inputs.messages.extend(selection.messages)
+    except OmeError as err:
+        errors.append(err)
     if errors:
         raise OmeErrors(errors)
     return inputs
+
+
+def _near_miss_warnings(obj: Obj) -> list[Message]:
+    text = clusterconfig.near_miss(obj.data) if obj.kind == "ConfigMap" else None
+    return [Message("warning", text, obj.ref, obj.file, "metadata.name")] if text else []
 
 
 def _as_object(doc: Doc) -> Obj:

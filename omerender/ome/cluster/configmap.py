@@ -1,0 +1,167 @@
+"""The ConfigMap ``inferenceservice-config`` among the inputs: which one is OME's, and its data parsed once.
+
+OME's controller reads ``inferenceservice-config`` in namespace ``ome`` (constants.OMENamespace,
+constants.InferenceServiceConfigMapName; configmap.go getInferenceServiceConfigMap). A user copies it from the
+cluster (``kubectl get configmap inferenceservice-config -n ome -o yaml``) into the repository; server fields
+(``resourceVersion``, ``uid``, ``managedFields``...) are fine. omerender's decisions (docs/cluster-config.md):
+
+* it is an input, never an output (not even with ``--keep-inputs``: applying a copy holding the cluster's
+  ``resourceVersion`` would fail, and the cluster's own ConfigMap is not the repository's to overwrite);
+* in another namespace (a kustomization's ``namespace:`` moves it) it is still used, with a warning;
+* two of them are an error naming both files, unless exactly one is in ``ome``: that one is used, with a warning;
+* none: the Helm chart's defaults (:data:`CHART_DEFAULTS`), today's behaviour.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+
+from omerender.errors import Message, ObjRef, OmeError, type_name
+from omerender.yamlio.reading import parse_text
+from . import parse
+from .parse import ConfigError, Notes
+from .settings import CHART_SOURCE, ClusterConfig
+
+NAME = "inferenceservice-config"
+NAMESPACE = "ome"
+NEAR_MISS_CUTOFF = 0.85   # stricter than suggest's 0.6: OME has other ConfigMaps named like this one
+CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_defaults.yaml")
+
+
+@dataclass
+class Candidate:
+    """A ConfigMap of the input: its object and file."""
+
+    data: dict
+    file: str
+
+    @property
+    def namespace(self) -> str | None:
+        return (self.data.get("metadata") or {}).get("namespace") or None
+
+    @property
+    def ref(self) -> ObjRef:
+        meta = self.data.get("metadata") or {}
+        return ObjRef("ConfigMap", meta.get("name", ""), self.namespace, "v1")
+
+
+@dataclass
+class Selection:
+    """The cluster configuration chosen from the input, and what to tell the user about it."""
+
+    config: ClusterConfig
+    messages: list[Message] = field(default_factory=list)
+
+
+def is_cluster_config(data: dict) -> bool:
+    """Whether an input object is OME's cluster configuration (any namespace)."""
+    return (data.get("kind") == "ConfigMap" and data.get("apiVersion") == "v1"
+            and (data.get("metadata") or {}).get("name") == NAME)
+
+
+def near_miss(data: dict) -> str | None:
+    """A warning for a ConfigMap whose name is nearly OME's (``inferenceservices-config``), else None."""
+    name = (data.get("metadata") or {}).get("name")
+    if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
+        return None
+    if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
+        return None
+    return (f'ConfigMap {name} is not OME\'s cluster configuration, which is named "{NAME}" (namespace {NAMESPACE}): '
+            f"omerender passes it through and does not read it; did you mean \"{NAME}\"?")
+
+
+def select(candidates: list[Candidate]) -> Selection:
+    """The configuration from the input's ``inferenceservice-config`` ConfigMaps (see the module for the rules)."""
+    if not candidates:
+        return Selection(CHART_DEFAULTS)
+    in_ome = [c for c in candidates if c.namespace == NAMESPACE]
+    if len(candidates) > 1 and len(in_ome) != 1:
+        first, second = candidates[0], candidates[1]
+        raise OmeError(f"two ConfigMaps {NAME} in the inputs: {_where(first)} and {_where(second)}; OME reads one, "
+                       f"in namespace {NAMESPACE}: keep one", second.ref, second.file, "metadata.name")
+    chosen = in_ome[0] if in_ome else candidates[0]
+    messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
+                        f"({chosen.file})", c.ref, c.file, "metadata.namespace")
+                for c in candidates if c is not chosen]
+    if chosen.namespace != NAMESPACE:
+        messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
+                                f"{chosen.namespace or '(none)'}; omerender uses this one as the cluster "
+                                f"configuration", chosen.ref, chosen.file, "metadata.namespace"))
+    config, notes = parse_configmap(chosen)
+    return Selection(config, messages + notes)
+
+
+def _where(candidate: Candidate) -> str:
+    return f"{candidate.ref} ({candidate.file})"
+
+
+def parse_configmap(candidate: Candidate) -> tuple[ClusterConfig, list[Message]]:
+    """The ConfigMap's data parsed as OME parses it; OmeError (at the ConfigMap, naming the key) when OME
+    would refuse it."""
+    data = _data(candidate)
+    source = f"{candidate.file}: {candidate.ref}"
+    try:
+        config, notes = parse_data(data, source, candidate.file)
+    except ConfigError as err:
+        raise OmeError(f"data.{err.key}: {err.text}", candidate.ref, candidate.file, f"data.{err.key}") from None
+    return config, _note_messages(notes, candidate)
+
+
+def _data(candidate: Candidate) -> dict:
+    obj = candidate.data
+    if obj.get("binaryData"):
+        raise OmeError("binaryData: OME reads only data; move the keys to data, as strings", candidate.ref,
+                       candidate.file, "binaryData")
+    data = obj.get("data")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise OmeError(f"data: Invalid value: \"{type_name(data)}\": must be a map of strings", candidate.ref,
+                       candidate.file, "data")
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise OmeError(f"data.{key}: Invalid value: \"{type_name(value)}\": a ConfigMap's data values are "
+                           f"strings; write the JSON as a block (`{key}: |`)", candidate.ref, candidate.file,
+                           f"data.{key}")
+    return data
+
+
+def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig, Notes]:
+    """Every key omerender reads, parsed; :class:`ConfigError` for the first OME refuses (in OME's order)."""
+    notes = Notes()
+    # OME loads the InferenceServicesConfig (podMonitor, acceleratorResources, podDisruptionBudget) first, then
+    # the ingress and deploy configs (inferenceservice controller's Reconcile).
+    pod_monitor = parse.parse_pod_monitor(data, notes)
+    accelerators = parse.parse_accelerator_resources(data, notes)
+    budgets = parse.parse_pdb(data, notes)
+    ingress = parse.parse_ingress(data, notes)
+    deploy = parse.parse_deploy(data, notes)
+    return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file,
+                         frozenset(data)), notes
+
+
+def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
+    def warn(key: str, text: str) -> Message:
+        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
+
+    messages = [warn(k, f"{p} is given twice; OME uses the last one") for k, p in notes.duplicates]
+    messages += [warn(k, f"unknown field {p} is ignored, as OME ignores it") for k, p in notes.unknown]
+    messages += [warn(k, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
+                 for k, a, b in notes.folded]
+    for key in sorted(candidate.data.get("data") or {}):
+        near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF)
+        if key not in parse.KEYS and near:
+            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?'))
+    return messages
+
+
+def _chart_defaults() -> ClusterConfig:
+    with open(CHART_FILE, encoding="utf-8") as stream:
+        doc = parse_text(stream.read(), CHART_FILE)[0]
+    config, notes = parse_data(doc.data["data"], CHART_SOURCE, None)
+    assert not (notes.duplicates or notes.unknown or notes.folded), "the vendored chart ConfigMap reads cleanly"
+    return config
+
+
+CHART_DEFAULTS: ClusterConfig = _chart_defaults()
