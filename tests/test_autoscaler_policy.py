@@ -259,7 +259,8 @@ def test_an_unbound_provider_is_an_error(F):
     objects = with_ref(F, policy("queue-depth", {"class": "KEDA", "keda": {"triggers": [prometheus_trigger()]}}))
     assert errors_of(objects) == [isvc_error(
         'engine: PolicyInvalid: policy queue-depth: trigger 0 (prometheus): metric provider "cluster-prometheus" is '
-        "not bound on this cluster")]
+        "not bound on this cluster (omerender does not read the autoscalerPolicy key of inferenceservice-config, where "
+        "OME binds metric providers, so it cannot render a prometheus trigger)")]
 
 
 # ---------------------------------------------------------------- the policy's own checks

@@ -165,3 +165,17 @@ def test_the_function_config_turns_them_on(F):
     assert run.code == 0, run.stderr
     kinds = [(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load(run.stdout)["items"]]
     assert ("PodMonitor", ENGINE) in kinds and ("PodMonitor", ROUTER) in kinds
+
+
+def test_the_configmaps_pod_monitor_key_does_not_reach_them(F):
+    """docs guides/operate-ome/metrics.md: "ome.podMonitor applies only to OMENative components"; the Raw and
+    MultiNode PodMonitor (createPodMonitor) carries only app=<name>, and omerender says so once."""
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
+              "data": {"podMonitor": '{"labels": {"release": "prometheus"}, "metricRelabelings": '
+                                     '[{"sourceLabels": ["__name__"], "regex": "vllm_(.+)", "action": "replace"}]}'}}
+    run = render_objects(list(F.values()) + [config], "--pod-monitors")
+    assert run.code == 0, run.stderr
+    assert run.find("PodMonitor", ENGINE) == monitor(ENGINE, "http1")
+    assert run.lines == ["info: <stdin>: ConfigMap ome/inferenceservice-config: podMonitor applies only to OMENative "
+                         "components in OME v1.3; the PodMonitors of RawDeployment and MultiNode components get neither "
+                         "its labels nor its relabelings"]

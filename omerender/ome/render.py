@@ -76,6 +76,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report.extend(inputs.messages)
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
+    if options.pod_monitors:
+        _note_pod_monitor_config(inputs, report)
     if options.locked:
         try:
             check_locked_entries(inputs, lock)
@@ -173,6 +175,16 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
             errors.append(err.located(runtime.ref, runtime.file))
         report.extend(runtime_report.messages)
     return errors
+
+
+def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
+    """The ConfigMap's ``podMonitor`` key reaches only OMENative components' PodMonitors (docs:
+    guides/operate-ome/metrics.md), never those omerender renders; saying so once keeps it from passing silently."""
+    config = inputs.cluster_config
+    settings = config.pod_monitor
+    if settings.labels or settings.relabelings or settings.metric_relabelings:
+        report.info(f"{config.source}: podMonitor applies only to OMENative components in OME v1.3; the PodMonitors "
+                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings")
 
 
 def _validate_policies(inputs: Inputs) -> list[OmeError]:

@@ -29,6 +29,10 @@ BOUNDS_FIELDS = ("MaxReplicas", "MinReplicas")
 METRIC_TYPES = ("AverageValue", "Value")
 KEDA_COPIED = ("advanced", "pollingInterval", "cooldownPeriod", "idleReplicaCount")
 GO_KEYWORDS = ("if", "else", "end", "range", "with", "define", "template", "block", "break", "continue")
+# OME binds metric providers in inferenceservice-config's autoscalerPolicy key (controllerconfig
+# AutoscalerPolicyConfig.MetricProviders); omerender's cluster configuration does not carry that key.
+UNBOUND_HINT = (" (omerender does not read the autoscalerPolicy key of inferenceservice-config, where OME binds metric "
+                "providers, so it cannot render a prometheus trigger)")
 _FIELD = re.compile(r"(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _SPACE = " \t\r\n"
 
@@ -193,7 +197,7 @@ def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str,
             raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types")
         if not providers.get(provider):
             raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {go_quote(provider)} is not bound on "
-                           f"this cluster")
+                           f"this cluster{UNBOUND_HINT}")
         metadata["serverAddress"] = providers[provider]
     return rendered
 
