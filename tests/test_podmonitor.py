@@ -179,3 +179,13 @@ def test_the_configmaps_pod_monitor_key_does_not_reach_them(F):
     assert run.lines == ["info: <stdin>: ConfigMap ome/inferenceservice-config: podMonitor applies only to OMENative "
                          "components in OME v1.3; the PodMonitors of RawDeployment and MultiNode components get neither "
                          "its labels nor its relabelings"]
+
+
+def test_argo_cd_env_turns_them_on(F, tmp_path, monkeypatch):
+    """The Argo CD plugin's POD_MONITORS (ARGOCD_ENV_POD_MONITORS) on a plain directory: render --pod-monitors."""
+    (tmp_path / "inputs.yaml").write_text(yaml.safe_dump_all(list(F.values()), sort_keys=False))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARGOCD_ENV_POD_MONITORS", "true")
+    run = run_cli("argocd", "generate")
+    assert run.code == 0, run.stderr
+    assert ("PodMonitor", ENGINE) in [(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(run.stdout) if o]
