@@ -339,3 +339,37 @@ def test_the_standard_policy_is_valid_until_it_meets_a_cluster(F):
         "fallback": {"failureThreshold": 3, "replicas": {"fromComponent": "MaxReplicas"}}}}
     objects = list(copy.deepcopy(F).values()) + [policy("request-activity-v1", spec)]
     assert ok(objects).lines == []
+
+
+def test_the_rendered_block_meets_the_checks_of_an_inline_one(F):
+    """ValidateSpec's note (render/validate.go): rendered output passes the validation an inline block faces."""
+    bad = policy("idle", {"class": "KEDA", "keda": {"idleReplicaCount": 1, "triggers": [
+        {"type": "cpu", "metadata": {"value": "50"}}]}})
+    assert errors_of(with_ref(F, bad)) == [isvc_error(
+        "engine: KedaIdleBelowMin: keda.idleReplicaCount (1) must be below minReplicas (1)")]
+    metric = policy("odd", {"class": "HPA", "hpa": {"metrics": [{"type": "Pods"}]}})
+    assert errors_of(with_ref(F, metric)) == [isvc_error(
+        "engine: HPAMetricMalformed: policy odd: spec.hpa.metrics[0] of type Pods needs pods")]
+
+
+def test_a_policy_copied_into_many_components_parses_its_templates_once():
+    """A large templated value is parsed once, however many components render it (template.go caches per policy
+    generation)."""
+    from omerender.ome.workloads import autoscaler_policy
+    text = "x{{ .Namespace }}" * 20_000
+    autoscaler_policy._compiled.cache_clear()
+    for _ in range(50):
+        compile_template(0, "query", text)
+    assert autoscaler_policy._compiled.cache_info().misses == 1
+
+
+def test_printed_text_counts_against_the_renders_budget(F, monkeypatch):
+    """What the templates print for every component shares the placeholders' budget of printed characters
+    (yamlio/limits.py MAX_EXPANDED_CHARS), so one policy named by many components cannot print without bound."""
+    from omerender.yamlio import limits
+    monkeypatch.setattr(limits, "MAX_EXPANDED_CHARS", 100)
+    trigger = {"type": "cpu", "metadata": {"value": "{{ .Namespace }}" * 11}}
+    (line,) = errors_of(with_ref(F, policy("long", {"class": "KEDA", "keda": {"triggers": [trigger]}})))
+    assert line == isvc_error("AutoscalerPolicy templates and placeholders print more than 100 characters or run more "
+                              "than 200,000 actions across the render (here spec.keda.triggers[0].metadata.value); "
+                              "render fewer InferenceServices at a time, or shorten the policy's metadata")

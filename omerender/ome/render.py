@@ -10,8 +10,9 @@ from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube import apirules
 from omerender.kube.names import trunc63
 from omerender.suggest import did_you_mean
+from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
-from .budget import BudgetError, copy_budget
+from .budget import BudgetError, charge_copy, copy_budget
 from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
 from .pinning.lock import check_locked_entries, resolve_with_lock
@@ -24,8 +25,8 @@ from .selection.result import Resolution
 from .selection.validation import validate_runtime
 from .workloads import multinode, objects as workloads
 from .workloads import autoscaler_policy
-from .workloads.autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings,
-                                    replica_bounds, validate_runtime_autoscalers)
+from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_autoscaler, disruption_budget,
+                                    removed_field_warnings, replica_bounds, validate_runtime_autoscalers)
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
@@ -463,12 +464,18 @@ def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: i
                        f"{isvc.namespace}; OME would keep the {component}'s last autoscaler until it exists, which a "
                        f"render cannot know{guess}", field=field)
     context = autoscaler_policy.Context(isvc.namespace, isvc.name, component, low, high, f"{isvc.name}-{component}")
+    charge_copy(count_values(policy.spec), str(policy.ref))  # each component copies the policy, as runtimes are
     try:
         autoscaler_policy.validate_policy(policy.spec)
-        return autoscaler_policy.render_block(name, policy.spec, context, _metric_providers(ctx))
+        block = autoscaler_policy.render_block(name, policy.spec, context, _metric_providers(ctx))
+    except BudgetError:
+        raise
     except OmeError as err:
         text = err.text if err.text.startswith(f"policy {name}: ") else f"policy {name}: {err.text}"
         raise OmeError(f"{component}: PolicyInvalid: {text}", field=field) from None
+    # the rendered block meets the checks of an inline one (render/validate.go ValidateSpec's note)
+    check_autoscaler_block(component, block, low, f"policy {name}: spec")
+    return block
 
 
 def _metric_providers(ctx: IsvcContext) -> dict[str, str]:

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from omerender.errors import OmeError
+from omerender.yamlio import limits
+from ..budget import BudgetError
+from .placeholders import charge_printed
 
 KIND = "AutoscalerPolicy"
 CLASSES = ("HPA", "KEDA")
@@ -176,6 +180,8 @@ def render_block(policy_name: str, spec: dict, ctx: Context, providers: Mapping[
         out["triggers"] = [_render_trigger(i, t, ctx, providers) for i, t in enumerate(keda["triggers"])]
         if keda.get("fallback") is not None:
             out["fallback"] = _render_fallback(keda["fallback"], ctx)
+    except BudgetError:
+        raise
     except OmeError as err:
         raise OmeError(f"policy {policy_name}: {err.text}", field=err.field) from None
     return {"class": "KEDA", "keda": out}
@@ -186,8 +192,17 @@ def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str,
     for key, value in trigger["metadata"].items():
         if _forbidden(key):
             raise OmeError(f"trigger {i} metadata key {go_quote(key)} is provider-owned and not allowed in policies")
-        metadata[key] = "".join(part if isinstance(part, str) else str(getattr(ctx, part.name))
-                                for part in compile_template(i, key, value))
+        parts = compile_template(i, key, value)
+        if all(isinstance(part, str) for part in parts):
+            metadata[key] = value if len(parts) == 1 and parts[0] == value else "".join(parts)
+            continue
+        metadata[key] = "".join(part if isinstance(part, str) else str(getattr(ctx, part.name)) for part in parts)
+        if not charge_printed(len(metadata[key]), len(parts)):
+            raise BudgetError(f"AutoscalerPolicy templates and placeholders print more than "
+                              f"{limits.MAX_EXPANDED_CHARS:,} characters or run more than "
+                              f"{limits.MAX_PLACEHOLDER_ACTIONS:,} actions across the render (here "
+                              f"spec.keda.triggers[{i}].metadata.{key}); render fewer InferenceServices at a time, or "
+                              f"shorten the policy's metadata", field=f"spec.{ctx.Component}.autoscalerPolicyRef")
     rendered = {"type": trigger["type"], "metadata": metadata}
     if trigger.get("metricType"):
         rendered["metricType"] = trigger["metricType"]
@@ -224,11 +239,20 @@ class Var:
 
 def compile_template(trigger: int, key: str, text: str) -> list:
     """``text`` as literal strings and :class:`Var` parts. Go's text/template with OME's allowlist: literal text
-    and ``{{ .Var }}`` of :data:`VARIABLES` only (comments drop out; ``{{-``/``-}}`` trim white space)."""
+    and ``{{ .Var }}`` of :data:`VARIABLES` only (comments drop out; ``{{-``/``-}}`` trim white space). Parsed
+    once per value however many components render it (template.go's cache does the same)."""
+    parts, problem = _compiled(trigger, key, text)
+    if problem is not None:
+        raise OmeError(f"trigger {trigger} metadata {go_quote(key)}: {problem}")
+    return parts
+
+
+@lru_cache(maxsize=4096)
+def _compiled(trigger: int, key: str, text: str) -> tuple[list, str | None]:
     try:
-        return _parse(text, f"t{trigger}/{key}")
+        return _parse(text, f"t{trigger}/{key}"), None
     except _TemplateError as err:
-        raise OmeError(f"trigger {trigger} metadata {go_quote(key)}: {err.reason}") from None
+        return [], err.reason
 
 
 class _TemplateError(ValueError):
@@ -252,16 +276,28 @@ def _parse(text: str, name: str) -> list:
             literal = literal.rstrip(_SPACE)
             body_start += 1
         _literal(parts, literal)
-        end = _action_end(text, body_start, f"template: {name}:{text.count(chr(10), 0, start) + 1}")
+        where = _Where(text, start, name)
+        end = _action_end(text, body_start, where)
         body = text[body_start:end]
         pos = end + 2
         if body.endswith("-") and body[-2:-1] in tuple(_SPACE):
             body = body[:-1]
             while pos < len(text) and text[pos] in _SPACE:
                 pos += 1
-        var = _action(body.strip(_SPACE), f"template: {name}:{text.count(chr(10), 0, start) + 1}")
+        var = _action(body.strip(_SPACE), where)
         if var is not None:
             parts.append(var)
+
+
+class _Where:
+    """``template: <name>:<line>`` of an action, as Go's parse errors start; the line is counted only when an error
+    is reported, so a long value with many actions stays one pass."""
+
+    def __init__(self, text: str, pos: int, name: str):
+        self.text, self.pos, self.name = text, pos, name
+
+    def __str__(self) -> str:
+        return f"template: {self.name}:{self.text.count(chr(10), 0, self.pos) + 1}"
 
 
 def _literal(parts: list, text: str) -> None:
@@ -269,7 +305,7 @@ def _literal(parts: list, text: str) -> None:
         parts.append(text)
 
 
-def _action_end(text: str, pos: int, where: str) -> int:
+def _action_end(text: str, pos: int, where: _Where) -> int:
     """Where the action starting at ``pos`` ends (its ``}}``), skipping quoted strings and comments."""
     if text.startswith("/*", pos):
         close = text.find("*/", pos + 2)
@@ -293,7 +329,7 @@ def _action_end(text: str, pos: int, where: str) -> int:
     raise _TemplateError(f"parse: {where}: unclosed action")
 
 
-def _action(body: str, where: str) -> Var | None:
+def _action(body: str, where: _Where) -> Var | None:
     if body.startswith("/*"):
         return None  # a comment
     shown = "{{" + " | ".join(" ".join(_words(cmd)) for cmd in _split_pipe(body)) + "}}"
