@@ -271,8 +271,7 @@ def _parse(text: str, name: str) -> list:
             return parts
         literal = text[pos:start]
         body_start = start + 2
-        if text.startswith("- ", body_start) or (text.startswith("-", body_start) and text[body_start + 1:body_start + 2]
-                                                   in tuple(_SPACE)):
+        if _trim_marker(text[body_start:body_start + 2]):
             literal = literal.rstrip(_SPACE)
             body_start += 1
         _literal(parts, literal)
@@ -280,13 +279,18 @@ def _parse(text: str, name: str) -> list:
         end = _action_end(text, body_start, where)
         body = text[body_start:end]
         pos = end + 2
-        if body.endswith("-") and body[-2:-1] in tuple(_SPACE):
+        if _trim_marker(body[-2:][::-1]):
             body = body[:-1]
             while pos < len(text) and text[pos] in _SPACE:
                 pos += 1
         var = _action(body.strip(_SPACE), where)
         if var is not None:
             parts.append(var)
+
+
+def _trim_marker(two: str) -> bool:
+    """Whether ``two`` (read from the action's inside out) is a trim marker: ``-`` then white space."""
+    return len(two) == 2 and two[0] == "-" and two[1] in _SPACE
 
 
 class _Where:
