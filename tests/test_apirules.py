@@ -247,7 +247,7 @@ def test_unknown_kind_in_the_ome_group_is_an_error_with_the_nearest_kind():
     assert failed(render_objects([thing])) == [
         'error: <stdin>: Frobnicator x: kind: Unsupported value: "Frobnicator": not a kind of the ome.io API group; '
         "the kinds of ome.io are ServingRuntime, ClusterServingRuntime, InferenceService, BaseModel, "
-        "ClusterBaseModel, AcceleratorClass"]
+        "ClusterBaseModel, AcceleratorClass, AutoscalerPolicy"]
 
 
 def test_other_ome_kinds_pass_through():

@@ -88,7 +88,7 @@ def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
     assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
-                                                                               "strict"]
+                                                                               "pod-monitors", "strict"]
 
 
 def test_discover_matches_ome_apps_only(tmp_path):
@@ -161,8 +161,8 @@ def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_pat
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs, strict), not in the Application's plugin "
-                           "env or parameters\n")
+                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, strict), not in the "
+                           "Application's plugin env or parameters\n")
 
 
 def test_render_errors_fail_generate_with_the_message(tmp_path):

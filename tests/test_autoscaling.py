@@ -262,11 +262,16 @@ def test_autoscaler_annotation_conflict(F):
 
 
 @pytest.mark.parametrize("inline", [None, {"class": "HPA"}])
-def test_autoscaler_policy_ref_is_rejected(F, inline):
+def test_autoscaler_policy_ref_without_policies_is_rejected(F, inline):
+    """The webhook's check (ValidateAutoscalerPolicyRefs) runs before an inline block outranks the ref; with no
+    AutoscalerPolicy in the input the feature is off (tests/test_autoscaler_policy.py has the rest)."""
     engine(F)["autoscalerPolicyRef"] = {"name": "fast"}
     if inline:
         engine(F)["autoscaler"] = inline
-    assert error_of(F).startswith(isvc_error("engine: AutoscalerPolicyFeatureDisabled: "))
+    assert error_of(F) == isvc_error('AutoscalerPolicyFeatureDisabled: spec.engine.autoscalerPolicyRef references '
+                                     '"fast" but the AutoscalerPolicy feature is not enabled on this cluster; remove '
+                                     'the ref or enable the feature (omerender turns it on when the input holds an '
+                                     'AutoscalerPolicy)')
 
 
 def test_runtime_autoscaler_policy_ref_is_rejected(F):

@@ -128,7 +128,7 @@ def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
     assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, locked, "
-                                            "noModelNodeSelector, strict")
+                                            "noModelNodeSelector, podMonitors, strict")
 
 
 def test_malformed_resource_lists():

@@ -59,6 +59,9 @@ def cli():
               help="Leave out the model-ready node selector (for clusters without the OME model agent).")
 @click.option("--locked", is_flag=True,
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--pod-monitors", is_flag=True,
+              help="Render the PodMonitor OME v1.3 creates for each component (clusters with the Prometheus "
+                   "Operator's PodMonitor CRD, which OME v1.3 needs).")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH).")
 @click.option("--output-dir", metavar="DIR",
@@ -68,7 +71,7 @@ def cli():
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug):
+               debug, pod_monitors=False):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -78,7 +81,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     paths = paths or (".",)
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []

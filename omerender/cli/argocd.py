@@ -45,11 +45,12 @@ def generate():
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"])
+                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
         click.get_current_context().invoke(render_cmd, paths=(".",), keep_inputs=options.keep_inputs,
                                            no_model_node_selector=not options.model_node_selector,
                                            locked=False, lock_path=None, output_dir=None, old_output_dir=None,
+                                           pod_monitors=options.pod_monitors,
                                            strict=values["STRICT"], debug=False)
         return
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))

@@ -24,11 +24,13 @@ from .shell import fail, fail_if_strict, render_options
               help="Render as `render --no-model-node-selector --output-dir` did.")
 @click.option("--locked", is_flag=True,
               help="Fail when omerender.lock.yaml is out of date (run \"omerender lock update\").")
+@click.option("--pod-monitors", is_flag=True, help="Render as `render --pod-monitors --output-dir` did.")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, DIR_IN), as render reads it.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug):
+def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
+              pod_monitors):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -36,7 +38,7 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options, named = render_options(keep_inputs, no_model_node_selector, locked)
+    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     notes: list[Message] = []

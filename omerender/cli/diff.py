@@ -70,6 +70,9 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @click.option("--no-model-node-selector", is_flag=True,
               help="Leave out the model-ready node selector (for clusters without the OME model agent).")
 @click.option("--locked", is_flag=True, help="Fail when a side's omerender.lock.yaml is out of date.")
+@click.option("--pod-monitors", is_flag=True,
+              help="Render the PodMonitor OME v1.3 creates for each component (clusters with the Prometheus "
+                   "Operator's PodMonitor CRD, which OME v1.3 needs).")
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, the first PATH); for a revision, "
                    "FILE as it is in that revision.")
@@ -77,7 +80,7 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
               help="Fail (exit 2, nothing on stdout) when head's render has any warning, each printed; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated):
+             lock_path, strict, debug, separated, pod_monitors):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
 
@@ -90,7 +93,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):

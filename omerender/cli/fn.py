@@ -17,7 +17,7 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
   results; errors and warnings also go to stderr, and any error exits 1.
 
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
-    spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, strict: false}}}}
+    spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false}}}}
   strict: true makes any warning fail the function (an error result, exit 1), for CI.
   kpt may pass a ConfigMap whose data has the same keys as "true"/"false".
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.

@@ -10,11 +10,14 @@ from omerender.errors import Message, strict_error
 from omerender.ome.render import Options
 
 
-def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool) -> tuple[Options, tuple[str, ...]]:
+def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool,
+                   pod_monitors: bool = False) -> tuple[Options, tuple[str, ...]]:
     """The render options of ``render``, ``check`` and ``diff``, and the flags that gave them (an overlay's
     OMERender config may not be contradicted by flags; ``check`` prints them in its fix)."""
-    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked)
-    given = (("--keep-inputs", keep_inputs), ("--no-model-node-selector", no_model_node_selector), ("--locked", locked))
+    options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked,
+                      pod_monitors=pod_monitors)
+    given = (("--keep-inputs", keep_inputs), ("--no-model-node-selector", no_model_node_selector), ("--locked", locked),
+             ("--pod-monitors", pod_monitors))
     return options, tuple(flag for flag, on in given if on)
 
 

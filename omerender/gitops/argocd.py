@@ -8,7 +8,7 @@ from omerender.errors import OmeError
 
 # Option name -> the render flag it stands for.
 FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "--keep-inputs",
-         "STRICT": "--strict"}
+         "STRICT": "--strict", "POD_MONITORS": "--pod-monitors"}
 TRUE = ("true", "True", "TRUE", "1", "yes")
 FALSE = ("false", "False", "FALSE", "0", "no", "")
 

@@ -1,7 +1,7 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``strict``); a ConfigMap's
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``); a ConfigMap's
 ``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "strict")
+OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict")
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
@@ -164,7 +164,8 @@ def function_options(config) -> Options:
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
     return Options(keep_inputs=values.get("keepInputs", False),
                    model_node_selector=not values.get("noModelNodeSelector", False),
-                   locked=values.get("locked", False), strict=values.get("strict", False))
+                   locked=values.get("locked", False), strict=values.get("strict", False),
+                   pod_monitors=values.get("podMonitors", False))
 
 
 def _bool_text(key: str, value) -> bool:

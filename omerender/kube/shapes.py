@@ -75,7 +75,8 @@ EXTENSION = {
     "deploymentStrategy": K8s("DeploymentStrategy"), "servicePortAppProtocols": STRING_MAP, "config": STRING_MAP,
     "acceleratorOverride": {"acceleratorClass": str, "policy": str, "constraints": dict},
     "minReplicas": INT32, "maxReplicas": INT32, "minAvailable": INT32, "maxUnavailable": INT32,
-    "autoscaler": object, "autoscalerPolicyRef": object, "timeoutSeconds": object, "lifecycle": object,
+    "autoscaler": object, "autoscalerPolicyRef": {"name": str, "kind": str, REQUIRED: ("name",)},
+    "timeoutSeconds": object, "lifecycle": object,
     "containerConcurrency": object, "canaryTrafficPercent": object, "kedaConfig": object, "scaleMetric": object,
     "scaleTarget": object, "topologyKey": object, "topologySpread": object, "topologySpreadKey": object,
     "scalingPolicy": object,
@@ -156,8 +157,20 @@ CLASS_SPEC = {
     "discovery": {"affinity": K8s("Affinity"), "deviceIDs": object, "nodeSelector": object, "pciVendorID": object},
     "resources": [{"name": object, "quantity": object, "divisible": object}],
 }
+# AutoscalerPolicy (alpha since OME v1.3; pkg/apis/ome/v1beta1/autoscalerpolicy_types.go): hpa's metrics and
+# behavior and keda's advanced are copied verbatim into the HPA or ScaledObject, whose schemas the tests validate.
+POLICY_TRIGGER = {"type": str, "providerRef": {"name": str, REQUIRED: ("name",)}, "metricType": str,
+                  "queryReturnsDesiredReplicas": bool, "metadata": MapOf(str)}
+POLICY_SPEC = {
+    "enforcement": str, "class": str, "hpa": {"metrics": [dict], "behavior": dict},
+    "keda": {"triggers": [POLICY_TRIGGER], "advanced": dict, "pollingInterval": Int32(typed=True),
+             "cooldownPeriod": Int32(typed=True), "idleReplicaCount": Int32(typed=True),
+             "fallback": {"failureThreshold": Int32(typed=True),
+                          "replicas": {"value": Int32(typed=True), "fromComponent": str}}},
+}
 SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "ClusterServingRuntime": RUNTIME_SPEC,
-               "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC, "AcceleratorClass": CLASS_SPEC}
+               "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC, "AcceleratorClass": CLASS_SPEC,
+               "AutoscalerPolicy": POLICY_SPEC}
 
 
 def check_spec(kind: str, spec: dict) -> None:

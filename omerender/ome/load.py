@@ -19,7 +19,7 @@ from .cluster.settings import ClusterConfig
 OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
 OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel",
-             "ClusterBaseModel", "AcceleratorClass")
+             "ClusterBaseModel", "AcceleratorClass", "AutoscalerPolicy")
 # The other kinds of OME's API group (its CRDs); they are passed through, never rendered.
 OME_OTHER_KINDS = ("BenchmarkJob", "FineTunedWeight")
 CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass")
@@ -84,6 +84,7 @@ class Inputs:
     cluster_models: dict[str, Obj] = field(default_factory=dict)
     models: dict[tuple[str, str], Obj] = field(default_factory=dict)
     classes: dict[str, Obj] = field(default_factory=dict)
+    autoscaler_policies: dict[tuple[str, str], Obj] = field(default_factory=dict)  # alpha since OME v1.3
     isvcs: list[Obj] = field(default_factory=list)
     others: list[Obj] = field(default_factory=list)
     isvc_keys: set[tuple[str, str]] = field(default_factory=set)
@@ -224,6 +225,7 @@ def _file(inputs: Inputs, obj: Obj) -> None:
         "ClusterBaseModel": (inputs.cluster_models, name),
         "BaseModel": (inputs.models, (ns, name)),
         "AcceleratorClass": (inputs.classes, name),
+        "AutoscalerPolicy": (inputs.autoscaler_policies, (ns, name)),
         "InferenceService": (None, (ns, name)),
     }[kind]
     if table is None:

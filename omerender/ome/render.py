@@ -9,10 +9,13 @@ from dataclasses import dataclass, field
 from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube import apirules
 from omerender.kube.names import trunc63
+from omerender.suggest import did_you_mean
+from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
-from .budget import BudgetError, copy_budget
+from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
+from .monitoring.podmonitor import pod_monitor
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
 from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
@@ -22,8 +25,9 @@ from .runtimes.presets import check_engine_annotation
 from .selection.result import Resolution
 from .selection.validation import validate_runtime
 from .workloads import multinode, objects as workloads
-from .workloads.autoscaling import (Scaling, choose_autoscaler, disruption_budget, removed_field_warnings,
-                                    replica_bounds, validate_runtime_autoscalers)
+from .workloads import autoscaler_policy
+from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_autoscaler, disruption_budget,
+                                    removed_field_warnings, replica_bounds, validate_runtime_autoscalers)
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
@@ -40,6 +44,7 @@ class Options:
     model_node_selector: bool = True
     locked: bool = False  # a stale lock is an error (CI)
     strict: bool = False  # any warning fails the run (CI); the caller checks, the render ignores it
+    pod_monitors: bool = False  # the cluster has the PodMonitor CRD, as OME v1.3 requires (monitoring.podmonitor)
 
 
 @dataclass
@@ -72,7 +77,9 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report = Report()
     report.extend(inputs.messages)
     chains = Chains(inputs, report)
-    errors = _validate_runtimes(inputs, chains, report)
+    errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
+    if options.pod_monitors:
+        _note_pod_monitor_config(inputs, report)
     if options.locked:
         try:
             check_locked_entries(inputs, lock)
@@ -169,6 +176,27 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
         except OmeError as err:
             errors.append(err.located(runtime.ref, runtime.file))
         report.extend(runtime_report.messages)
+    return errors
+
+
+def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
+    """The ConfigMap's ``podMonitor`` key reaches only OMENative components' PodMonitors (docs:
+    guides/operate-ome/metrics.md), never those omerender renders; saying so once keeps it from passing silently."""
+    config = inputs.cluster_config
+    settings = config.pod_monitor
+    if settings.labels or settings.relabelings or settings.metric_relabelings:
+        report.info(f"{config.source}: podMonitor applies only to OMENative components in OME v1.3; the PodMonitors "
+                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings")
+
+
+def _validate_policies(inputs: Inputs) -> list[OmeError]:
+    """What OME's webhook and the AutoscalerPolicy CRD refuse in each policy, used or not."""
+    errors = []
+    for (_, _), policy in sorted(inputs.autoscaler_policies.items()):
+        try:
+            autoscaler_policy.validate_policy(policy.spec)
+        except OmeError as err:
+            errors.append(err.located(policy.ref, policy.file))
     return errors
 
 
@@ -331,13 +359,15 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
     low, high = replica_bounds(comp.name, comp.isvc, comp.merged)
     autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
-                                   isvc.metadata.get("annotations") or {}, low)
+                                   isvc.metadata.get("annotations") or {}, low, _policy(ctx, comp, low, high))
     scaling = Scaling(low, high, autoscaler)
     budget = disruption_budget(comp.name, comp.isvc, comp.config)
     if comp.mode == "MultiNode":
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
-        return multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+        objects = multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+        leader_pod = objects[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+        return objects + _pod_monitors(ctx, comp_name, annotations, leader_pod)
     pod = build_pod(_pod_plan(ctx, comp, annotations), report)
     object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
     replicas = low if autoscaler.get("class") == "None" else None
@@ -353,7 +383,14 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
         objects.append(scaler)
     if budget is not None:
         objects.append(workloads.pdb(comp_name, namespace, object_labels, annotations, budget))
-    return objects
+    return objects + _pod_monitors(ctx, comp_name, annotations, pod)
+
+
+def _pod_monitors(ctx: IsvcContext, comp_name: str, annotations: dict, pod: dict) -> list[dict]:
+    """The component's PodMonitor when the cluster has the CRD (``Options.pod_monitors``)."""
+    if not ctx.options.pod_monitors:
+        return []
+    return [pod_monitor(comp_name, ctx.isvc.namespace, annotations, pod, ctx.report)]
 
 
 def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
@@ -399,6 +436,55 @@ def _overlays(ctx: IsvcContext) -> list:
             continue
         found.append(overlay_storage(model, ctx.isvc.namespace))
     return found
+
+
+# ---------------------------------------------------------------- AutoscalerPolicy (render.md §9.2 row 2)
+
+def _policy(ctx: IsvcContext, comp: Component, low: int, high: int):
+    """What renders the component's ``autoscalerPolicyRef``, after the webhook's checks of the ref; None without a
+    ref, or where it is inert (a MultiNode component, an inline block that outranks it)."""
+    ref = comp.isvc.get("autoscalerPolicyRef")
+    if ref is None:
+        return None
+    autoscaler_policy.check_ref(comp.name, ref, bool(ctx.inputs.autoscaler_policies))
+    path = f"spec.{comp.name}.autoscalerPolicyRef"
+    if comp.mode == "MultiNode":
+        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)")
+        return None
+    if comp.isvc.get("autoscaler") is not None:
+        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it')
+        return None
+    return lambda: _policy_block(ctx, comp.name, ref["name"], low, high)
+
+
+def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: int) -> dict:
+    isvc = ctx.isvc
+    policy = ctx.inputs.autoscaler_policies.get((isvc.namespace, name))
+    field = f"spec.{component}.autoscalerPolicyRef.name"
+    if policy is None:
+        guess = did_you_mean(name, lambda: [n for ns, n in ctx.inputs.autoscaler_policies if ns == isvc.namespace],
+                             len(ctx.inputs.autoscaler_policies), ctx.inputs)
+        raise OmeError(f'{component}: PolicyNotFound: AutoscalerPolicy "{name}" not found in namespace '
+                       f"{isvc.namespace}; OME would keep the {component}'s last autoscaler until it exists, which a "
+                       f"render cannot know{guess}", field=field)
+    context = autoscaler_policy.Context(isvc.namespace, isvc.name, component, low, high, f"{isvc.name}-{component}")
+    charge_copy(count_values(policy.spec), str(policy.ref))  # each component copies the policy, as runtimes are
+    try:
+        autoscaler_policy.validate_policy(policy.spec)
+        block = autoscaler_policy.render_block(name, policy.spec, context, _metric_providers(ctx))
+    except BudgetError:
+        raise
+    except OmeError as err:
+        text = err.text if err.text.startswith(f"policy {name}: ") else f"policy {name}: {err.text}"
+        raise OmeError(f"{component}: PolicyInvalid: {text}", field=field) from None
+    # the rendered block meets the checks of an inline one (render/validate.go ValidateSpec's note)
+    check_autoscaler_block(component, block, low, f"policy {name}: spec")
+    return block
+
+
+def _metric_providers(ctx: IsvcContext) -> dict[str, str]:
+    """The metric provider bindings (name -> server address) of the cluster's configuration."""
+    return {}
 
 
 # ---------------------------------------------------------------- external Service (render.md §13)

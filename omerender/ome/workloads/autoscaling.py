@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from omerender.errors import OmeError
 
@@ -109,13 +110,10 @@ def _check_metric(component: str, path: str, metric) -> None:
 
 
 def choose_autoscaler(component: str, isvc_comp: dict, runtime_config: dict, annotations: dict,
-                      isvc_annotations: dict, low: int) -> dict:
-    """The whole block from its first source (render.md §9.2): the ISVC component's ``autoscaler``,
-    the runtime config's, the legacy annotations in ``annotations`` (``A``), else HPA at 80 % CPU."""
-    if isvc_comp.get("autoscalerPolicyRef") is not None:
-        raise OmeError(f"{component}: AutoscalerPolicyFeatureDisabled: autoscalerPolicyRef needs AutoscalerPolicy"
-                       f" objects, which omerender does not read; use an inline autoscaler block",
-                       field=f"spec.{component}.autoscalerPolicyRef")
+                      isvc_annotations: dict, low: int, policy: Callable[[], dict] | None = None) -> dict:
+    """The whole block from its first source (render.md §9.2): the ISVC component's ``autoscaler``, the
+    block its ``autoscalerPolicyRef`` renders to (``policy()``; None where the ref is inert), the runtime
+    config's, the legacy annotations in ``annotations`` (``A``), else HPA at 80 % CPU."""
     inline = isvc_comp.get("autoscaler")
     if inline is not None and LEGACY_CLASS_KEY in isvc_annotations:
         raise OmeError(f"AutoscalerAnnotationConflict: the InferenceService annotation {LEGACY_CLASS_KEY} cannot be"
@@ -127,6 +125,8 @@ def choose_autoscaler(component: str, isvc_comp: dict, runtime_config: dict, ann
     if inline is not None:
         check_autoscaler_block(component, inline, low)
         return inline
+    if policy is not None and isvc_comp.get("autoscalerPolicyRef") is not None:
+        return policy()  # with a ref, OME never falls through to the runtime, the legacy keys or the default
     if runtime_config.get("autoscaler") is not None:
         check_autoscaler_block(component, runtime_config["autoscaler"], low, f"spec.{component}Config.autoscaler")
         return runtime_config["autoscaler"]

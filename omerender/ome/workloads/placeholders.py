@@ -142,6 +142,19 @@ def _expand_field(text: str, meta: dict, field: str, scalars: dict = SCALARS, wh
     return value
 
 
+def charge_printed(chars: int, actions: int) -> bool:
+    """Count text another template printed (an AutoscalerPolicy's trigger metadata) against the render's budgets
+    of printed characters and actions; False once past either (the caller reports it)."""
+    spent = _SPENT.get()
+    if spent is None:
+        return True
+    spent.actions += actions
+    spent.chars += chars
+    if spent.actions > limits.MAX_PLACEHOLDER_ACTIONS or spent.chars > limits.MAX_EXPANDED_CHARS:
+        spent.over = True
+    return not spent.over
+
+
 def _spend(spent: _Spent, chars: int, field: str, where: str) -> None:
     spent.chars += chars
     if spent.chars > limits.MAX_EXPANDED_CHARS:
