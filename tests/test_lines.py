@@ -10,7 +10,6 @@ import yaml
 
 from conftest import FIXTURES, run_cli
 from omerender.gitops import krm
-from omerender.yamlio.marks import walk
 from test_overlays import git, write
 
 MODEL = """\
@@ -111,6 +110,7 @@ def test_an_item_of_a_list_document_and_windows_line_ends():
 
 
 def test_dotted_keys_and_bracketed_paths_are_walked_as_written():
+    from omerender.yamlio.marks import walk  # here: the other tests run against any omerender
     node = yaml.compose("metadata:\n  annotations:\n    ome.io/a.b: x\nspec:\n  args: [a, b, c]\n")
     assert walk(node, "metadata.annotations.ome.io/a.b").line == 2
     assert walk(node, 'metadata.annotations["ome.io/a.b"]').line == 2
@@ -171,3 +171,19 @@ def test_a_git_revision_in_diff_has_the_lines_of_its_file(tmp_path, monkeypatch)
     assert [line.split(": InferenceService")[0] for line in lines if line.startswith("error: head:")] == \
         ["error: head: deploy/isvcs.yaml:4:1", "error: head: deploy/isvcs.yaml:11:1"], run.placed
     assert "omerender-diff-" not in run.placed
+
+
+def test_warnings_about_removed_fields_point_at_them(F):
+    F["isvc"]["spec"]["engine"]["scaleMetric"] = "cpu"
+    F["isvc"]["spec"]["kedaConfig"] = {"enableKeda": True}
+    text = yaml.safe_dump_all(list(F.values()), sort_keys=False)
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line == "kind: InferenceService") + 1
+    keda = lines.index("  kedaConfig:", first) + 1
+    metric = lines.index("    scaleMetric: cpu", first) + 1
+    run = run_cli("render", "-", input=text)
+    assert run.code == 0, run.placed
+    isvc = "InferenceService llama-demo/llama-3-2-3b-instruct"
+    assert run.placed_lines == [
+        f"warning: <stdin>:{keda}:3: {isvc}: spec.kedaConfig was removed in OME v1.3 and is ignored",
+        f"warning: <stdin>:{metric}:5: {isvc}: spec.engine.scaleMetric was removed in OME v1.3 and is ignored"]

@@ -45,8 +45,8 @@ class Source:
         loader = _Composer(self.text[start:max(end, start)])
         try:
             node = loader.get_node() if loader.check_node() else None
-        except yaml.YAMLError:
-            return None
+        except Exception:  # noqa: BLE001 - a position is a help: it never stops the message (PyYAML's
+            return None    # composer can raise more than YAMLError on texts it was not meant for)
         finally:
             loader.dispose()
         if node is None or node.start_mark.line != 0 or node.start_mark.column != root.column:
@@ -89,19 +89,6 @@ class Origin:
         if field:
             mark = walk(node, field) or mark
         return first_line + mark.line + 1, mark.column + 1
-
-
-class Located(Origin):
-    """An origin that is a known position (a YAML error's mark)."""
-
-    __slots__ = ("position",)
-
-    def __init__(self, line: int, column: int):
-        super().__init__(None, None)
-        self.position = (line, column)
-
-    def mark(self, field: str | None) -> tuple[int, int] | None:
-        return self.position
 
 
 def walk(node, path: str):
