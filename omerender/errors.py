@@ -48,6 +48,18 @@ class ObjRef:
         return f"{self.kind} {self.name}"
 
 
+class _Unplaced:
+    """The origin of a message whose file is not where its object was read: no position is printed."""
+
+    index = None
+
+    def mark(self, field: str | None) -> None:
+        return None
+
+
+UNPLACED = _Unplaced()
+
+
 @dataclass(frozen=True)
 class Message:
     severity: str  # "error", "warning" or "info"
@@ -98,6 +110,8 @@ class OmeError(Exception):
 
     def located(self, ref: ObjRef | None, file: str | None) -> "OmeError":
         """Fill in the object and file where the raiser did not know them."""
+        if self.file is None and self.ref is not None and self.ref != ref and self.origin is None:
+            self.origin = UNPLACED  # ``file`` is another object's: no line of this one's in it
         if self.ref is None:
             self.ref = ref
         if self.file is None:

@@ -187,3 +187,16 @@ def test_warnings_about_removed_fields_point_at_them(F):
     assert run.placed_lines == [
         f"warning: <stdin>:{keda}:3: {isvc}: spec.kedaConfig was removed in OME v1.3 and is ignored",
         f"warning: <stdin>:{metric}:5: {isvc}: spec.engine.scaleMetric was removed in OME v1.3 and is ignored"]
+
+
+def test_an_error_about_one_object_located_at_anothers_file_has_no_position():
+    """A raiser that names another object but no file gets the file of the object being rendered: the line of
+    its own object would be a line of another file."""
+    from omerender.errors import OmeError
+    from omerender.ome.load import index
+    from omerender.yamlio.reading import parse_text
+    inputs = index(parse_text(MODEL, "model.yaml") + parse_text(TYPO.split("---\n")[0], "isvc.yaml", start=1))
+    model, isvc = inputs.cluster_models["m"], inputs.isvcs[0]
+    assert model.error("x", "spec.storage").message().line() == "error: model.yaml:7:3: ClusterBaseModel m: x"
+    assert OmeError("x", model.ref).located(isvc.ref, isvc.file).message().line() == \
+        "error: isvc.yaml: ClusterBaseModel m: x"
