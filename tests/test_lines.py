@@ -200,3 +200,10 @@ def test_an_error_about_one_object_located_at_anothers_file_has_no_position():
     assert model.error("x", "spec.storage").message().line() == "error: model.yaml:7:3: ClusterBaseModel m: x"
     assert OmeError("x", model.ref).located(isvc.ref, isvc.file).message().line() == \
         "error: isvc.yaml: ClusterBaseModel m: x"
+
+
+def test_a_document_too_large_to_compose_again_names_its_objects_line(monkeypatch):
+    from omerender.yamlio import marks
+    monkeypatch.setattr(marks, "MAX_COMPOSED_CHARS", 100)
+    run = run_cli("render", "-", input=TYPO)
+    assert run.placed_lines[0].startswith("error: <stdin>:9:1: InferenceService default/typo: spec.engine.maxReplica")

@@ -5,7 +5,8 @@ The render keeps no marks: parsing records the start of each document's root nod
 :func:`omerender.yamlio.yamlread.load_all`), and each object keeps an :class:`Origin` (its text, document
 and ``kind: List`` item). A message about the object asks its origin for the mark of a field; only then is
 that one document composed again (a node tree, with marks; cached per document) and the field path walked.
-A field the object does not have is shown at its nearest parent that it has; no field, at the object's start.
+A field the object does not have is shown at its nearest parent that it has; no field, at the object's start,
+as is any field of a document too large to compose again (:data:`MAX_COMPOSED_CHARS`).
 Lines and columns count from 1, as editors, kubectl and Go's YAML readers show them.
 """
 from __future__ import annotations
@@ -13,45 +14,52 @@ from __future__ import annotations
 import yaml
 
 _Composer = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # marks only: no tag is resolved, nothing built
-_CACHED_DOCUMENTS = 64
+# A node tree takes some 50 times its text in memory: documents are composed again up to this size (past it a
+# message names the object's line), and the trees kept for the next message hold at most this much text.
+MAX_COMPOSED_CHARS = 4 * 1024 * 1024
 
 
 class Source:
     """A text read as input, with the start mark of each document's root (see the module's doc)."""
 
-    __slots__ = ("text", "roots", "_documents")
+    __slots__ = ("text", "roots", "_documents", "_cached")
 
     def __init__(self, text: str, roots: list):
         self.text = text
         self.roots = roots
-        self._documents: dict = {}
+        self._documents: dict = {}  # index -> (tree, its first line, its characters), oldest first
+        self._cached = 0
 
     def document(self, index: int):
-        """The node tree of document ``index``, its marks those of the whole text; None if it cannot be
-        composed alone (then no message names a line rather than a wrong one)."""
+        """The node tree of document ``index`` and the line it starts on; None if it cannot be composed alone
+        or is too large (then a message names the object's line, never a wrong one)."""
         if index not in self._documents:
-            if len(self._documents) >= _CACHED_DOCUMENTS:
-                self._documents.pop(next(iter(self._documents)))
-            self._documents[index] = self._compose(index)
-        return self._documents[index]
+            root = self.roots[index]
+            start = root.index - root.column
+            following = self.roots[index + 1] if index + 1 < len(self.roots) else None
+            end = max(start, following.index - following.column if following is not None else len(self.text))
+            if end - start > MAX_COMPOSED_CHARS:
+                return None
+            while self._documents and self._cached + end - start > MAX_COMPOSED_CHARS:
+                self._cached -= self._documents.pop(next(iter(self._documents)))[2]
+            self._documents[index] = (self._compose(root, start, end), root.line, end - start)
+            self._cached += end - start
+        tree, line, _ = self._documents[index]
+        return None if tree is None else (tree, line)
 
-    def _compose(self, index: int):
-        """Compose only the lines of document ``index``: from the line its root starts on to the line the next
+    def _compose(self, root, start: int, end: int):
+        """Compose only the lines of one document: from the line its root starts on to the line the next
         document's root starts on (a ``---`` or comments there compose as nothing more)."""
-        root = self.roots[index]
-        start = root.index - root.column
-        following = self.roots[index + 1] if index + 1 < len(self.roots) else None
-        end = following.index - following.column if following is not None else len(self.text)
-        loader = _Composer(self.text[start:max(end, start)])
+        loader = _Composer(self.text[start:end])
         try:
             node = loader.get_node() if loader.check_node() else None
-        except Exception:  # noqa: BLE001 - a position is a help: it never stops the message (PyYAML's
-            return None    # composer can raise more than YAMLError on texts it was not meant for)
+        except Exception:  # noqa: BLE001 - PyYAML's composer raises more than YAMLError on some texts, and a
+            return None    # position only helps: it never stops the message it belongs to
         finally:
             loader.dispose()
         if node is None or node.start_mark.line != 0 or node.start_mark.column != root.column:
             return None  # not the document the render read: show no line
-        return node, root.line
+        return node
 
 
 class Origin:
@@ -72,12 +80,10 @@ class Origin:
         object, of its nearest parent present, or of the object when ``field`` is None."""
         if self.source is None or self.index is None or self.index >= len(self.source.roots):
             return None
-        if field is None and self.item is None:
-            root = self.source.roots[self.index]
-            return root.line + 1, root.column + 1
-        composed = self.source.document(self.index)
-        if composed is None:
-            return None
+        root = self.source.roots[self.index]
+        composed = None if field is None and self.item is None else self.source.document(self.index)
+        if composed is None:  # the object's own line, or none for an item of a List
+            return (root.line + 1, root.column + 1) if self.item is None else None
         node, first_line = composed
         mark = node.start_mark
         if self.item is not None:
