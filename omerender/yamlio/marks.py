@@ -13,10 +13,24 @@ from __future__ import annotations
 
 import yaml
 
-_Composer = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # marks only: no tag is resolved, nothing built
+
+class _Composer(getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
+    """A node tree with marks, no more: no tag is resolved (a third of the time), nothing is built."""
+
+    def resolve(self, kind, value, implicit):
+        return None
+
+    def descend_resolver(self, current_node, current_index):
+        pass
+
+    def ascend_resolver(self):
+        pass
+
+
 # A node tree takes some 50 times its text in memory: documents are composed again up to this size (past it a
-# message names the object's line), and the trees kept for the next message hold at most this much text.
+# message names the object's line), and the trees kept for the next messages hold at most CACHED_CHARS of text.
 MAX_COMPOSED_CHARS = 4 * 1024 * 1024
+CACHED_CHARS = 256 * 1024
 
 
 class Source:
@@ -40,7 +54,7 @@ class Source:
             end = max(start, following.index - following.column if following is not None else len(self.text))
             if end - start > MAX_COMPOSED_CHARS:
                 return None
-            while self._documents and self._cached + end - start > MAX_COMPOSED_CHARS:
+            while self._documents and self._cached + end - start > CACHED_CHARS:
                 self._cached -= self._documents.pop(next(iter(self._documents)))[2]
             self._documents[index] = (self._compose(root, start, end), root.line, end - start)
             self._cached += end - start
