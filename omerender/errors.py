@@ -3,9 +3,11 @@
 Every user-facing problem is an :class:`OmeError` (or a :class:`Message` of
 severity ``warning``/``info`` collected in a :class:`Report`). Each carries
 the file, the object (kind, namespace/name) and the field where known, so the
-shell can print ``error: <file>: <Kind> <ns>/<name>: <text>`` or turn it into a
-KRM result. :func:`run_guarded` is the edge every command and the function share: any exception becomes
-messages (:func:`failure_messages`), an unexpected one a single internal error.
+shell can print ``error: <file>:<line>:<column>: <Kind> <ns>/<name>: <text>`` or turn it into a
+KRM result. The line and column are asked of the object's origin (:mod:`omerender.yamlio.marks`) only
+when the line is printed: nothing is kept per field while rendering. :func:`run_guarded` is the edge every
+command and the function share: any exception becomes messages (:func:`failure_messages`), an unexpected one
+a single internal error.
 """
 from __future__ import annotations
 
@@ -37,11 +39,26 @@ class ObjRef:
     name: str
     namespace: str | None = None
     api_version: str | None = None
+    # Where the object was read (omerender.yamlio.marks.Origin: ``mark(field)`` and ``index``); not part of
+    # what the reference names, so equal references stay equal.
+    origin: object = dc_field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         if self.namespace:
             return f"{self.kind} {self.namespace}/{self.name}"
         return f"{self.kind} {self.name}"
+
+
+class _Unplaced:
+    """The origin of a message whose file is not where its object was read: no position is printed."""
+
+    index = None
+
+    def mark(self, field: str | None) -> None:
+        return None
+
+
+UNPLACED = _Unplaced()
 
 
 @dataclass(frozen=True)
@@ -51,16 +68,29 @@ class Message:
     ref: ObjRef | None = None
     file: str | None = None
     field: str | None = None
+    origin: object = dc_field(default=None, compare=False, repr=False)  # else the ref's origin
 
     def line(self) -> str:
-        """The CLI line: ``<severity>: [<file>: ][<Kind> <ns>/<name>: ]<text>``."""
+        """The CLI line: ``<severity>: [<file>[:<line>:<column>]: ][<Kind> <ns>/<name>: ]<text>``, the
+        position that of the field in the file, else of the object (the compiler convention that editors and
+        CI annotators read)."""
         parts = [f"{self.severity}:"]
         if self.file:
-            parts.append(f"{self.file}:")
+            position = self.position()
+            parts.append(f"{self.file}:{position[0]}:{position[1]}:" if position else f"{self.file}:")
         if self.ref is not None:
             parts.append(f"{self.ref}:")
         parts.append(self.text)
         return escape(" ".join(parts))
+
+    def where(self):
+        """The origin of what the message is about, if it was read from a file: its own or its object's."""
+        return self.origin if self.origin is not None else getattr(self.ref, "origin", None)
+
+    def position(self) -> tuple[int, int] | None:
+        """The 1-based line and column of the field (else the object) in the file, when they are known."""
+        origin = self.where()
+        return origin.mark(self.field) if origin is not None and self.file else None
 
     def located_text(self) -> str:
         """The text after the object, as KRM results word it; on one line."""
@@ -71,15 +101,18 @@ class OmeError(Exception):
     """A problem with the user's input. Never a bug in omerender."""
 
     def __init__(self, text: str, ref: ObjRef | None = None, file: str | None = None,
-                 field: str | None = None):
+                 field: str | None = None, origin: object = None):
         super().__init__(text)
         self.text = text
         self.ref = ref
         self.file = file
         self.field = field
+        self.origin = origin  # where in the file, when there is no ref to say it (see Message.origin)
 
     def located(self, ref: ObjRef | None, file: str | None) -> "OmeError":
         """Fill in the object and file where the raiser did not know them."""
+        if self.file is None and self.ref is not None and self.ref != ref and self.origin is None:
+            self.origin = UNPLACED  # ``file`` is another object's: no line of this one's in it
         if self.ref is None:
             self.ref = ref
         if self.file is None:
@@ -87,7 +120,7 @@ class OmeError(Exception):
         return self
 
     def message(self) -> Message:
-        return Message("error", self.text, self.ref, self.file, self.field)
+        return Message("error", self.text, self.ref, self.file, self.field, self.origin)
 
 
 class OmeErrors(Exception):

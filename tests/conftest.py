@@ -29,11 +29,26 @@ yaml.SafeDumper.add_implicit_resolver(
     list("yYnN-+.0123456789"))
 
 
+# A message's position in its file (``error: f.yaml:12:5: ...``). Tests of a message's text compare the line
+# without it; tests/test_lines.py asserts the positions themselves (``Run.placed``).
+POSITION = re.compile(r"\b(error|warning|info): ([^\n]*?):\d+:\d+: ")
+
+
+def unplaced(text: str) -> str:
+    """``text`` with every message's ``:line:column`` after its file taken out."""
+    return POSITION.sub(r"\1: \2: ", text)
+
+
 @dataclass
 class Run:
     code: int
     stdout: str
-    stderr: str
+    stderr: str  # as printed, less the positions (see unplaced)
+    placed: str = ""  # stderr as printed
+
+    @property
+    def placed_lines(self) -> list[str]:
+        return [line for line in self.placed.splitlines() if line]
 
     @property
     def objects(self) -> list[dict]:
@@ -54,7 +69,7 @@ class Run:
 
 def run_cli(*args: str, input: str | None = None) -> Run:
     result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-    return Run(result.exit_code, result.stdout, result.stderr)
+    return Run(result.exit_code, result.stdout, unplaced(result.stderr), result.stderr)
 
 
 def render_objects(objects: list[dict], *flags: str) -> Run:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, unplaced
 from omerender.yamlio import limits
 
 BASE = FIXTURES / "diff" / "base"
@@ -127,7 +127,7 @@ def test_size_range_edit_flips_auto_selection_and_says_why_the_old_runtime_lost(
                "proceeding because the runtime was named explicitly")
     assert result["warnings"]["new"][2] == {"file": str(head / "services.yaml"),
                                             "object": "InferenceService llm/chat-c", "text": outside}
-    text = run_cli("diff", str(BASE), str(head)).stdout
+    text = unplaced(run_cli("diff", str(BASE), str(head)).stdout)  # positions: test_lines
     assert "Warnings: 3 new, 2 gone\n" in text
     assert f"Warnings new in head:\n  warning: {head / 'services.yaml'}: InferenceService llm/chat-a: Runtime " \
            "vllm-8b will be auto-selected" in text
@@ -269,7 +269,7 @@ def test_added_and_removed_inference_services_as_a_pull_request_comment(tmp_path
     assert run.stdout == ADDED_REMOVED_MARKDOWN + f"""
 <details><summary>Warnings: 1 new, 0 gone</summary>
 
-- new: warning: {escaped}: InferenceService llm/chat-d: Runtime sglang-8b will be auto-selected for model \
+- new: warning: {escaped}:25:1: InferenceService llm/chat-d: Runtime sglang-8b will be auto-selected for model \
 llama-3-1-8b-instruct
 
 </details>

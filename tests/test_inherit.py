@@ -342,7 +342,7 @@ def test_x2_child_without_disabled_inherits_disabled_and_is_rejected():
 def test_x3_missing_parent_is_e_i1_on_the_runtime_and_e_i6_on_the_isvc():
     err = chain_error(CHILD, MODEL, ISVC_I, head="llama-demo/sglang-llama-3-2-3b")
     assert err.text == 'inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])'
-    assert err.message().line() == ('error: in.yaml: ServingRuntime llama-demo/sglang-llama-3-2-3b: inherit-from '
+    assert err.message().line() == ('error: in.yaml:8:5: ServingRuntime llama-demo/sglang-llama-3-2-3b: inherit-from '
                                     'parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])')
     inputs = build(CHILD, MODEL, ISVC_I)
     chains = Chains(inputs, Report())
@@ -398,7 +398,7 @@ def test_not_found_is_checked_before_depth():
 def test_x6_profile_must_set_disabled_itself():
     profile = edit(PROFILE, lambda d: d["spec"].pop("disabled"))
     err = chain_error(profile, head="sglang-profile")
-    assert err.message().line() == ('error: in.yaml: ClusterServingRuntime sglang-profile: runtimes carrying '
+    assert err.message().line() == ('error: in.yaml:7:1: ClusterServingRuntime sglang-profile: runtimes carrying '
                                     'ome.io/runtime-profile="true" must also set spec.disabled: true')
 
 
@@ -457,7 +457,7 @@ def test_x8_head_rule_applies_to_every_hop_and_warns_w_i1():
     assert [str(rt.ref) for rt in reversed(chains.chain(leaf))] == [
         "ServingRuntime llama-demo/base", "ClusterServingRuntime mid", "ServingRuntime llama-demo/leaf"]
     assert [m.line() for m in report.messages] == [
-        "warning: in.yaml: ServingRuntime llama-demo/leaf: in the chain of ServingRuntime/llama-demo/leaf, "
+        "warning: in.yaml:1:1: ServingRuntime llama-demo/leaf: in the chain of ServingRuntime/llama-demo/leaf, "
         "ClusterServingRuntime/mid inherits from ServingRuntime/llama-demo/base, which shadows "
         "ClusterServingRuntime/base"]
     mid_chain = chains.chain(inputs.cluster_runtimes["mid"])
@@ -635,7 +635,7 @@ def test_e_i5_each_declared_runner_needs_a_name():
                    csr("d", spec={"decoderConfig": {"worker": {"runner": {"image": "x"}}}}))
     with pytest.raises(OmeError) as caught:
         check_runner_names(inputs.cluster_runtimes["c"])
-    assert caught.value.message().line() == ("error: in.yaml: ClusterServingRuntime c: "
+    assert caught.value.message().line() == ("error: in.yaml:9:5: ClusterServingRuntime c: "
                                              "spec.engineConfig.runner.name: Required value")
     with pytest.raises(OmeError) as caught:
         check_runner_names(inputs.cluster_runtimes["d"])

@@ -512,7 +512,8 @@ def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
     write(tmp_path, runtime=fx.PLAIN, model=fx.MODEL, isvc=ISVC_P)
     result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert result.stderr == f"info: {tmp_path}/isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: pinned to {R0}\n"
+    assert result.stderr == (f"info: {tmp_path}/isvc.yaml:1:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
+                             f"pinned to {R0}\n")
     path = tmp_path / "omerender.lock.yaml"
     text = path.read_text()
     assert parse_lock(text).entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision == R0
@@ -532,7 +533,7 @@ def test_lock_update_command_errors_write_nothing(tmp_path):
     write(tmp_path, runtime=fx.CHILD, model=fx.MODEL, isvc=fx.ISVC_I)
     result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
     assert result.exit_code == 1
-    assert result.stderr == (f"error: {tmp_path}/runtime.yaml: ServingRuntime llama-demo/sglang-llama-3-2-3b: "
+    assert result.stderr == (f"error: {tmp_path}/runtime.yaml:8:5: ServingRuntime llama-demo/sglang-llama-3-2-3b: "
                              'inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n')
     assert not (tmp_path / "omerender.lock.yaml").exists()
     write(tmp_path, profile=fx.PROFILE)

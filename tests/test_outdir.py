@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import unplaced  # positions: test_lines
 from omerender.kube import apirules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +88,7 @@ SUBDOMAIN = apirules.DNS1123_SUBDOMAIN_TEXT
 
 
 def assert_refused(done: subprocess.CompletedProcess, *lines: str) -> None:
-    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (1, "", list(lines))
+    assert (done.returncode, done.stdout, unplaced(done.stderr).splitlines()) == (1, "", list(lines))
 
 
 # ---------------------------------------------------------------- names from object data

@@ -316,7 +316,7 @@ def _unstaged(text: str, staged_root: str, base: str) -> str:
 def _docs(stream: str, root: str, injected: bool) -> list[Doc]:
     """kustomize's output as render inputs, each named by the file it came from (its origin annotation)."""
     label = f"kustomize build {kbuild.shown(root)}"
-    docs = parse_text(stream, label)
+    docs = parse_text(stream, label, located=False)  # lines of the build's output are not the user's
     if not injected:
         return docs
     for doc in docs:

@@ -205,7 +205,7 @@ def _file_docs(tree: Tree, file: str) -> list[dict]:
 
 def _inline_docs(entry: str, kfile: str, name: str, position: int) -> list[dict]:
     try:
-        return [d.data for d in parse_text(entry, shown(kfile))]
+        return [d.data for d in parse_text(entry, shown(kfile), located=False)]  # its lines are not the file's
     except OmeError as err:
         err.field = f"{name}[{position}]"
         raise

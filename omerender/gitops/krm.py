@@ -13,6 +13,7 @@ from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
 from omerender.yamlio import limits
+from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
 from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_problem
 
@@ -22,6 +23,7 @@ CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict")
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"  # kustomize's buildMetadata: [originAnnotations]
 UNNAMED = "ResourceList items"  # an item kustomize gave no file name
 NO_ITEMS = ("omerender received no resources to render, only its own config: kustomize gives a function listed "
@@ -43,7 +45,8 @@ def run(text: str) -> tuple[dict, int]:
 def _run(text: str) -> tuple[dict, int]:
     resource_list = _parse(text)
     options = function_options(resource_list.get("functionConfig"))
-    docs = [Doc(item, _item_path(item, i), i) for i, item in enumerate(resource_list.get("items") or [])]
+    docs = [Doc(item, _item_path(item, i), i, _item_origin(item))
+            for i, item in enumerate(resource_list.get("items") or [])]
     if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
         raise OmeError(NO_ITEMS)
     def render_items():
@@ -188,6 +191,18 @@ def _item_path(item, position: int) -> str:
     return f"{UNNAMED}[{position}]"
 
 
+def _item_origin(item) -> Origin | None:
+    """Which document of its file an item is, as kpt and kustomize say it (their index annotation); lines
+    are never known: the function reads a ResourceList, not the user's file."""
+    meta = item.get("metadata") if isinstance(item, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    for key in INDEX_ANNOTATIONS:
+        value = annotations.get(key) if isinstance(annotations, dict) else None
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
+            return Origin(None, int(value))
+    return None
+
+
 def _with_path(obj: dict) -> dict:
     meta = obj["metadata"]
     path = f"omerender/{meta.get('namespace') or '_cluster'}/{obj['kind'].lower()}_{meta['name']}.yaml"
@@ -208,6 +223,9 @@ def _result(message: Message) -> dict:
         result["field"] = {"path": message.field}
     if message.file:
         result["file"] = {"path": message.file}
+        index = getattr(message.where(), "index", None)
+        if index is not None:  # kyaml's framework.File has path and index, no line
+            result["file"]["index"] = index
     return result
 
 

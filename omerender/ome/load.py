@@ -33,6 +33,7 @@ class Obj:
     data: dict
     file: str
     position: int
+    origin: object = None  # omerender.yamlio.marks.Origin: where in ``file`` (messages name the line)
 
     @property
     def kind(self) -> str:
@@ -60,7 +61,7 @@ class Obj:
 
     @property
     def ref(self) -> ObjRef:
-        return ObjRef(self.kind, self.name, self.namespace, self.api_version)
+        return ObjRef(self.kind, self.name, self.namespace, self.api_version, self.origin)
 
     @property
     def spec(self) -> dict:
@@ -130,20 +131,23 @@ def _near_miss_warnings(obj: Obj) -> list[Message]:
 def _as_object(doc: Doc) -> Obj:
     data = doc.data
     if not isinstance(data, dict):
-        raise OmeError(f"expected a Kubernetes object (a mapping), got {type_name(data)}", file=doc.file)
+        raise OmeError(f"expected a Kubernetes object (a mapping), got {type_name(data)}", file=doc.file,
+                       origin=doc.origin)
     for key in ("apiVersion", "kind"):
         if not isinstance(data.get(key), str) or not data.get(key):
             raise OmeError(f"{key}: Required value: every object needs apiVersion and kind", file=doc.file,
-                           field=key)
+                           field=key, origin=doc.origin)
     meta = data.get("metadata")
     if not isinstance(meta, dict):
-        raise OmeError(f"{data['kind']}: metadata: Required value", file=doc.file, field="metadata")
+        raise OmeError(f"{data['kind']}: metadata: Required value", file=doc.file, field="metadata",
+                       origin=doc.origin)
     if not isinstance(meta.get("name"), str) or not meta.get("name"):
-        raise OmeError(f"{data['kind']}: metadata.name: Required value", file=doc.file, field="metadata.name")
+        raise OmeError(f"{data['kind']}: metadata.name: Required value", file=doc.file, field="metadata.name",
+                       origin=doc.origin)
     if "namespace" in meta and meta["namespace"] is not None and not isinstance(meta["namespace"], str):
-        obj = Obj(dict(data, metadata={"name": meta["name"]}), doc.file, doc.position)
+        obj = Obj(dict(data, metadata={"name": meta["name"]}), doc.file, doc.position, doc.origin)
         raise obj.error("metadata.namespace: Invalid value: must be a string", "metadata.namespace")
-    obj = Obj(data, doc.file, doc.position)
+    obj = Obj(data, doc.file, doc.position, doc.origin)
     _check_ome_kind(obj)
     if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
         if data["apiVersion"] != OME_API_VERSION:

@@ -209,14 +209,14 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
-        report.warn(text)
+        report.warn(text, field=text.split(" ", 1)[0])  # the text starts with the field's path
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
     accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
     validate_runtime(runtime)
     if "workers" in spec:
-        report.warn("spec.workers was removed in OME v1.3 and is ignored")
+        report.warn("spec.workers was removed in OME v1.3 and is ignored", field="spec.workers")
 
 
 def _pool_source(runtime: Obj, chains: Chains) -> str | None:
@@ -320,9 +320,9 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
                        "controller", field="spec.model.fineTunedWeights")
     if spec.get("kedaConfig") is not None:
-        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored")
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig")
     if spec.get("predictor") is not None:
-        report.warn("spec.predictor is ignored because spec.engine is set")
+        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
@@ -346,7 +346,8 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
     present = [f"spec.{k}" for k in IGNORED_RUNTIME_POD_FIELDS if runtime_spec.get(k) not in (None, [], {}, "")]
     if present:
         report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
-                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file)
+                    f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file,
+                    field=present[0])
 
 
 # ---------------------------------------------------------------- one component

@@ -16,6 +16,7 @@ import yaml
 
 from omerender.errors import Message, OmeError, OmeErrors
 from . import limits, paths as pathrules
+from .marks import Origin, Source
 from .yamlread import Budget, load_all, yaml_error_text
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -31,6 +32,7 @@ class Doc:
     data: Any
     file: str
     position: int  # order in the whole input, for stable output
+    origin: Origin | None = None  # where in its text (messages name the line); None: not the user's text
 
     @property
     def kind(self) -> str:
@@ -213,21 +215,29 @@ def list_items(data) -> list | None:
     return items if isinstance(items, list) else None
 
 
-def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = None) -> list[Doc]:
+def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = None,
+               located: bool = True) -> list[Doc]:
     """Parse a multi-document YAML text; ``kind: List`` is flattened.
 
     Only plain YAML is read (see :class:`SafeLoader`); input over a limit is an error naming ``file``.
-    ``budget`` is shared by every text of one input.
+    ``budget`` is shared by every text of one input. ``located``: ``text`` is what the user wrote in
+    ``file``, so messages may name its lines (not so for a build's output).
     """
+    roots: list = []
     try:
-        raw = [d for d in load_all(text, budget if budget is not None else Budget()) if d is not None]
+        loaded = load_all(text, budget if budget is not None else Budget(), roots)
     except yaml.YAMLError as err:
         raise OmeError(yaml_error_text(err), file=file) from None
+    source = Source(text, roots) if located and len(roots) == len(loaded) else None
     docs = []
-    for data in raw:
+    for index, data in enumerate(loaded):
+        if data is None:
+            continue
         items = list_items(data)
-        for item in (items if items is not None else [data]):
-            docs.append(Doc(item, file, start + len(docs)))
-            if len(docs) > limits.MAX_OBJECTS:
-                raise too_many_objects(file)
+        if items is None:
+            docs.append(Doc(data, file, start + len(docs), source and Origin(source, index)))
+        for item, value in enumerate(items or ()):
+            docs.append(Doc(value, file, start + len(docs), source and Origin(source, index, item)))
+        if len(docs) > limits.MAX_OBJECTS:
+            raise too_many_objects(file)
     return docs

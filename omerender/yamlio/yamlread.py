@@ -72,6 +72,7 @@ class SafeLoader(_BaseLoader):
         self._text = stream
         self._budget = budget if budget is not None else Budget()
         self._aliased: bool | None = None
+        self.roots: list = []  # each document's root node start mark, for messages (omerender.yamlio.marks)
         super().__init__(stream)
 
     def _checked(self) -> bool:
@@ -88,6 +89,10 @@ class SafeLoader(_BaseLoader):
 
     def get_single_data(self):
         return _unshare(super().get_single_data()) if self._checked() else super().get_single_data()
+
+    def construct_document(self, node):
+        self.roots.append(node.start_mark)  # kept, not found again: marks.Source slices one document by it
+        return super().construct_document(node)
 
     def construct_mapping(self, node, deep=False):
         merges = _check_keys(node.value)
@@ -305,14 +310,18 @@ def _scan(next_event, budget: Budget) -> bool:
     return stream_aliases > 0
 
 
-def load_all(text: str, budget: Budget) -> list:
-    """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``."""
-    fast = _load_unscanned(text, budget, single=False)
+def load_all(text: str, budget: Budget, roots: list | None = None) -> list:
+    """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``; ``roots`` gets the
+    start mark of each document's root node (empty documents too), in order."""
+    fast = _load_unscanned(text, budget, single=False, roots=roots)
     if fast is not None:
         return fast
     loader = SafeLoader(text, budget)
     try:
-        return [loader.get_data() for _ in iter(loader.check_data, False)]
+        documents = [loader.get_data() for _ in iter(loader.check_data, False)]
+        if roots is not None:
+            roots.extend(loader.roots)
+        return documents
     finally:
         loader.dispose()
 
@@ -340,7 +349,7 @@ class _Rescan(Exception):
     pass
 
 
-def _load_unscanned(text, budget: Budget, single: bool) -> list | None:
+def _load_unscanned(text, budget: Budget, single: bool, roots: list | None = None) -> list | None:
     """The documents of ``text`` without the event scan, or None where the scan must decide."""
     if not (_COMPOSER_BOUNDED and isinstance(text, str) and "*" not in text and len(text) <= limits.MAX_TOTAL_BYTES):
         return None
@@ -357,6 +366,8 @@ def _load_unscanned(text, budget: Budget, single: bool) -> list | None:
             if budget.documents > limits.MAX_OBJECTS or _deeper_than(node, limits.MAX_DEPTH):
                 raise _Rescan
             documents.append(loader.construct_document(node))
+        if roots is not None:
+            roots.extend(loader.roots)
         return documents
     except (_Rescan, yaml.YAMLError, RecursionError):
         budget.documents = before

@@ -125,7 +125,7 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
     if override.get("constraints") is not None:
         report.warn(f"spec.{component}.acceleratorOverride.constraints has no effect; constraints are read only "
-                    f"from {SELECTOR}.constraints")
+                    f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints")
     rule = _first_rule(component, override, selector)
     if rule is None:
         return ClassChoice(None)
@@ -428,7 +428,8 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
     own = rt.spec
     for config in ("engineConfig", "decoderConfig"):
         if map_or_empty(own.get(config)).get("acceleratorOverride") is not None:
-            report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime")
+            report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime",
+                        field=f"spec.{config}.acceleratorOverride")
     pool = runtime_pool(runtime_spec)
     pooled = set(pool)
     for index, entry in enumerate(list_or_empty(runtime_spec.get("supportedModelFormats"))):

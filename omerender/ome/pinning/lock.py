@@ -257,7 +257,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
             raise _stale(f"no entry for InferenceService {ident}" if entry is None else
                          f"InferenceService {ident} is not pinned yet")
         report.warn(f"spec.runtime.autoSync is false but {LOCK_FILE} has no pinned revision; rendered from the "
-                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it")
+                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it", field="spec.runtime.autoSync")
         return live.spec
     record = revisions.get(pin)
     if record is None:

@@ -1,0 +1,162 @@
+"""Where a field is written: the line and column a message names (``file:line:column``), found only when a
+message is printed.
+
+The render keeps no marks: parsing records the start of each document's root node (one mark per document,
+:func:`omerender.yamlio.yamlread.load_all`), and each object keeps an :class:`Origin` (its text, document
+and ``kind: List`` item). A message about the object asks its origin for the mark of a field; only then is
+that one document composed again (a node tree, with marks; cached per document) and the field path walked.
+A field the object does not have is shown at its nearest parent that it has; no field, at the object's start,
+as is any field of a document too large to compose again (:data:`MAX_COMPOSED_CHARS`).
+Lines and columns count from 1, as editors, kubectl and Go's YAML readers show them.
+"""
+from __future__ import annotations
+
+import yaml
+
+
+class _Composer(getattr(yaml, "CBaseLoader", yaml.BaseLoader)):
+    """A node tree with marks, no more: no tag is resolved (a third of the time), nothing is built."""
+
+    def resolve(self, kind, value, implicit):
+        return None
+
+    def descend_resolver(self, current_node, current_index):
+        pass
+
+    def ascend_resolver(self):
+        pass
+
+
+# A node tree takes some 50 times its text in memory: documents are composed again up to this size (past it a
+# message names the object's line), and the trees kept for the next messages hold at most CACHED_CHARS of text.
+MAX_COMPOSED_CHARS = 4 * 1024 * 1024
+CACHED_CHARS = 256 * 1024
+
+
+class Source:
+    """A text read as input, with the start mark of each document's root (see the module's doc)."""
+
+    __slots__ = ("text", "roots", "_documents", "_cached")
+
+    def __init__(self, text: str, roots: list):
+        self.text = text
+        self.roots = roots
+        self._documents: dict = {}  # index -> (tree, its first line, its characters), oldest first
+        self._cached = 0
+
+    def document(self, index: int):
+        """The node tree of document ``index`` and the line it starts on; None if it cannot be composed alone
+        or is too large (then a message names the object's line, never a wrong one)."""
+        if index not in self._documents:
+            root = self.roots[index]
+            start = root.index - root.column
+            following = self.roots[index + 1] if index + 1 < len(self.roots) else None
+            end = max(start, following.index - following.column if following is not None else len(self.text))
+            if end - start > MAX_COMPOSED_CHARS:
+                return None
+            while self._documents and self._cached + end - start > CACHED_CHARS:
+                self._cached -= self._documents.pop(next(iter(self._documents)))[2]
+            self._documents[index] = (self._compose(root, start, end), root.line, end - start)
+            self._cached += end - start
+        tree, line, _ = self._documents[index]
+        return None if tree is None else (tree, line)
+
+    def _compose(self, root, start: int, end: int):
+        """Compose only the lines of one document: from the line its root starts on to the line the next
+        document's root starts on (a ``---`` or comments there compose as nothing more)."""
+        loader = _Composer(self.text[start:end])
+        try:
+            node = loader.get_node() if loader.check_node() else None
+        except Exception:  # noqa: BLE001 - PyYAML's composer raises more than YAMLError on some texts, and a
+            return None    # position only helps: it never stops the message it belongs to
+        finally:
+            loader.dispose()
+        if node is None or node.start_mark.line != 0 or node.start_mark.column != root.column:
+            return None  # not the document the render read: show no line
+        return node
+
+
+class Origin:
+    """Where one object was read: document ``index`` of ``source``, or item ``item`` of that ``kind: List``.
+
+    :class:`omerender.errors.Message` asks it for :meth:`mark`; ``index`` is what a KRM result's ``file.index``
+    says."""
+
+    __slots__ = ("source", "index", "item")
+
+    def __init__(self, source: Source | None, index: int | None, item: int | None = None):
+        self.source = source
+        self.index = index
+        self.item = item
+
+    def mark(self, field: str | None) -> tuple[int, int] | None:
+        """The 1-based line and column of ``field`` (a path such as ``spec.engine.runner.args[2]``) in this
+        object, of its nearest parent present, or of the object when ``field`` is None."""
+        if self.source is None or self.index is None or self.index >= len(self.source.roots):
+            return None
+        root = self.source.roots[self.index]
+        composed = None if field is None and self.item is None else self.source.document(self.index)
+        if composed is None:  # the object's own line, or none for an item of a List
+            return (root.line + 1, root.column + 1) if self.item is None else None
+        node, first_line = composed
+        mark = node.start_mark
+        if self.item is not None:
+            items = _child(node, "items")[0]
+            if not isinstance(items, yaml.SequenceNode) or self.item >= len(items.value):
+                return None
+            node = items.value[self.item]
+            mark = node.start_mark
+        if field:
+            mark = walk(node, field) or mark
+        return first_line + mark.line + 1, mark.column + 1
+
+
+def walk(node, path: str):
+    """The mark of the deepest node of ``path`` that ``node`` has: the key of a mapping entry, the start of a
+    list item; None if not even the first step is there.
+
+    Paths are written as messages write them: keys joined by ``.`` (a key may hold dots itself:
+    ``metadata.annotations.ome.io/inject``: the longest key that fits is taken), list items as ``[2]``, a key
+    in brackets as ``[name]`` or ``["a.b"]``."""
+    mark = None
+    rest = path
+    while rest:
+        if rest.startswith("["):
+            close = rest.find("]")
+            if close < 0:
+                break
+            child, found = _child(node, rest[1:close].strip("\"'"))
+            used = close + 1
+        else:
+            key = _longest_key(node, rest)
+            if key is None:
+                break
+            child, found = _child(node, key)
+            used = len(key)
+        if found is None:
+            break
+        node, mark, rest = child, found, rest[used:]
+        rest = rest[1:] if rest.startswith(".") else rest
+    return mark
+
+
+def _child(node, token: str):
+    """The child of ``node`` named ``token`` (a key, or a list index) and its mark; (None, None) if absent."""
+    if isinstance(node, yaml.SequenceNode):
+        if token.isdigit() and int(token) < len(node.value):
+            item = node.value[int(token)]
+            return item, item.start_mark
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, value in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == token:
+                return value, key_node.start_mark
+    return None, None
+
+
+def _longest_key(node, rest: str) -> str | None:
+    """The longest key of the mapping ``node`` that ``rest`` starts with, followed by ``.``, ``[`` or nothing."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode) and rest.startswith(k.value)
+            and rest[len(k.value):len(k.value) + 1] in ("", ".", "[")]
+    return max(keys, key=len) if keys else None

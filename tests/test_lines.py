@@ -1,0 +1,209 @@
+"""Messages name ``file:line:column`` (issue 25): the line of the field a message is about, of its nearest parent
+the object has when the field is absent, else of the object; 1-based, as editors, kubectl and CI annotators
+read them. Only where the line is the user's: stdin and git revisions have them, kustomize's output and a
+KRM ResourceList do not (a KRM result says which document of its file, ``file.index``)."""
+from __future__ import annotations
+
+import shutil
+
+import yaml
+
+from conftest import FIXTURES, run_cli
+from omerender.gitops import krm
+from test_overlays import git, write
+
+MODEL = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: m
+spec:
+  modelFormat: {name: safetensors}
+  storage: {storageUri: "hf://org/m"}
+"""
+
+TYPO = """\
+# two InferenceServices; the second has a typo
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: fine
+spec:
+  model: {name: m}
+---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: typo
+spec:
+  model:
+    name: m
+  engine:
+    maxReplica: 3
+"""
+
+
+def test_an_unknown_field_is_named_at_its_line_and_column(tmp_path):
+    (tmp_path / "isvcs.yaml").write_text(TYPO)
+    run = run_cli("render", str(tmp_path / "isvcs.yaml"))
+    assert run.code == 1
+    assert run.placed_lines == [f'error: {tmp_path / "isvcs.yaml"}:17:5: InferenceService default/typo: '
+                                'spec.engine.maxReplica: unknown field "maxReplica"; did you mean "maxReplicas"?']
+
+
+def test_stdin_has_lines_too():
+    run = run_cli("render", "-", input=TYPO)
+    assert run.placed_lines[0].startswith("error: <stdin>:17:5: InferenceService default/typo: spec.engine.")
+
+
+def test_a_field_after_non_ascii_text_and_an_absent_field_under_a_list_item():
+    typo = TYPO.replace("    maxReplica: 3", '    runner: {name: ok, image: "é✓ü", imag: x}')
+    column = typo.splitlines()[16].index("imag:") + 1  # characters, not bytes
+    assert run_cli("render", "-", input=typo).placed_lines[0].startswith(
+        f"error: <stdin>:17:{column}: InferenceService default/typo: spec.engine.runner.imag: unknown field")
+    absent = TYPO.replace("    maxReplica: 3", "    runner:\n      env:\n        - name: A\n          value: x\n"
+                                                "        - value: B")
+    (line,) = run_cli("render", "-", input=absent).placed_lines
+    assert line == "error: <stdin>:21:11: InferenceService default/typo: spec.engine.runner.env[1].name: Required value"
+
+
+def test_a_missing_field_points_at_its_nearest_parent():
+    text = TYPO.split("---\n")[1].replace("  model:\n    name: m\n", "").replace("maxReplica:", "maxReplicas:")
+    run = run_cli("render", "-", input=text)
+    assert run.placed_lines == ["error: <stdin>:5:1: InferenceService default/typo: at least one of spec.model or "
+                                "spec.runtime must be set"]
+
+
+def test_a_missing_name_points_at_metadata_and_a_missing_kind_at_the_object():
+    run = run_cli("render", "-", input="a: 1\n---\n\n# no name\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                     "  labels: {}\n")
+    assert run.placed_lines == [
+        "error: <stdin>:1:1: apiVersion: Required value: every object needs apiVersion and kind",
+        "error: <stdin>:7:1: ConfigMap: metadata.name: Required value"]
+
+
+def test_an_error_without_a_field_points_at_its_object():
+    text = MODEL + "---\n" + MODEL.replace("kind:", "# again\nkind:")
+    run = run_cli("render", "-", input=text)
+    assert run.placed_lines == ["error: <stdin>:9:1: ClusterBaseModel m: duplicate ClusterBaseModel m in the "
+                                "inputs (first in <stdin>)"]
+
+
+def test_a_warning_names_the_line_of_its_field():
+    text = MODEL + "---\n" + TYPO.split("---\n")[0].replace("ome.io/v1beta1", "ome.oracle.com/v1beta1")
+    run = run_cli("render", "-", input=text)
+    assert run.code == 0, run.placed
+    assert run.placed_lines == [
+        "warning: <stdin>:10:1: InferenceService fine: apiVersion ome.oracle.com/v1beta1 is not OME's API "
+        "group, so this InferenceService is passed through unrendered; to render it, use apiVersion: ome.io/v1beta1"]
+
+
+def test_an_item_of_a_list_document_and_windows_line_ends():
+    listed = {"apiVersion": "v1", "kind": "List", "items": [
+        yaml.safe_load(MODEL), {"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel",
+                                "metadata": {"name": "n"}, "spec": {"modelFormat": {"name": "x"}, "storag": {}}}]}
+    text = yaml.safe_dump(listed, sort_keys=False).replace("\n", "\r\n")
+    run = run_cli("render", "-", input=text)
+    line_of_typo = text.split("\r\n").index("    storag: {}") + 1
+    assert run.placed_lines[0].startswith(f'error: <stdin>:{line_of_typo}:5: ClusterBaseModel n: spec.storag: '
+                                          'unknown field "storag"'), run.placed
+
+
+def test_dotted_keys_and_bracketed_paths_are_walked_as_written():
+    from omerender.yamlio.marks import walk  # here: the other tests run against any omerender
+    node = yaml.compose("metadata:\n  annotations:\n    ome.io/a.b: x\nspec:\n  args: [a, b, c]\n")
+    assert walk(node, "metadata.annotations.ome.io/a.b").line == 2
+    assert walk(node, 'metadata.annotations["ome.io/a.b"]').line == 2
+    assert (walk(node, "spec.args[2]").line, walk(node, "spec.args[2]").column) == (4, 15)
+    assert walk(node, "spec.args[7].x").line == 4  # the nearest parent present: args
+    assert walk(node, "status.x") is None
+
+
+def test_messages_of_the_environment_name_no_position(tmp_path):
+    run = run_cli("render", str(tmp_path / "missing.yaml"))
+    assert run.placed_lines == [f"error: no such file or directory: {tmp_path / 'missing.yaml'}"]
+
+
+def test_a_krm_result_names_the_document_index_and_no_line():
+    item = yaml.safe_load(TYPO.split("---\n")[1])
+    item["metadata"]["annotations"] = {"config.kubernetes.io/path": "apps/isvcs.yaml",
+                                       "config.kubernetes.io/index": "1"}
+    out, code = krm.run(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                                        "items": [yaml.safe_load(MODEL), item]}))
+    assert code == 1
+    (result,) = out["results"]
+    assert result["file"] == {"path": "apps/isvcs.yaml", "index": 1}
+    assert result["field"] == {"path": "spec.engine.maxReplica"}
+    assert result["message"].startswith("InferenceService default/typo: spec.engine.maxReplica: unknown field")
+
+
+def test_an_overlays_objects_have_no_line_of_the_build_output(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "kustomize" / "base", root / "base")
+    isvc = root / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("maxReplicas: 2", "maxReplica: 2"))
+    write(root / "prod" / "kustomization.yaml", "resources: [../base]\nnamespace: prod\n")
+    monkeypatch.chdir(root)
+    run = run_cli("render", "prod")
+    assert run.code == 1
+    (line,) = run.placed_lines
+    # kustomize names the file, but the object is the build's (namespace set, patches applied): no line
+    assert line.startswith("error: base/isvc.yaml: InferenceService prod/llama-3-2-3b-instruct: "
+                           "spec.engine.maxReplica: unknown field"), line
+
+
+def test_a_git_revision_in_diff_has_the_lines_of_its_file(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    write(root / "deploy" / "model.yaml", MODEL)
+    write(root / "deploy" / "isvcs.yaml", TYPO)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "typo")
+    write(root / "deploy" / "isvcs.yaml", "# fixed\n\n" + TYPO.replace("maxReplica:", "maxReplicas:"))
+    git(root, "commit", "-qam", "fixed")
+    monkeypatch.chdir(root)
+    run = run_cli("diff", "HEAD~1", "HEAD")
+    assert run.code == 2
+    lines = run.placed_lines
+    assert 'error: base: deploy/isvcs.yaml:17:5: InferenceService default/typo: spec.engine.maxReplica: unknown ' \
+        'field "maxReplica"; did you mean "maxReplicas"?' in lines, run.placed
+    # head's text starts with two more lines: its objects are named at their lines in head's blob
+    assert [line.split(": InferenceService")[0] for line in lines if line.startswith("error: head:")] == \
+        ["error: head: deploy/isvcs.yaml:4:1", "error: head: deploy/isvcs.yaml:11:1"], run.placed
+    assert "omerender-diff-" not in run.placed
+
+
+def test_warnings_about_removed_fields_point_at_them(F):
+    F["isvc"]["spec"]["engine"]["scaleMetric"] = "cpu"
+    F["isvc"]["spec"]["kedaConfig"] = {"enableKeda": True}
+    text = yaml.safe_dump_all(list(F.values()), sort_keys=False)
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line == "kind: InferenceService") + 1
+    keda = lines.index("  kedaConfig:", first) + 1
+    metric = lines.index("    scaleMetric: cpu", first) + 1
+    run = run_cli("render", "-", input=text)
+    assert run.code == 0, run.placed
+    isvc = "InferenceService llama-demo/llama-3-2-3b-instruct"
+    assert run.placed_lines == [
+        f"warning: <stdin>:{keda}:3: {isvc}: spec.kedaConfig was removed in OME v1.3 and is ignored",
+        f"warning: <stdin>:{metric}:5: {isvc}: spec.engine.scaleMetric was removed in OME v1.3 and is ignored"]
+
+
+def test_an_error_about_one_object_located_at_anothers_file_has_no_position():
+    """A raiser that names another object but no file gets the file of the object being rendered: the line of
+    its own object would be a line of another file."""
+    from omerender.errors import OmeError
+    from omerender.ome.load import index
+    from omerender.yamlio.reading import parse_text
+    inputs = index(parse_text(MODEL, "model.yaml") + parse_text(TYPO.split("---\n")[0], "isvc.yaml", start=1))
+    model, isvc = inputs.cluster_models["m"], inputs.isvcs[0]
+    assert model.error("x", "spec.storage").message().line() == "error: model.yaml:7:3: ClusterBaseModel m: x"
+    assert OmeError("x", model.ref).located(isvc.ref, isvc.file).message().line() == \
+        "error: isvc.yaml: ClusterBaseModel m: x"
+
+
+def test_a_document_too_large_to_compose_again_names_its_objects_line(monkeypatch):
+    from omerender.yamlio import marks
+    monkeypatch.setattr(marks, "MAX_COMPOSED_CHARS", 100)
+    run = run_cli("render", "-", input=TYPO)
+    assert run.placed_lines[0].startswith("error: <stdin>:9:1: InferenceService default/typo: spec.engine.maxReplica")
