@@ -24,8 +24,8 @@ COMPONENT_ONLY = frozenset({
     "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
     "scalingPolicy", "ephemeralContainers",
 })
-POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
-                "terminationGracePeriodSeconds": 600}
+POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {}}
+KUBERNETES_GRACE_PERIOD = 30  # what the API server writes when neither OME nor the spec sets one
 CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
                       "imagePullPolicy": "IfNotPresent"}
 
@@ -51,6 +51,7 @@ class PodPlan:
     scheduler_name: str | None = None
     service_account: str | None = None
     router_config: dict | None = None
+    grace_period: int | None = None  # the cluster's deploy.terminationGracePeriodSeconds; None: unconfigured
 
     @property
     def path(self) -> str:
@@ -84,6 +85,9 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         pod["serviceAccountName"] = plan.service_account
     for key, value in POD_DEFAULTS.items():
         pod.setdefault(key, copy_data(value))
+    # specdefaults.terminationGracePeriod fills it where neither the InferenceService nor the runtime set it
+    pod.setdefault("terminationGracePeriodSeconds",
+                   KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
     _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
     try:
