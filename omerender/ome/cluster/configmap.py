@@ -145,7 +145,8 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
     def warn(key: str, text: str) -> Message:
         return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
 
-    messages = [warn(k, f"{p} is given twice; OME uses the last one") for k, p in notes.duplicates]
+    messages = [warn(k, f"{p} is given more than once; OME uses the last one")
+                for k, p in dict.fromkeys(notes.duplicates)]
     messages += [warn(k, f"unknown field {p} is ignored, as OME ignores it") for k, p in notes.unknown]
     messages += [warn(k, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                  for k, a, b in notes.folded]
