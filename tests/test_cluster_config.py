@@ -580,3 +580,25 @@ def test_rendered_objects_with_a_configured_cluster_validate():
     assert run.code == 0, run.stderr
     for obj in run.objects:
         validate_k8s(obj)
+
+
+def _parallelism(run) -> list:
+    runner = _engine(run)[1]["containers"][0]
+    return [e for e in runner.get("env") or [] if e["name"] == "PARALLELISM_SIZE"]
+
+
+def test_accelerator_resources_decide_what_counts_as_gpus_for_parallelism_size():
+    """OME v1.3 GetGpuCountFromContainer (pkg/utils): the first configured name the runner has, limits before
+    requests; the quickstart runner asks for nvidia.com/gpu only."""
+    assert _parallelism(render(quickstart(), {})) == [{"name": "PARALLELISM_SIZE", "value": "1"}]
+    assert _parallelism(render(quickstart(), {"acceleratorResources": '["amd.com/gpu"]'})) == []
+    two = {"limits": {"amd.com/gpu": "2", "nvidia.com/gpu": "1"}, "requests": {"amd.com/gpu": "2",
+                                                                               "nvidia.com/gpu": "1"}}
+    run = render(quickstart(runtime_engine={"runner": {**_runner(), "resources": two}}),
+                 {"acceleratorResources": '["amd.com/gpu", "nvidia.com/gpu"]'})
+    assert _parallelism(run) == [{"name": "PARALLELISM_SIZE", "value": "2"}]
+
+
+def _runner() -> dict:
+    runtime = next(o for o in QUICKSTART if o["kind"] == "ServingRuntime")
+    return copy.deepcopy(runtime["spec"]["engineConfig"]["runner"])

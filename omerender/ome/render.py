@@ -358,7 +358,8 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
     plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
                    scheduler_name=ctx.runtime_spec.get("schedulerName"),
-                   grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds)
+                   grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds,
+                   accelerator_resources=ctx.inputs.cluster_config.accelerator_resources)
     if comp.name == "router":
         plan.service_account = f"{ctx.isvc.name}-router"
         plan.router_config = comp.merged.get("config") or {}

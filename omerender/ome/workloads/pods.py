@@ -52,6 +52,7 @@ class PodPlan:
     service_account: str | None = None
     router_config: dict | None = None
     grace_period: int | None = None  # the cluster's deploy.terminationGracePeriodSeconds; None: unconfigured
+    accelerator_resources: tuple[str, ...] = (GPU,)  # the cluster's acceleratorResources, for PARALLELISM_SIZE
 
     @property
     def path(self) -> str:
@@ -158,7 +159,7 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
 
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = runner_gpus(runner)
+    gpus = runner_gpus(runner, plan.accelerator_resources)
     suppressed = effects.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
@@ -173,7 +174,7 @@ def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
         return {**runner, "env": env}
     if _references(runner, "PARALLELISM_SIZE") and not _env_entry(runner, "PARALLELISM_SIZE"):
         cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
-                 else f"no {GPU} on the runner")
+                 else f"no {' or '.join(plan.accelerator_resources)} on the runner")
         report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
                     f" not set ({cause})")
     return runner
