@@ -602,3 +602,65 @@ def test_accelerator_resources_decide_what_counts_as_gpus_for_parallelism_size()
 def _runner() -> dict:
     runtime = next(o for o in QUICKSTART if o["kind"] == "ServingRuntime")
     return copy.deepcopy(runtime["spec"]["engineConfig"]["runner"])
+
+
+# ---------------------------------------------------------------- omerender config
+
+def _config_json(*args: str, input: str | None = None) -> dict:
+    run = run_cli("config", "-o", "json", *args, input=input)
+    assert run.code == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_config_without_a_configmap_shows_the_chart_defaults():
+    shown = _config_json(str(FIXTURES / "quickstart"))
+    assert (shown["source"], shown["file"]) == ("the Helm chart's defaults", None)
+    rows = {r["setting"]: (r["value"], r["source"]) for r in shown["settings"]}
+    assert rows["deploy.terminationGracePeriodSeconds"] == (600, "chart default")
+    assert rows["deploy.replicas.defaultMaxReplicas.router"] == (2, "chart default")
+    assert rows["podDisruptionBudget.rawDeployment"] == ({"maxUnavailable": 1}, "chart default")
+
+
+def test_config_names_the_configmap_file_for_what_it_sets(tmp_path):
+    (tmp_path / "cm.yaml").write_text(yaml.safe_dump(configmap({
+        "deploy": deploy(replicas={"defaultMinReplicas": 2}),
+        "ingress": '{"ingressGateway": "a/b", "ingressService": "svc"}'})))
+    rows = {r["setting"]: (r["value"], r["source"]) for r in _config_json(str(tmp_path))["settings"]}
+    source = f"configmap {tmp_path}/cm.yaml"
+    assert rows["deploy.replicas.defaultMinReplicas"] == (2, source)
+    assert rows["deploy.replicas.defaultMaxReplicas.engine"] == (None, "unset: OME fills nothing")
+    assert rows["deploy.terminationGracePeriodSeconds"] == (None, "unset: OME fills nothing")
+    assert rows["ingress.ingressGateway"] == ("a/b", source)
+    assert rows["ingress.ingressDomain"] == ("example.com", "OME default")
+    assert rows["acceleratorResources"] == (["nvidia.com/gpu"], "OME default")
+
+
+def test_config_table_and_ingress_annotation_overrides(tmp_path):
+    objects = quickstart()
+    isvc = next(o for o in objects if o["kind"] == "InferenceService")
+    isvc["metadata"]["annotations"] = {"ome.io/ingress-domain": "other.example.com", "unrelated": "x"}
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump_all(objects))
+    run = run_cli("config", "--isvc", "llama-3-2-3b-instruct", "-n", "llama-demo", str(tmp_path))
+    assert run.code == 0, run.stderr
+    assert run.lines == ["Cluster configuration: the Helm chart's defaults"]
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["SETTING", "VALUE", "SOURCE"]
+    assert lines[6].split() == ["deploy.terminationGracePeriodSeconds", "600", "chart", "default"]
+    assert lines[-1].split()[:2] == ["ome.io/ingress-domain", "other.example.com"]
+    assert lines[-1].endswith(f"annotation on InferenceService llama-demo/llama-3-2-3b-instruct ({tmp_path}/all.yaml),"
+                              " over the cluster's ingress settings")
+
+
+def test_config_of_a_missing_isvc_and_of_a_bad_configmap_fail():
+    run = run_cli("config", "--isvc", "nope", str(FIXTURES / "quickstart"))
+    assert (run.code, run.stdout, run.lines) == (1, "", ["error: no InferenceService default/nope in the inputs"])
+    run = run_cli("config", "-", input=yaml.safe_dump(configmap({"deploy": "{"})))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [f"error: {CM_REF}: data.deploy: unable to parse deploy config json: unexpected end of JSON "
+                         "input"]
+
+
+def test_config_help_has_an_example():
+    run = run_cli("config", "--help")
+    assert run.code == 0
+    assert "omerender config --isvc llama-3-2-3b-instruct -n llama-demo deploy/" in run.stdout

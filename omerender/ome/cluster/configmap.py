@@ -138,7 +138,7 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     ingress = parse.parse_ingress(data, notes)
     deploy = parse.parse_deploy(data, notes)
     return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file,
-                         frozenset(data)), notes
+                         frozenset(data), frozenset(notes.fields)), notes
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
