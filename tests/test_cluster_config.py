@@ -664,3 +664,18 @@ def test_config_help_has_an_example():
     run = run_cli("config", "--help")
     assert run.code == 0
     assert "omerender config --isvc llama-3-2-3b-instruct -n llama-demo deploy/" in run.stdout
+
+
+def test_build_reads_the_configmap_a_kustomization_lists(tmp_path):
+    app = tmp_path / "app"
+    app.mkdir()
+    for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"):
+        (app / name).write_text((FIXTURES / "quickstart" / name).read_text())
+    (app / "cluster.yaml").write_text(yaml.safe_dump(configmap({"deploy": deploy(terminationGracePeriodSeconds=45)})))
+    (app / "kustomization.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "commonAnnotations": {"team": "a"},
+        "resources": ["namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml", "cluster.yaml"]}))
+    run = run_cli("build", str(app), "--root", str(tmp_path))
+    assert run.code == 0, run.stderr
+    assert "ConfigMap" not in [o["kind"] for o in run.objects]
+    assert run.find("Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
