@@ -517,7 +517,7 @@ def test_pod_monitor():
     ("[1,]", "invalid character ']' looking for beginning of value"),
     ('{"a":"é', "unexpected end of JSON input"),
     ("{\"a\":'x'}", "invalid character '\\'' looking for beginning of value"),
-    ("[" * 10001, "exceeded max depth"),
+    ("[" * 10001, "invalid character '[' exceeded max depth"),
 ])
 def test_json_syntax_errors_are_gos(text, message):
     assert parse_error({"deploy": text}) == f"unable to parse deploy config json: {message}"
@@ -679,3 +679,20 @@ def test_build_reads_the_configmap_a_kustomization_lists(tmp_path):
     assert run.code == 0, run.stderr
     assert "ConfigMap" not in [o["kind"] for o in run.objects]
     assert run.find("Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
+def test_a_flood_of_unknown_fields_is_one_warning():
+    text = "{" + ",".join(f'"k{i}": 1' for i in range(1000)) + ', "defaultDeploymentMode": "RawDeployment"}'
+    run = render(quickstart(), {"deploy": text})
+    assert run.code == 0
+    assert [line for line in run.lines if "ConfigMap" in line] == [
+        f"warning: {CM_REF}: data.deploy: unknown fields k0, k1, k2 and 997 more are ignored, as OME ignores them"]
+
+
+def test_a_megabyte_of_json_in_a_data_value_is_read_or_refused():
+    big = '{"defaultDeploymentMode": "RawDeployment", "x": [' + ",".join(['{"a": [1, "b"]}'] * 60000) + "]}"
+    assert parse({"deploy": big}).deploy.default_deployment_mode == "RawDeployment"
+    assert parse_error({"deploy": '{"defaultDeploymentMode": "RawDeployment", "terminationGracePeriodSeconds": '
+                                  + "9" * 1_000_000 + "}"}) == (
+        "unable to parse deploy config json: json: cannot unmarshal number 99999999999999999999999999999999... "
+        "(1000000 characters) into Go struct field DeployConfig.terminationGracePeriodSeconds of type int64")

@@ -25,6 +25,7 @@ from .settings import CHART_SOURCE, ClusterConfig
 
 NAME = "inferenceservice-config"
 NAMESPACE = "ome"
+SHOWN = 3                 # json paths named per warning
 NEAR_MISS_CUTOFF = 0.85   # stricter than suggest's 0.6: OME has other ConfigMaps named like this one
 CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_defaults.yaml")
 
@@ -145,16 +146,36 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
     def warn(key: str, text: str) -> Message:
         return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
 
-    messages = [warn(k, f"{p} is given more than once; OME uses the last one")
-                for k, p in dict.fromkeys(notes.duplicates)]
-    messages += [warn(k, f"unknown field {p} is ignored, as OME ignores it") for k, p in notes.unknown]
-    messages += [warn(k, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
-                 for k, a, b in notes.folded]
+    messages = []
+    for key in parse.KEYS:
+        duplicates = list(dict.fromkeys(p for k, p in notes.duplicates if k == key))
+        unknown = list(dict.fromkeys(p for k, p in notes.unknown if k == key))
+        folded = list(dict.fromkeys((a, b) for k, a, b in notes.folded if k == key))
+        if duplicates:
+            messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
+                                      f"last one"))
+        if unknown:
+            messages.append(warn(key, f"unknown field{'s' if len(unknown) > 1 else ''} {_some(unknown)} "
+                                      f"{_verb(unknown)} ignored, as OME ignores {'them' if len(unknown) > 1 else 'it'}"))
+        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
+                     for a, b in folded[:SHOWN]]
+    longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
-        near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF)
+        near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \
+            else []
         if key not in parse.KEYS and near:
             messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?'))
     return messages
+
+
+def _some(paths: list[str]) -> str:
+    """Up to :data:`SHOWN` paths, then how many more: a hostile ConfigMap can't flood the output."""
+    shown = ", ".join(paths[:SHOWN])
+    return shown if len(paths) <= SHOWN else f"{shown} and {len(paths) - SHOWN} more"
+
+
+def _verb(paths: list[str]) -> str:
+    return "are" if len(paths) > 1 else "is"
 
 
 def _chart_defaults() -> ClusterConfig:
