@@ -696,3 +696,12 @@ def test_a_megabyte_of_json_in_a_data_value_is_read_or_refused():
                                   + "9" * 1_000_000 + "}"}) == (
         "unable to parse deploy config json: json: cannot unmarshal number 99999999999999999999999999999999... "
         "(1000000 characters) into Go struct field DeployConfig.terminationGracePeriodSeconds of type int64")
+
+
+def test_a_configmap_of_another_api_version_is_not_read():
+    odd = configmap({"deploy": "{"}, apiVersion="v2")
+    odd["apiVersion"] = "v2"
+    run = render_objects(quickstart() + [odd])
+    assert run.code == 0, run.stderr
+    assert ("warning: <stdin>: ConfigMap ome/inferenceservice-config: ConfigMap inferenceservice-config has apiVersion "
+            "v2, not v1: omerender passes it through and does not read it as OME's cluster configuration") in run.lines

@@ -64,6 +64,9 @@ def is_cluster_config(data: dict) -> bool:
 def near_miss(data: dict) -> str | None:
     """A warning for a ConfigMap whose name is nearly OME's (``inferenceservices-config``), else None."""
     name = (data.get("metadata") or {}).get("name")
+    if data.get("kind") == "ConfigMap" and name == NAME and data.get("apiVersion") != "v1":
+        return (f"ConfigMap {NAME} has apiVersion {data.get('apiVersion')}, not v1: omerender passes it through and "
+                f"does not read it as OME's cluster configuration")
     if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
         return None
     if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
