@@ -705,3 +705,14 @@ def test_a_configmap_of_another_api_version_is_not_read():
     assert run.code == 0, run.stderr
     assert ("warning: <stdin>: ConfigMap ome/inferenceservice-config: ConfigMap inferenceservice-config has apiVersion "
             "v2, not v1: omerender passes it through and does not read it as OME's cluster configuration") in run.lines
+
+
+def test_config_prints_the_configmaps_warnings():
+    run = run_cli("config", "-", input=yaml.safe_dump(configmap({"deploy": deploy(replica=1)}, namespace="llm")))
+    assert run.code == 0, run.stderr
+    assert run.lines == [
+        "warning: <stdin>: ConfigMap llm/inferenceservice-config: OME reads inferenceservice-config from namespace "
+        "ome, not llm; omerender uses this one as the cluster configuration",
+        "warning: <stdin>: ConfigMap llm/inferenceservice-config: data.deploy: unknown field replica is ignored, as "
+        "OME ignores it",
+        "Cluster configuration: <stdin>: ConfigMap llm/inferenceservice-config"]

@@ -41,8 +41,8 @@ def config_cmd(paths, isvc_name, namespace, output, debug):
     if failures:
         fail(failures)
     inputs, rows, overrides = value
-    for message in inputs.messages:
-        if "ConfigMap" in message.line():
+    for message in inputs.messages:  # what the input says about the configuration, not the rest of the render's
+        if message.ref is not None and message.ref.kind == "ConfigMap":
             click.echo(message.line(), err=True)
     if output == "json":
         click.echo(json.dumps({"source": inputs.cluster_config.source, "file": inputs.cluster_config.file,
