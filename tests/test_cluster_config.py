@@ -343,6 +343,8 @@ def test_a_load_error_names_the_file_the_configmap_and_the_key():
     ("", "unable to parse deploy config json: unexpected end of JSON input"),
 ])
 def test_deploy_errors(text, message):
+    """configmap_test.go TestNewDeployConfig (the cases named beside each row), and parseDeployConfig's other
+    refusals."""
     assert parse_error({"deploy": text}) == message
 
 
@@ -398,6 +400,8 @@ def test_deploy_values_parsed():
      "podDisruptionBudget.rawDeployment.maxUnavailable must be a non-negative integer or a percentage from 0% to 100%"),
 ])
 def test_pdb_errors(text, message):
+    """configmap_test.go TestInferenceServicesConfigFromConfigMapRejectsInvalidPodDisruptionBudget, each case with the
+    whole message where the Go test checks a part of it."""
     assert parse_error({"podDisruptionBudget": text}) == message
 
 
@@ -412,6 +416,8 @@ def test_pdb_errors(text, message):
     ({"acceleratorResources": '["amd.com/gpu"]'}, ("amd.com/gpu",)),
 ])
 def test_accelerator_resources(data, names):
+    """configmap_test.go TestInferenceServicesConfigFromConfigMapParsesAcceleratorResources and
+    TestAcceleratorResourceNames."""
     assert parse(data).accelerator_resources == names
 
 
@@ -479,6 +485,7 @@ LABEL_RULE = ("a lowercase RFC 1123 label must consist of lower case alphanumeri
      "into Go struct field IngressGatewaySpec.additionalIngressGateways.class of type string"),
 ])
 def test_ingress_errors(extra, message):
+    """configmap_test.go TestNewIngressConfig (the cases named beside each row)."""
     text = json.dumps({"ingressGateway": "istio-ingress", "ingressService": "istio-ingress", **extra})
     assert parse_error({"ingress": text}) == message
 
@@ -520,6 +527,8 @@ def test_pod_monitor():
     ("[" * 10001, "invalid character '[' exceeded max depth"),
 ])
 def test_json_syntax_errors_are_gos(text, message):
+    """configmap_test.go TestGetComponentConfig "invalid json", with the scanner's exact message (encoding/json
+    scanner.go) for each kind of malformed input."""
     assert parse_error({"deploy": text}) == f"unable to parse deploy config json: {message}"
 
 
