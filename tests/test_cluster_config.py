@@ -725,3 +725,30 @@ def test_config_prints_the_configmaps_warnings():
         "warning: <stdin>: ConfigMap llm/inferenceservice-config: data.deploy: unknown field replica is ignored, as "
         "OME ignores it",
         "Cluster configuration: <stdin>: ConfigMap llm/inferenceservice-config"]
+
+
+# The data of ome-projects/ome config/configmap/inferenceservice.yaml (commit 4bb220e4c3094c10d9c9bdfe3d9355b366d7ff82),
+# the ConfigMap of a cluster installed from manifests rather than the Helm chart (keys omerender reads, and two it
+# does not).
+MANIFESTS_DATA = {
+    "ingress": '{"ingressGateway" : "knative-serving/knative-ingress-gateway", "ingressService" : '
+               '"istio-ingressgateway.istio-system.svc.cluster.local", "omeIngressGateway" : "", "ingressDomain"  : '
+               '"svc.cluster.local", "ingressClassName" : "istio", "additionalIngressDomains" : null, '
+               '"domainTemplate": "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}", "urlScheme": "http", '
+               '"disableIstioVirtualHost": false, "pathTemplate": "", "disableIngressCreation": true, '
+               '"enableGatewayAPI": false}',
+    "deploy": '{"defaultDeploymentMode": "RawDeployment"}',
+    "kedaConfig": '{"enableKeda" : true, "scalingThreshold": "10"}',
+    "lifecycle": '{"scaleUpPodBatchSize": 100, "instanceReadyTimeout": "30m"}',
+}
+
+
+def test_a_cluster_installed_from_manifests_gets_no_replica_grace_or_pdb_defaults():
+    """The issue's case: the same InferenceService on a cluster whose ConfigMap sets no deploy.replicas,
+    terminationGracePeriodSeconds or podDisruptionBudget gets OME's unconfigured objects, not the chart's."""
+    run = render(quickstart(), MANIFESTS_DATA)
+    assert run.code == 0, run.stderr
+    hpa, pod = _engine(run)
+    assert (hpa["minReplicas"], hpa["maxReplicas"], pod["terminationGracePeriodSeconds"]) == (1, 1, 30)
+    assert "PodDisruptionBudget" not in [o["kind"] for o in run.objects]
+    assert [line for line in run.lines if "ConfigMap" in line] == []
