@@ -579,7 +579,28 @@ def test_diff_shows_a_configmap_change_as_its_effect_on_every_inferenceservice(t
     (changed,) = isvc["objects"]
     assert changed["kind"] == "HorizontalPodAutoscaler"
     assert "spec.maxReplicas" in json.dumps(changed)
-    assert report["objects"] == [] or all(o.get("kind") != "ConfigMap" for o in report["objects"])
+    assert report["objects"] == []
+    assert report["clusterConfig"] == [{"setting": "deploy.replicas.defaultMaxReplicas.engine", "base": 3, "head": 6},
+                                       {"setting": "deploy.replicas.defaultMaxReplicas.decoder", "base": 3,
+                                        "head": None},
+                                       {"setting": "deploy.replicas.defaultMaxReplicas.router", "base": 2,
+                                        "head": None}]
+    text = run_cli("diff", str(base), str(head))
+    assert text.stdout.endswith("\nCluster configuration (inferenceservice-config):\n"
+                                "  deploy.replicas.defaultMaxReplicas.engine: 3 -> 6\n"
+                                "  deploy.replicas.defaultMaxReplicas.decoder: 3 -> none\n"
+                                "  deploy.replicas.defaultMaxReplicas.router: 2 -> none\n")
+    markdown = run_cli("diff", str(base), str(head), "--format", "markdown").stdout
+    assert ("<details><summary>Cluster configuration (inferenceservice-config): 3 settings differ</summary>\n\n"
+            "- `deploy.replicas.defaultMaxReplicas.engine`: `3` → `6`\n") in markdown
+
+
+def test_diff_without_a_cluster_change_has_no_cluster_section(tmp_path):
+    base = _write(tmp_path / "base", quickstart())
+    head = _write(tmp_path / "head", quickstart() + [configmap(CHART_DATA)])
+    run = run_cli("diff", str(base), str(head), "--format", "json")
+    assert "clusterConfig" not in json.loads(run.stdout)
+    assert "Cluster configuration" not in run_cli("diff", str(base), str(head)).stdout
 
 
 def test_rendered_objects_with_a_configured_cluster_validate():
