@@ -211,7 +211,8 @@ def test_an_authored_grace_period_is_kept():
 def test_the_rawdeployment_policy_gives_every_component_its_pdb():
     """configmap_test.go TestInferenceServicesConfigFromConfigMapParsesPodDisruptionBudget "per mode policies"."""
     run = render(quickstart({"minReplicas": 2, "maxReplicas": 4}),
-                 {"podDisruptionBudget": '{"rawDeployment": {"minAvailable": "50%"}, "omeNative": {"maxUnavailable": 1}}'})
+                 {"podDisruptionBudget": '{"rawDeployment": {"minAvailable": "50%"}, '
+                                         '"omeNative": {"maxUnavailable": 1}}'})
     assert run.find("PodDisruptionBudget")["spec"]["minAvailable"] == "50%"
 
 
@@ -324,12 +325,14 @@ def test_a_load_error_names_the_file_the_configmap_and_the_key():
 
 @pytest.mark.parametrize("text, message", [
     # configmap_test.go TestNewDeployConfig "zero replica default rejected at config-load"
-    (deploy(replicas={"defaultMinReplicas": 0}), "invalid deploy config, replicas.defaultMinReplicas must be > 0, got 0"),
+    (deploy(replicas={"defaultMinReplicas": 0}),
+     "invalid deploy config, replicas.defaultMinReplicas must be > 0, got 0"),
     # configmap_test.go TestNewDeployConfig "negative per-component max default rejected at config-load"
     (deploy(replicas={"defaultMaxReplicas": {"router": -2}}),
      "invalid deploy config, replicas.defaultMaxReplicas.router must be > 0, got -2"),
     # configmap_test.go TestNewDeployConfig "zero termination grace rejected at config-load"
-    (deploy(terminationGracePeriodSeconds=0), "invalid deploy config, terminationGracePeriodSeconds must be > 0, got 0"),
+    (deploy(terminationGracePeriodSeconds=0),
+     "invalid deploy config, terminationGracePeriodSeconds must be > 0, got 0"),
     # configmap_test.go TestNewDeployConfig "negative termination grace rejected at config-load"
     (deploy(terminationGracePeriodSeconds=-1),
      "invalid deploy config, terminationGracePeriodSeconds must be > 0, got -1"),
@@ -473,16 +476,18 @@ LABEL_RULE = ("a lowercase RFC 1123 label must consist of lower case alphanumeri
                                      "ingressDomain": "ext.example.com", "class": "ext_gw"}]},
      f'invalid ingress config - additionalIngressGateways[0].class "ext_gw" must be an RFC-1123 label: {LABEL_RULE}'),
     # "invalid per-namespace gateway class rejected"
-    ({"namespaceIngressGateways": {"prod": {"primary": {"omeIngressGateway": "istio-system/prod-int-gw",
-                                                        "ingressDomain": "int.example.com", "class": "prod internal"}}}},
+    ({"namespaceIngressGateways": {"prod": {"primary": {
+        "omeIngressGateway": "istio-system/prod-int-gw", "ingressDomain": "int.example.com",
+        "class": "prod internal"}}}},
      'invalid ingress config - namespaceIngressGateways["prod"].primary.class "prod internal" must be an RFC-1123 '
      f"label: {LABEL_RULE}"),
     # "invalid path template": no ingressDomain beside it
     ({"pathTemplate": "{{ .Invalid }}"}, "invalid ingress config - ingressDomain is required if pathTemplate is given"),
     ({"pathTemplate": "/{{ .Name", "ingressDomain": "example.com"},
      "invalid ingress config, unable to parse pathTemplate: template: path-template:1: unclosed action"),
-    ({"additionalIngressGateways": [{"class": 5}]}, "unable to parse ingress config json: json: cannot unmarshal number "
-     "into Go struct field IngressGatewaySpec.additionalIngressGateways.class of type string"),
+    ({"additionalIngressGateways": [{"class": 5}]},
+     "unable to parse ingress config json: json: cannot unmarshal number into Go struct field "
+     "IngressGatewaySpec.additionalIngressGateways.class of type string"),
 ])
 def test_ingress_errors(extra, message):
     """configmap_test.go TestNewIngressConfig (the cases named beside each row)."""

@@ -1,7 +1,8 @@
 """``omerender diff``: what a change to runtimes, models or InferenceServices does to the rendered fleet.
 
 :mod:`.sides` reads and renders each side, :mod:`.compare` matches the objects, :mod:`.why` explains runtime
-and accelerator-class changes, :mod:`.gpus` counts capacity, :func:`.compare.compare_warnings` finds new and gone warnings, :mod:`.cluster` the cluster settings that differ, :mod:`.report` and :mod:`.markdown` print.
+and accelerator-class changes, :mod:`.gpus` counts capacity, :func:`.compare.compare_warnings` finds new and gone
+warnings, :mod:`.cluster` the cluster settings that differ, :mod:`.report` and :mod:`.markdown` print.
 """
 from __future__ import annotations
 

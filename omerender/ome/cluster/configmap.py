@@ -158,8 +158,9 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
             messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
                                       f"last one"))
         if unknown:
-            messages.append(warn(key, f"unknown field{'s' if len(unknown) > 1 else ''} {_some(unknown)} "
-                                      f"{_verb(unknown)} ignored, as OME ignores {'them' if len(unknown) > 1 else 'it'}"))
+            several = len(unknown) > 1
+            messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown)} {_verb(unknown)} "
+                                      f"ignored, as OME ignores {'them' if several else 'it'}"))
         messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                      for a, b in folded[:SHOWN]]
     longest = max(len(k) for k in parse.KEYS)
