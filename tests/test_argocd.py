@@ -41,7 +41,9 @@ def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> d
     """The sidecar's environment plus what the repo-server sends for one Application."""
     assert shutil.which("kustomize"), "kustomize is not on PATH: run scripts/setup-tools.sh"
     sidecar = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-               "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+               "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8",
+               # the tree under test, when the suite runs from a worktree (PYTHONPATH=.)
+               **({"PYTHONPATH": os.path.abspath(os.environ["PYTHONPATH"])} if os.environ.get("PYTHONPATH") else {})}
     app = {"ARGOCD_APP_NAME": "llama", "ARGOCD_APP_NAMESPACE": "argocd", "ARGOCD_APP_REVISION": "0123abcd",
            "ARGOCD_APP_REVISION_SHORT": "0123abc", "ARGOCD_APP_SOURCE_PATH": app_path,
            "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example/deploy.git", "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
@@ -88,7 +90,7 @@ def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
     assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
-                                                                               "pod-monitors", "strict"]
+                                                                               "pod-monitors", "strict", "cluster-config"]
 
 
 def test_discover_matches_ome_apps_only(tmp_path):
@@ -341,3 +343,67 @@ def test_strict_on_a_kustomization_with_the_transformer_goes_in_its_config(tmp_p
     done = cmp(tmp_path, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith("error: --strict: this kustomization lists the OMERender transformer; ")
+
+
+# ---------------------------------------------------------------- CLUSTER_CONFIG: OME's ConfigMap inferenceservice-config
+
+CLUSTER_CM = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config, namespace: ome}\n"
+              "data:\n  deploy: '{\"defaultDeploymentMode\": \"RawDeployment\", \"terminationGracePeriodSeconds\": 45}'\n")
+
+
+def _with_cluster_config(tmp_path: Path, app: str, value: str, where: str = "cluster/config.yaml"):
+    work = repo_copy(tmp_path)
+    (work / where).parent.mkdir(parents=True, exist_ok=True)
+    (work / where).write_text(CLUSTER_CM)
+    return generate(work, app, env={"CLUSTER_CONFIG": value})
+
+
+def test_cluster_config_names_the_configmap_for_a_plain_directory(tmp_path):
+    done = _with_cluster_config(tmp_path, "apps/plain", "../../cluster/config.yaml")
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert deployment(objs)["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+    assert "ConfigMap" not in [o["kind"] for o in objs]
+
+
+def test_cluster_config_inside_the_app_is_read_once(tmp_path):
+    done = _with_cluster_config(tmp_path, "apps/plain", "config.yaml", where="apps/plain/config.yaml")
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
+def test_cluster_config_reaches_a_kustomization_build(tmp_path):
+    done = _with_cluster_config(tmp_path, "fixtures/quickstart", "../../cluster/config.yaml")
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
+def test_cluster_config_outside_the_repository_is_refused(tmp_path):
+    (tmp_path / "outside.yaml").write_text(CLUSTER_CM)
+    done = _with_cluster_config(tmp_path, "apps/plain", "../../../outside.yaml")
+    assert (done.returncode, done.stdout) == (1, "")
+    work = tmp_path / "cmp-work"
+    assert done.stderr == (f'error: CLUSTER_CONFIG "../../../outside.yaml" leads to {tmp_path}/outside.yaml, outside '
+                           f"the repository {work}; omerender reads only the files it is given\n")
+
+
+def test_cluster_config_through_a_symlink_out_is_refused(tmp_path):
+    (tmp_path / "outside.yaml").write_text(CLUSTER_CM)
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "cm.yml").symlink_to(tmp_path / "outside.yaml")
+    done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": "cm.yml"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: cm.yml: symbolic link to {tmp_path}/outside.yaml, outside {work}/apps/plain; "
+                           "omerender reads only the files it is given\n")
+
+
+def test_a_missing_cluster_config_is_an_error(tmp_path):
+    done = generate(repo_copy(tmp_path), "apps/plain", env={"CLUSTER_CONFIG": "nope.yaml"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: CLUSTER_CONFIG "nope.yaml": no such file\n'
+
+
+def test_an_absolute_cluster_config_is_an_error(tmp_path):
+    done = generate(repo_copy(tmp_path), "apps/plain", env={"CLUSTER_CONFIG": "/etc/passwd"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: CLUSTER_CONFIG must be a path relative to the app\'s directory, got "/etc/passwd"\n'

@@ -99,7 +99,8 @@ def test_render_does_not_import_the_other_commands():
                           timeout=60)
     assert done.returncode == 0
     listed = [line.split()[0] for line in done.stdout.split("Commands:\n")[1].splitlines() if line.startswith("  ")]
-    assert listed[:10] == ["argocd", "build", "check", "diff", "explain", "fn", "lock", "model-info", "render", "tree"]
+    assert listed[:11] == ["argocd", "build", "check", "config", "diff", "explain", "fn", "lock", "model-info", "render",
+                           "tree"]
     assert run_cli("model-info", "--help").code == 0 and run_cli("diff", "--help").code == 0
 
 

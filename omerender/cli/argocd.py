@@ -17,7 +17,8 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import FLAGS, flag_values, repo_root
+from omerender.gitops.argocd import FLAGS, cluster_config_path, flag_values, repo_root
+from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
 from .shell import fail, fail_if_strict
@@ -39,24 +40,27 @@ def generate():
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
+    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
     try:
         values = flag_values(environ)
+        cluster_config = cluster_config_path(environ, root)
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
-        click.get_current_context().invoke(render_cmd, paths=(".",), keep_inputs=options.keep_inputs,
+        paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
+        click.get_current_context().invoke(render_cmd, paths=paths, keep_inputs=options.keep_inputs,
                                            no_model_node_selector=not options.model_node_selector,
                                            locked=False, lock_path=None, output_dir=None, old_output_dir=None,
                                            pod_monitors=options.pod_monitors,
                                            strict=values["STRICT"], debug=False)
         return
-    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
                                         timeout=timeout_setting(None, environ),
-                                        remote=remote_setting(False, environ)))
+                                        remote=remote_setting(False, environ),
+                                        extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)
@@ -67,3 +71,8 @@ def generate():
     else:
         sys.stdout.write(built.stream)
 
+
+
+def _read_anyway(path: str) -> bool:
+    """Whether rendering the app's directory reads ``path`` already (a YAML file below it)."""
+    return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))

@@ -49,6 +49,7 @@ class Diff:
     gpus: list[dict]
     new_warnings: list[Message] = field(default_factory=list)   # head's render gives them, base's does not
     gone_warnings: list[Message] = field(default_factory=list)  # and the reverse
+    cluster: list[dict] = field(default_factory=list)  # cluster settings that differ: {setting, base, head}
 
     @property
     def changed(self) -> bool:

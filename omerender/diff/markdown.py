@@ -9,8 +9,8 @@ import html
 import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
-from .report import (isvc_label, object_label, printable, shown_groups, summary, unified, warning_counts,
-                     warning_groups)
+from .report import (isvc_label, object_label, printable, setting_text, shown_groups, summary, unified,
+                     warning_counts, warning_groups)
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -30,6 +30,11 @@ def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_L
     if result.objects:
         details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
                                 [item for o in result.objects for item in _object_items(o, context, True)]))
+    if result.cluster:
+        details.append(_details(f"Cluster configuration (inferenceservice-config): {len(result.cluster)} settings "
+                                f"differ", [f"- {code(c['setting'])}: "
+                                            f"{_arrow(setting_text(c['base']), setting_text(c['head']))}"
+                                            for c in result.cluster]))
     if warning_counts(result):
         details.append(_details(warning_counts(result), [f"- {key}: {text(m.line())}"
                                                          for key, _, messages in warning_groups(result)

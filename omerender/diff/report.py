@@ -15,14 +15,17 @@ SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 # ---------------------------------------------------------------- json
 
 def as_json(result: Diff, context: int | None = None) -> str:
-    """``context``: add each changed object's unified diff, as ``-U`` does to the text (``unified``, its lines)."""
-    return json.dumps({"summary": summary(result),
-                       "inferenceServices": [_isvc_json(i, context) for i in result.isvcs],
-                       "gpus": result.gpus,
-                       "objects": [_object_json(o, context, namespace=True) for o in result.objects],
-                       "warnings": {"new": [_warning_json(m) for m in result.new_warnings],
-                                    "gone": [_warning_json(m) for m in result.gone_warnings]}},
-                      indent=2, ensure_ascii=False) + "\n"
+    """``context``: add each changed object's unified diff, as ``-U`` does to the text (``unified``, its lines).
+    ``clusterConfig`` is there only when the sides' cluster configurations differ."""
+    found = {"summary": summary(result),
+             "inferenceServices": [_isvc_json(i, context) for i in result.isvcs],
+             "gpus": result.gpus,
+             "objects": [_object_json(o, context, namespace=True) for o in result.objects],
+             "warnings": {"new": [_warning_json(m) for m in result.new_warnings],
+                          "gone": [_warning_json(m) for m in result.gone_warnings]}}
+    if result.cluster:
+        found["clusterConfig"] = result.cluster
+    return json.dumps(found, indent=2, ensure_ascii=False) + "\n"
 
 
 def _warning_json(message: Message) -> dict:
@@ -64,9 +67,20 @@ def as_text(result: Diff, context: int | None = None) -> str:
         lines += ["", "Pass-through objects:"]
         for change in result.objects:
             lines += _object_lines(change, context, namespace=True)
+    if result.cluster:
+        lines += ["", "Cluster configuration (inferenceservice-config):"] + cluster_lines(result)
     for _, title, messages in warning_groups(result):
         lines += ["", f"{title}:"] + [f"  {m.line()}" for m in messages]
     return "".join(printable(line) + "\n" for line in lines)
+
+
+def cluster_lines(result: Diff) -> list[str]:
+    """Each cluster setting that differs, base to head (the ConfigMap inferenceservice-config of each side)."""
+    return [f"  {c['setting']}: {transition(setting_text(c['base']), setting_text(c['head']))}" for c in result.cluster]
+
+
+def setting_text(value) -> str | None:
+    return None if value is None else value if isinstance(value, str) and value else json.dumps(value)
 
 
 def warning_groups(result: Diff) -> list[tuple[str, str, list[Message]]]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 
 from omerender.errors import OmeError
+from omerender.yamlio import paths
 
 # Option name -> the render flag it stands for.
 FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "--keep-inputs",
          "STRICT": "--strict", "POD_MONITORS": "--pod-monitors"}
 TRUE = ("true", "True", "TRUE", "1", "yes")
 FALSE = ("false", "False", "FALSE", "0", "no", "")
+CLUSTER_CONFIG = "CLUSTER_CONFIG"   # a file holding OME's ConfigMap inferenceservice-config (docs/cluster-config.md)
 
 
 def flag_values(environ: dict) -> dict[str, bool]:
@@ -38,3 +40,21 @@ def repo_root(app_dir: str, source_path: str | None) -> str:
             return app_dir
         root = os.path.dirname(root)
     return root
+
+
+def cluster_config_path(environ: dict, root: str) -> str | None:
+    """The file CLUSTER_CONFIG names (PARAM_, else ARGOCD_ENV_), relative to the app's directory (the working
+    directory), checked to be a regular file inside the repository ``root``; None when unset."""
+    value = environ.get(f"PARAM_{CLUSTER_CONFIG}", environ.get(f"ARGOCD_ENV_{CLUSTER_CONFIG}", ""))
+    if not value:
+        return None
+    shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+    if os.path.isabs(value):
+        raise OmeError(f'{CLUSTER_CONFIG} must be a path relative to the app\'s directory, got "{shown}"')
+    resolved = paths.resolve(value)
+    if not paths.within(resolved, os.path.realpath(root)):
+        raise OmeError(f'{CLUSTER_CONFIG} "{shown}" leads to {resolved}, outside the repository {root}; '
+                       f"{paths.READS}")
+    if not os.path.isfile(resolved):
+        raise OmeError(f'{CLUSTER_CONFIG} "{shown}": no such file')
+    return value

@@ -23,7 +23,7 @@ from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, Result, render
 from omerender.yamlio.paths import within
-from omerender.yamlio.reading import Doc, parse_text
+from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 from . import atomicdir, kbuild
 from .legacy import install_legacy_plugin
@@ -86,14 +86,16 @@ def tool() -> tuple[str, str]:
 
 def build(directory: str, boundary: str, options: Options | None = None,
           flag_names: tuple[str, ...] = (), hint: str = "", timeout: float = DEFAULT_TIMEOUT,
-          remote: bool = True, flags_from: str = ARGOCD_FLAGS, pipeline_only: bool = False) -> Built:
+          remote: bool = True, flags_from: str = ARGOCD_FLAGS, pipeline_only: bool = False,
+          extra: tuple[str, ...] = ()) -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
     ``options`` come from the caller (Argo CD's env/parameters, ``flags_from``); naming them (``flag_names``)
     where the tree holds an OMERender config is an error, so the two can't silently disagree.
     ``pipeline_only`` (render, diff): a tree that needs the function path is an error naming ``omerender build``.
     kustomize gets ``timeout``
-    seconds; ``remote`` False refuses remote bases. SIGTERM, SIGINT and SIGHUP stop the build (and kustomize)
+    seconds; ``remote`` False refuses remote bases. ``extra`` files (Argo CD's CLUSTER_CONFIG) are rendered
+    beside kustomize's output, on the pipeline path only. SIGTERM, SIGINT and SIGHUP stop the build (and kustomize)
     and remove the staged copy (:class:`Interrupted`).
     """
     if not os.path.isdir(directory):
@@ -117,7 +119,11 @@ def build(directory: str, boundary: str, options: Options | None = None,
                                f"run: omerender build {directory}")
             run = Run(name, binary, work, base, timeout)
             if plan.path == "pipeline":
-                return _pipeline(tree, plan, run, options or _config_options(plan.config))
+                return _pipeline(tree, plan, run, options or _config_options(plan.config), extra)
+            if extra:
+                raise OmeError(f"CLUSTER_CONFIG can't be added to this build: {plan.reason}, so kustomize runs "
+                               f"omerender inside the build; list the ConfigMap inferenceservice-config under "
+                               f"resources: in the kustomization instead")
             return _function(tree, plan, run)
         finally:
             _remove(work)
@@ -221,7 +227,7 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, run: Run, options: Options) -> Built:
+def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = ()) -> Built:
     staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, None)
     argv = [run.binary, "build", staged] if run.name == "kustomize" else [run.binary, "kustomize", staged]
     env = {**os.environ, "GIT_ALLOW_PROTOCOL": git_allow_protocol(os.environ.get("GIT_ALLOW_PROTOCOL")),
@@ -230,6 +236,7 @@ def _pipeline(tree, plan, run: Run, options: Options) -> Built:
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
     docs = _docs(stdout, tree.root, injected)
+    docs += read_paths(extra) if extra else []
     inputs = index(docs)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))

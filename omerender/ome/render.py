@@ -358,11 +358,12 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     namespace = isvc.namespace
     labels = component_labels(isvc, comp.name, comp.merged, ctx.runtime_name, ctx.model)
     annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
-    low, high = replica_bounds(comp.name, comp.isvc, comp.merged)
+    cluster = ctx.inputs.cluster_config
+    low, high = replica_bounds(comp.name, comp.isvc, comp.merged, cluster.deploy)
     autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
                                    isvc.metadata.get("annotations") or {}, low, _policy(ctx, comp, low, high))
     scaling = Scaling(low, high, autoscaler)
-    budget = disruption_budget(comp.name, comp.isvc, comp.config)
+    budget = disruption_budget(comp.name, comp.isvc, comp.config, cluster.pod_disruption_budget.raw_deployment)
     if comp.mode == "MultiNode":
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
@@ -398,7 +399,9 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
     storage = model_storage(ctx.model, ctx.isvc.namespace)
     plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
-                   scheduler_name=ctx.runtime_spec.get("schedulerName"))
+                   scheduler_name=ctx.runtime_spec.get("schedulerName"),
+                   grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds,
+                   accelerator_resources=ctx.inputs.cluster_config.accelerator_resources)
     if comp.name == "router":
         plan.service_account = f"{ctx.isvc.name}-router"
         plan.router_config = comp.merged.get("config") or {}

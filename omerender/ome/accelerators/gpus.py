@@ -17,13 +17,16 @@ GPU = "nvidia.com/gpu"
 DP_ALIASES = ("--dp-size", "--dp", "--data-parallel-size")
 
 
-def runner_gpus(runner: dict) -> int:
-    """The runner's ``nvidia.com/gpu`` limit, else its request, rounded up; 0 when absent (render.md §7.1)."""
+def runner_gpus(runner: dict, names: tuple[str, ...] = (GPU,)) -> int:
+    """The runner's accelerator count (render.md §7.1): the first of ``names`` (the cluster's acceleratorResources)
+    it has, its limit else its request, rounded up; 0 when it has none (OME v1.3 GetGpuCountFromContainer)."""
     resources = runner.get("resources") or {}
-    for part in ("limits", "requests"):
-        value = (resources.get(part) or {}).get(GPU)
-        if value is not None:
-            return math.ceil(parse_quantity(value, f"resources.{part}.{GPU}"))
+    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    for name in names:
+        for part, values in (("limits", limits), ("requests", requests)):
+            value = values.get(name)
+            if value is not None:
+                return math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
     return 0
 
 

@@ -25,6 +25,7 @@ from .settings import CHART_SOURCE, ClusterConfig
 
 NAME = "inferenceservice-config"
 NAMESPACE = "ome"
+SHOWN = 3                 # json paths named per warning
 NEAR_MISS_CUTOFF = 0.85   # stricter than suggest's 0.6: OME has other ConfigMaps named like this one
 CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_defaults.yaml")
 
@@ -63,6 +64,9 @@ def is_cluster_config(data: dict) -> bool:
 def near_miss(data: dict) -> str | None:
     """A warning for a ConfigMap whose name is nearly OME's (``inferenceservices-config``), else None."""
     name = (data.get("metadata") or {}).get("name")
+    if data.get("kind") == "ConfigMap" and name == NAME and data.get("apiVersion") != "v1":
+        return (f"ConfigMap {NAME} has apiVersion {data.get('apiVersion')}, not v1: omerender passes it through and "
+                f"does not read it as OME's cluster configuration")
     if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
         return None
     if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
@@ -138,22 +142,44 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     ingress = parse.parse_ingress(data, notes)
     deploy = parse.parse_deploy(data, notes)
     return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file,
-                         frozenset(data)), notes
+                         frozenset(data), frozenset(notes.fields)), notes
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
     def warn(key: str, text: str) -> Message:
         return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
 
-    messages = [warn(k, f"{p} is given twice; OME uses the last one") for k, p in notes.duplicates]
-    messages += [warn(k, f"unknown field {p} is ignored, as OME ignores it") for k, p in notes.unknown]
-    messages += [warn(k, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
-                 for k, a, b in notes.folded]
+    messages = []
+    for key in parse.KEYS:
+        duplicates = list(dict.fromkeys(p for k, p in notes.duplicates if k == key))
+        unknown = list(dict.fromkeys(p for k, p in notes.unknown if k == key))
+        folded = list(dict.fromkeys((a, b) for k, a, b in notes.folded if k == key))
+        if duplicates:
+            messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
+                                      f"last one"))
+        if unknown:
+            several = len(unknown) > 1
+            messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown)} {_verb(unknown)} "
+                                      f"ignored, as OME ignores {'them' if several else 'it'}"))
+        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
+                     for a, b in folded[:SHOWN]]
+    longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
-        near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF)
+        near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \
+            else []
         if key not in parse.KEYS and near:
             messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?'))
     return messages
+
+
+def _some(paths: list[str]) -> str:
+    """Up to :data:`SHOWN` paths, then how many more: a hostile ConfigMap can't flood the output."""
+    shown = ", ".join(paths[:SHOWN])
+    return shown if len(paths) <= SHOWN else f"{shown} and {len(paths) - SHOWN} more"
+
+
+def _verb(paths: list[str]) -> str:
+    return "are" if len(paths) > 1 else "is"
 
 
 def _chart_defaults() -> ClusterConfig:

@@ -211,7 +211,7 @@ def _value(scanner: _Scanner):
 def _start(scanner: _Scanner, char: str, depth: int):
     if char in "{[":
         if depth + 1 > MAX_DEPTH:
-            raise GoJSONError("exceeded max depth")
+            raise _invalid(char, "exceeded max depth")
         scanner.pos += 1
         return None, (Obj() if char == "{" else [])
     if char == '"':
@@ -379,7 +379,7 @@ def _scalar(node, gotype: GoType, ctx: _Context):
         return node
     if isinstance(node, Num) and kind == "int":
         if len(node.text) > 40 or not re.fullmatch(r"-?[0-9]+", node.text):  # 40 digits: past any int64
-            raise ctx.type_error(f"number {node.text}", gotype)
+            raise ctx.type_error(f"number {_shown(node.text)}", gotype)
         value = int(node.text)
         if not -(1 << (gotype.bits - 1)) <= value < (1 << (gotype.bits - 1)):
             raise ctx.type_error(f"number {node.text}", gotype)
@@ -387,9 +387,14 @@ def _scalar(node, gotype: GoType, ctx: _Context):
     if isinstance(node, Num) and kind == "float":
         value = float(node.text)
         if value in (float("inf"), float("-inf")):
-            raise ctx.type_error(f"number {node.text}", gotype)
+            raise ctx.type_error(f"number {_shown(node.text)}", gotype)
         return value
     raise ctx.type_error(_kind_of(node), gotype)
+
+
+def _shown(literal: str) -> str:
+    """A number literal as Go's message prints it, cut short past 64 characters (Go prints it all)."""
+    return literal if len(literal) <= 64 else f"{literal[:32]}... ({len(literal)} characters)"
 
 
 def _int_or_string(node, ctx: _Context) -> IntOrString:

@@ -85,6 +85,7 @@ class Notes:
     duplicates: list[tuple[str, str]] = field(default_factory=list)   # (key, json path)
     unknown: list[tuple[str, str]] = field(default_factory=list)
     folded: list[tuple[str, str, str]] = field(default_factory=list)  # (key, as written, field matched)
+    fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
 
     def add(self, key: str, found: Decoded) -> None:
         self.duplicates.extend((key, p) for p in found.duplicates)
@@ -100,7 +101,20 @@ def _unmarshal(key: str, text: str, gotype, prefix: str, notes: Notes) -> object
     except GoJSONError as err:
         raise ConfigError(key, f"{prefix}: {err}") from None
     notes.add(key, found)
+    notes.fields.update(_paths(key, value, gotype))
     return value
+
+
+def _paths(prefix: str, value, gotype) -> list[str]:
+    """The json paths of the struct fields set in a decoded ``value`` (maps and lists are leaves)."""
+    gotype = gotype.elem if gotype.kind == "ptr" else gotype
+    if gotype.kind != "struct" or not isinstance(value, dict):
+        return [prefix]
+    found = [prefix]
+    for name, ftype in gotype.fields:
+        if name in value:
+            found += _paths(f"{prefix}.{name}", value[name], ftype)
+    return found
 
 
 def _blank(text: str) -> bool:
@@ -329,6 +343,7 @@ def parse_pdb(data: dict, notes: Notes) -> PodDisruptionBudgetConfig:
     except GoJSONError as err:
         raise ConfigError(PDB, f"{prefix}: {err}") from None
     _check_trailing(text, end, prefix)
+    notes.fields.update(_paths(PDB, raw, PDB_TYPE))
     policies = {}
     for mode in ("rawDeployment", "omeNative"):
         policy = raw.get(mode)

@@ -139,6 +139,7 @@ class ClusterConfig:
     accelerator_resources: tuple[str, ...] = ("nvidia.com/gpu",)   # AcceleratorResourceNames(), fallback applied
     file: str | None = None                       # the ConfigMap's file; None for the chart's defaults
     keys: frozenset[str] = frozenset()            # the data keys the ConfigMap sets (all of them, read or not)
+    fields: frozenset[str] = frozenset()          # "<key>.<json path>" of each field the data sets ("deploy.replicas")
 
     @property
     def from_chart(self) -> bool:

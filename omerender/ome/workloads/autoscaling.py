@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from omerender.errors import OmeError
+from ..cluster.settings import BudgetPolicy, DeployConfig
 
 CLASSES = ("HPA", "KEDA", "External", "None")
-DEFAULT_MAX = {"engine": 3, "decoder": 3, "router": 2}
 LEGACY_CLASS_KEY = "ome.io/autoscalerClass"
 LEGACY_TARGET_KEY = "ome.io/targetUtilizationPercentage"
 LEGACY_METRIC_KEY = "ome.io/metrics"
@@ -34,8 +34,11 @@ def _int_field(value, path: str) -> int | None:
     return value
 
 
-def replica_bounds(component: str, isvc_comp: dict, merged: dict) -> tuple[int, int]:
-    """render.md §9.1."""
+def replica_bounds(component: str, isvc_comp: dict, merged: dict, deploy: DeployConfig) -> tuple[int, int]:
+    """render.md §9.1: the merged bounds, unset ones filled from the cluster's ``deploy.replicas`` (OME v1.3's
+    specdefaults.replicaBounds: a filled max rises to the min), then read as OME's HPA reads them
+    (hpa_reconciler.go calculateMinReplicas/calculateMaxReplicas: min below 1 is 1, a max below the min is the min,
+    so an unconfigured cluster gets 1 and 1)."""
     path = f"spec.{component}"
     isvc_min = _int_field(isvc_comp.get("minReplicas"), f"{path}.minReplicas")
     isvc_max = _int_field(isvc_comp.get("maxReplicas"), f"{path}.maxReplicas")
@@ -43,9 +46,13 @@ def replica_bounds(component: str, isvc_comp: dict, merged: dict) -> tuple[int, 
         raise OmeError(f"{path}.minReplicas must be <= maxReplicas", field=f"{path}.minReplicas")
     low = _int_field(merged.get("minReplicas"), f"{path}.minReplicas")
     high = _int_field(merged.get("maxReplicas"), f"{path}.maxReplicas") or None
-    low = 1 if low is None else low
+    if low is None:
+        low = deploy.min_replicas()
     if high is None:
-        return low, max(DEFAULT_MAX[component], low)
+        filled = deploy.max_replicas(component)
+        low = 1 if low is None else low
+        return low, max(filled if filled is not None else low, low)
+    low = 1 if low is None else low
     if high < low:
         raise OmeError("minReplicas must not exceed maxReplicas", field=f"{path}.maxReplicas")
     return low, high
@@ -202,8 +209,10 @@ def _valid_budget(value) -> bool:
     return isinstance(value, str) and bool(_PERCENT.fullmatch(value))
 
 
-def disruption_budget(component: str, isvc_comp: dict, runtime_config: dict) -> dict | None:
-    """The PDB's budget field, or None for no PDB."""
+def disruption_budget(component: str, isvc_comp: dict, runtime_config: dict,
+                      default: BudgetPolicy | None) -> dict | None:
+    """The PDB's budget field, or None for no PDB: the component's own (ISVC over runtime), else the cluster's
+    policy for the deployment mode (``podDisruptionBudget.rawDeployment``; none configured, no PDB)."""
     path = f"spec.{component}"
     isvc_set = [f for f in BUDGET_FIELDS if isvc_comp.get(f) is not None]
     runtime_set = [f for f in BUDGET_FIELDS if runtime_config.get(f) is not None]
@@ -219,6 +228,6 @@ def disruption_budget(component: str, isvc_comp: dict, runtime_config: dict) -> 
                        f" budget fields", field=f"{path}.{(isvc_set or runtime_set)[0]}")
     name = (isvc_set or runtime_set or [None])[0]
     if name is None:
-        return {"maxUnavailable": 1}
+        return default.as_spec() if default is not None else None
     value = isvc_comp.get(name, runtime_config.get(name))
     return {name: value}

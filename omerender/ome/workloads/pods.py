@@ -24,8 +24,8 @@ COMPONENT_ONLY = frozenset({
     "scaleTarget", "acceleratorOverride", "topologyKey", "topologySpread", "topologySpreadKey", "config",
     "scalingPolicy", "ephemeralContainers",
 })
-POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
-                "terminationGracePeriodSeconds": 600}
+POD_DEFAULTS = {"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {}}
+KUBERNETES_GRACE_PERIOD = 30  # what the API server writes when neither OME nor the spec sets one
 CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
                       "imagePullPolicy": "IfNotPresent"}
 
@@ -51,6 +51,8 @@ class PodPlan:
     scheduler_name: str | None = None
     service_account: str | None = None
     router_config: dict | None = None
+    grace_period: int | None = None  # the cluster's deploy.terminationGracePeriodSeconds; None: unconfigured
+    accelerator_resources: tuple[str, ...] = (GPU,)  # the cluster's acceleratorResources, for PARALLELISM_SIZE
 
     @property
     def path(self) -> str:
@@ -84,6 +86,9 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         pod["serviceAccountName"] = plan.service_account
     for key, value in POD_DEFAULTS.items():
         pod.setdefault(key, copy_data(value))
+    # specdefaults.terminationGracePeriod fills it where neither the InferenceService nor the runtime set it
+    pod.setdefault("terminationGracePeriodSeconds",
+                   KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
     _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
     try:
@@ -154,7 +159,7 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
 
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = runner_gpus(runner)
+    gpus = runner_gpus(runner, plan.accelerator_resources)
     suppressed = effects.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
@@ -169,7 +174,7 @@ def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
         return {**runner, "env": env}
     if _references(runner, "PARALLELISM_SIZE") and not _env_entry(runner, "PARALLELISM_SIZE"):
         cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
-                 else f"no {GPU} on the runner")
+                 else f"no {' or '.join(plan.accelerator_resources)} on the runner")
         report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
                     f" not set ({cause})")
     return runner

@@ -1,0 +1,80 @@
+"""``omerender config``: the cluster settings a render applies (OME's ConfigMap inferenceservice-config, else the
+Helm chart's defaults) and where each one came from."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from omerender.errors import OmeError, run_guarded
+from omerender.ome.cluster.view import Setting, settings
+from omerender.ome.load import Inputs, Obj, index
+from omerender.yamlio.reading import read_paths
+from .shell import fail
+
+HEADERS = ("SETTING", "VALUE", "SOURCE")
+INGRESS_ANNOTATIONS = "ome.io/ingress-"
+
+EXAMPLES = """
+\b
+Examples:
+  omerender config deploy/                       # the ConfigMap in deploy/, else the chart's defaults
+  omerender config -o json cluster/inferenceservice-config.yaml
+  omerender config --isvc llama-3-2-3b-instruct -n llama-demo deploy/
+"""
+
+
+@click.command("config", epilog=EXAMPLES)
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--isvc", "isvc_name", metavar="NAME",
+              help="Also list the InferenceService's ome.io/ingress-* annotations, which override the cluster's "
+                   "ingress settings for it.")
+@click.option("-n", "--namespace", default="default", show_default=True, metavar="NS",
+              help="Namespace of the InferenceService.")
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: one row per setting on stdout, the configuration's source on stderr; json: one object.")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def config_cmd(paths, isvc_name, namespace, output, debug):
+    """Show the cluster settings a render of PATH... ("." if none) applies, and where each came from: the
+    ConfigMap inferenceservice-config among the inputs, OME's own default, or the Helm chart's defaults."""
+    value, failures = run_guarded(lambda: _inspect(index(read_paths(paths or (".",))), isvc_name, namespace), debug)
+    if failures:
+        fail(failures)
+    inputs, rows, overrides = value
+    for message in inputs.messages:  # what the input says about the configuration, not the rest of the render's
+        if message.ref is not None and message.ref.kind == "ConfigMap":
+            click.echo(message.line(), err=True)
+    if output == "json":
+        click.echo(json.dumps({"source": inputs.cluster_config.source, "file": inputs.cluster_config.file,
+                               "settings": [{"setting": r.name, "value": r.value, "source": r.source} for r in rows],
+                               "overrides": overrides}, indent=2))
+        return
+    click.echo(f"Cluster configuration: {inputs.cluster_config.source}", err=True)
+    table = [HEADERS] + [(r.name, _shown(r.value), r.source) for r in rows] + [
+        (o["annotation"], o["value"], o["source"]) for o in overrides]
+    widths = [max(len(row[i]) for row in table) + 3 for i in range(2)]
+    click.echo("\n".join(row[0].ljust(widths[0]) + row[1].ljust(widths[1]) + row[2] for row in table))
+
+
+def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inputs, list[Setting], list[dict]]:
+    overrides = []
+    if isvc_name is not None:
+        isvc = _find_isvc(inputs, isvc_name, namespace)
+        annotations = isvc.metadata.get("annotations") or {}
+        overrides = [{"annotation": key, "value": annotations[key],
+                      "source": f"annotation on {isvc.ref} ({isvc.file}), over the cluster's ingress settings"}
+                     for key in sorted(annotations) if key.startswith(INGRESS_ANNOTATIONS)]
+    return inputs, settings(inputs.cluster_config), overrides
+
+
+def _find_isvc(inputs: Inputs, name: str, namespace: str) -> Obj:
+    for isvc in inputs.isvcs:
+        if (isvc.namespace, isvc.name) == (namespace, name):
+            return isvc
+    raise OmeError(f"no InferenceService {namespace}/{name} in the inputs")
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) and value else json.dumps(value)
