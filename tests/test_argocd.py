@@ -175,7 +175,7 @@ def test_render_errors_fail_generate_with_the_message(tmp_path):
     assert run_command(PLUGIN["spec"]["init"], work / "apps" / "plain", environ).returncode == 0
     done = run_command(PLUGIN["spec"]["generate"], work / "apps" / "plain", environ)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ('error: ./isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: referenced model '
+    assert done.stderr == ('error: ./isvc.yaml:10:5: InferenceService llama-demo/llama-3-2-3b-instruct: referenced model '
                            '"no-such-model" not found in namespace "llama-demo": ensure a BaseModel exists in this '
                            'namespace or a ClusterBaseModel exists cluster-wide with this name\n')
 
@@ -330,7 +330,7 @@ def test_strict_fails_the_sync_on_a_warning(tmp_path):
                "for model llama-3-2-3b-instruct")
     plain = cmp(tmp_path / "a", "apps/plain", env={"STRICT": "true"})
     assert (plain.returncode, plain.stdout) == (1, "")
-    assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml: {warning}",
+    assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml:3:1: {warning}",
                                          "error: 1 warning, and --strict makes every warning fail the run"]
     built = cmp(tmp_path / "b", "fixtures/quickstart", parameters=[{"name": "strict", "string": "true"}])
     assert (built.returncode, built.stdout) == (1, "")
