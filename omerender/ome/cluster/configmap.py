@@ -141,8 +141,11 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     budgets = parse.parse_pdb(data, notes)
     ingress = parse.parse_ingress(data, notes)
     deploy = parse.parse_deploy(data, notes)
-    return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file,
-                         frozenset(data), frozenset(notes.fields)), notes
+    # The AutoscalerPolicy resolver's config, loaded per reconcile (NewAutoscalerPolicyConfigCached) when a
+    # component's policy renders; refused here like the others, so a broken key never passes silently.
+    autoscaler_policy = parse.parse_autoscaler_policy(data, notes)
+    return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file=file, keys=frozenset(data),
+                         fields=frozenset(notes.fields), autoscaler_policy=autoscaler_policy), notes
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
