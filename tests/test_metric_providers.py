@@ -131,6 +131,29 @@ def test_config_shows_the_providers_and_the_preflight(tmp_path):
     assert rows["autoscalerPolicy.preflight.skewDeadlineSeconds"] == (900, "OME default")
 
 
+def test_a_non_positive_preflight_value_shows_as_the_default(tmp_path):
+    """parseAutoscalerPolicyConfig replaces it: the value shown is the loader's, and so is its source."""
+    (tmp_path / "cm.yaml").write_text(yaml.safe_dump(configmap({"preflight": {"memberGetTimeoutSeconds": -1,
+                                                                              "skewDeadlineSeconds": 60}})))
+    run = run_cli("config", "-o", "json", str(tmp_path))
+    rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(run.stdout)["settings"]}
+    assert rows["autoscalerPolicy.preflight.memberGetTimeoutSeconds"] == (5, "OME default")
+    assert rows["autoscalerPolicy.preflight.skewDeadlineSeconds"] == (60, f"configmap {tmp_path}/cm.yaml")
+    assert rows["autoscalerPolicy.metricProviders"] == (None, "unset: OME fills nothing")
+
+
+def test_an_auth_secret_ref_without_name_or_key_is_a_warning(F):
+    """OME takes it (SecretKeySelector's fields are optional in JSON) and writes a TriggerAuthentication KEDA cannot
+    use; omerender renders the same, and says so."""
+    block = {"metricProviders": {"cluster-prometheus": {"serverAddress": ADDRESS, "authSecretRef": {"key": "t"}}}}
+    run = ok(with_ref(F, queue_depth()) + [configmap(block)])
+    assert run.lines[0] == (
+        f'warning: {CM_REF}: data.autoscalerPolicy: metricProviders["cluster-prometheus"].authSecretRef needs a name '
+        f"and a key: OME writes its TriggerAuthentication as given, and KEDA cannot read the token")
+    auth, = of_kind(run, "TriggerAuthentication")
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "bearerToken", "name": "", "key": "t"}]
+
+
 def test_config_without_a_configmap_binds_nothing():
     run = run_cli("config", "-o", "json", "-", input="")
     rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(run.stdout)["settings"]}

@@ -166,6 +166,7 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
                                       f"ignored, as OME ignores {'them' if several else 'it'}"))
         messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                      for a, b in folded[:SHOWN]]
+        messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]
     longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
         near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \

@@ -96,6 +96,7 @@ class Notes:
     unknown: list[tuple[str, str]] = field(default_factory=list)
     folded: list[tuple[str, str, str]] = field(default_factory=list)  # (key, as written, field matched)
     fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
+    odd: list[tuple[str, str]] = field(default_factory=list)   # (key, text): a value OME takes that cannot work
 
     def add(self, key: str, found: Decoded) -> None:
         self.duplicates.extend((key, p) for p in found.duplicates)
@@ -446,7 +447,8 @@ def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
             raise ConfigError(AUTOSCALER_POLICY, f"unable to parse {AUTOSCALER_POLICY} config json: unable to "
                                                  f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ") from None
         notes.add(AUTOSCALER_POLICY, found)
-        notes.fields.update(_paths(AUTOSCALER_POLICY, raw, AUTOSCALER_POLICY_TYPE))
+        defaulted = {f"{AUTOSCALER_POLICY}.preflight.{k}" for k, v in (raw.get("preflight") or {}).items() if v <= 0}
+        notes.fields.update(set(_paths(AUTOSCALER_POLICY, raw, AUTOSCALER_POLICY_TYPE)) - defaulted)
     providers = {}
     for name, provider in sorted((raw.get("metricProviders") or {}).items()):
         provider = provider or {}
@@ -456,6 +458,10 @@ def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
         secret = provider.get("authSecretRef")
         providers[name] = MetricProvider(provider["serverAddress"], None if secret is None else
                                          SecretKeyRef(secret.get("name", ""), secret.get("key", "")))
+        if secret is not None and not (secret.get("name") and secret.get("key")):
+            notes.odd.append((AUTOSCALER_POLICY, f"metricProviders[{_quoted(name)}].authSecretRef needs a name and a "
+                                                 f"key: OME writes its TriggerAuthentication as given, and KEDA "
+                                                 f"cannot read the token"))
     preflight = raw.get("preflight") or {}
     timeout, deadline = preflight.get("memberGetTimeoutSeconds", 0), preflight.get("skewDeadlineSeconds", 0)
     return AutoscalerPolicyConfig(MappingProxyType(providers),
