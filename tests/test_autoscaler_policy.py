@@ -3,12 +3,15 @@ renders into its HPA or ScaledObject (render.md §9.2). Ported from ome-projects
 pkg/autoscalerpolicy/render/render_test.go (2af192b3), the webhook's validation tests (TestValidateAutoscalerPolicySpec,
 TestValidateAutoscalerPolicyRefs) and docs concepts/serving/autoscaler-policy.md, through the CLI."""
 import copy
+from types import MappingProxyType
 
 import pytest
 
 from conftest import render_objects
 from omerender.errors import OmeError
+from omerender.ome.cluster.settings import AutoscalerPolicyConfig, ClusterConfig, MetricProvider
 from omerender.ome.workloads.autoscaler_policy import Context, compile_template, render_block
+from omerender.ome.workloads.metric_providers import Bindings
 from schemas import validate_all
 
 ISVC = "InferenceService llama-demo/llama-3-2-3b-instruct"
@@ -136,7 +139,10 @@ def test_a_prometheus_trigger_gets_its_providers_address():
     """TestRenderGolden: the provider binding sets serverAddress; bounds fill the query."""
     spec = {"class": "KEDA", "keda": {"triggers": [prometheus_trigger()]}}
     ctx = Context("llm-serving", "llm-a", "engine", 1, 8, "llm-a-engine")
-    block = render_block("queue-depth", spec, ctx, {"cluster-prometheus": "http://prometheus.example.invalid:9090"})
+    bound = AutoscalerPolicyConfig(MappingProxyType({"cluster-prometheus": MetricProvider(
+        "http://prometheus.example.invalid:9090")}))
+    cluster = ClusterConfig("test", autoscaler_policy=bound, file="test.yaml")
+    block = render_block("queue-depth", spec, ctx, Bindings(cluster))
     assert block == {"class": "KEDA", "keda": {"triggers": [{
         "type": "prometheus", "metricType": "AverageValue",
         "metadata": {"threshold": "5", "ignoreNullValues": "false",
@@ -252,15 +258,6 @@ def test_a_multinode_ref_is_inert(F):
     run = ok(with_ref(F, policy("missing-is-fine", {"class": "HPA"})))
     assert (f"warning: <stdin>: {ISVC}: engine is MultiNode: spec.engine.autoscalerPolicyRef is inert (OME does not "
             f"autoscale a LeaderWorkerSet)") in run.lines
-
-
-def test_an_unbound_provider_is_an_error(F):
-    """TestRenderRejections "unbound provider": OME holds with PolicyInvalid."""
-    objects = with_ref(F, policy("queue-depth", {"class": "KEDA", "keda": {"triggers": [prometheus_trigger()]}}))
-    assert errors_of(objects) == [isvc_error(
-        'engine: PolicyInvalid: policy queue-depth: trigger 0 (prometheus): metric provider "cluster-prometheus" is '
-        "not bound on this cluster (omerender does not read the autoscalerPolicy key of inferenceservice-config, where "
-        "OME binds metric providers, so it cannot render a prometheus trigger)")]
 
 
 # ---------------------------------------------------------------- the policy's own checks

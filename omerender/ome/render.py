@@ -26,6 +26,7 @@ from .selection.result import Resolution
 from .selection.validation import validate_runtime
 from .workloads import multinode, objects as workloads
 from .workloads import autoscaler_policy
+from .workloads.metric_providers import Bindings, is_shared, trigger_authentications
 from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_autoscaler, disruption_budget,
                                     removed_field_warnings, replica_bounds, validate_runtime_autoscalers)
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
@@ -105,12 +106,28 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
     kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
+    rendered = _shared_once(rendered)
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text)
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
+
+
+def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
+    """Each namespace's metric provider TriggerAuthentication once, at its first InferenceService: OME shares one
+    among all that use the provider there, and renders them alike (the same name always has the same spec)."""
+    seen: set[tuple] = set()
+    out = []
+    for obj, source in rendered:
+        if is_shared(obj):
+            key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append((obj, source))
+    return out
 
 
 def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
@@ -360,8 +377,10 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     annotations = component_annotations(isvc, comp.merged, ctx.runtime_name, ctx.model)
     cluster = ctx.inputs.cluster_config
     low, high = replica_bounds(comp.name, comp.isvc, comp.merged, cluster.deploy)
+    policy = _policy(ctx, comp, low, high)
     autoscaler = choose_autoscaler(comp.name, comp.isvc, comp.config, annotations,
-                                   isvc.metadata.get("annotations") or {}, low, _policy(ctx, comp, low, high))
+                                   isvc.metadata.get("annotations") or {}, low, policy)
+    from_policy = policy is not None and comp.isvc.get("autoscaler") is None   # choose_autoscaler's order
     scaling = Scaling(low, high, autoscaler)
     budget = disruption_budget(comp.name, comp.isvc, comp.config, cluster.pod_disruption_budget.raw_deployment)
     if comp.mode == "MultiNode":
@@ -381,6 +400,8 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
                                      {"app": trunc63(comp_name)}, ports,
                                      workloads.service_type(annotations, report)))
     scaler = workloads.autoscaler_object(comp_name, namespace, object_labels, annotations, scaling)
+    if scaler and from_policy:   # OME materializes them only for a policy-rendered block (dispatch path)
+        objects.extend(trigger_authentications(namespace, autoscaler, cluster))
     if scaler:
         objects.append(scaler)
     if budget is not None:
@@ -475,7 +496,7 @@ def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: i
     charge_copy(count_values(policy.spec), str(policy.ref))  # each component copies the policy, as runtimes are
     try:
         autoscaler_policy.validate_policy(policy.spec)
-        block = autoscaler_policy.render_block(name, policy.spec, context, _metric_providers(ctx))
+        block = autoscaler_policy.render_block(name, policy.spec, context, Bindings(ctx.inputs.cluster_config))
     except BudgetError:
         raise
     except OmeError as err:
@@ -484,11 +505,6 @@ def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: i
     # the rendered block meets the checks of an inline one (render/validate.go ValidateSpec's note)
     check_autoscaler_block(component, block, low, f"policy {name}: spec")
     return block
-
-
-def _metric_providers(ctx: IsvcContext) -> dict[str, str]:
-    """The metric provider bindings (name -> server address) of the cluster's configuration."""
-    return {}
 
 
 # ---------------------------------------------------------------- external Service (render.md §13)

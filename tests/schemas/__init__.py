@@ -2,7 +2,7 @@
 schema for the kinds the API does not have (NON_CORE).
 
 LeaderWorkerSet and ScaledObject are checked against hand-written JSON Schemas of the fields omerender
-writes. HTTPRoute, BackendTrafficPolicy and PodMonitor are checked against their published CRD schemas
+writes. HTTPRoute, BackendTrafficPolicy, PodMonitor and TriggerAuthentication are checked against their published CRD schemas
 (vendored by vendor.py), read as the API server reads a structural schema under strict field validation:
 - an object field the schema does not declare is refused (the server prunes it, or refuses it with
   fieldValidation=Strict, which is what `kubectl apply` asks for), unless x-kubernetes-preserve-unknown-fields;
@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 K8S_VERSION = "1.30"
 SCHEMA_FILES = {"LeaderWorkerSet": "leaderworkerset.json", "ScaledObject": "scaledobject.json",
                 "HTTPRoute": "httproute.json", "BackendTrafficPolicy": "backendtrafficpolicy.json",
-                "PodMonitor": "podmonitor.json"}
+                "PodMonitor": "podmonitor.json", "TriggerAuthentication": "triggerauthentication.json"}
 # Kinds whose schemas are not in the Kubernetes API.
 NON_CORE = frozenset(SCHEMA_FILES)
 _INT_RANGES = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}

@@ -141,8 +141,11 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     budgets = parse.parse_pdb(data, notes)
     ingress = parse.parse_ingress(data, notes)
     deploy = parse.parse_deploy(data, notes)
-    return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file,
-                         frozenset(data), frozenset(notes.fields)), notes
+    # The AutoscalerPolicy resolver's config, loaded per reconcile (NewAutoscalerPolicyConfigCached) when a
+    # component's policy renders; refused here like the others, so a broken key never passes silently.
+    autoscaler_policy = parse.parse_autoscaler_policy(data, notes)
+    return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file=file, keys=frozenset(data),
+                         fields=frozenset(notes.fields), autoscaler_policy=autoscaler_policy), notes
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
@@ -163,6 +166,7 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
                                       f"ignored, as OME ignores {'them' if several else 'it'}"))
         messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                      for a, b in folded[:SHOWN]]
+        messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]
     longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
         near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \

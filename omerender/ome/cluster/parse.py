@@ -17,12 +17,13 @@ from omerender.kube.apirules import dns1123_label
 from . import gojson
 from .gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
                      ptr, slice_of, struct)
-from .settings import (BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, NamespaceGateways,
-                       PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults)
+from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
+                       NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
+                       SecretKeyRef)
 
 INGRESS, DEPLOY, POD_MONITOR = "ingress", "deploy", "podMonitor"
-PDB, ACCELERATORS = "podDisruptionBudget", "acceleratorResources"
-KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS)   # the data keys omerender reads
+PDB, ACCELERATORS, AUTOSCALER_POLICY = "podDisruptionBudget", "acceleratorResources", "autoscalerPolicy"
+KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS, AUTOSCALER_POLICY)   # the data keys omerender reads
 
 DEFAULT_DOMAIN_TEMPLATE = "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"
 DEFAULT_INGRESS_DOMAIN = "example.com"
@@ -67,6 +68,15 @@ _POLICY = struct("controllerconfig.PodDisruptionBudgetPolicy", ("minAvailable", 
 PDB_TYPE = struct("controllerconfig.PodDisruptionBudgetConfig", ("rawDeployment", ptr(_POLICY)),
                   ("omeNative", ptr(_POLICY)))
 ACCELERATORS_TYPE = slice_of(STRING)
+_SECRET_KEY = struct("v1.SecretKeySelector", ("name", STRING), ("key", STRING), ("optional", ptr(BOOL)))
+AUTOSCALER_POLICY_TYPE = struct(
+    "controllerconfig.AutoscalerPolicyConfig",
+    ("metricProviders", map_of(struct("controllerconfig.AutoscalerPolicyMetricProvider", ("serverAddress", STRING),
+                                      ("authSecretRef", ptr(_SECRET_KEY))))),
+    ("preflight", struct("controllerconfig.AutoscalerPolicyPreflightConfig", ("memberGetTimeoutSeconds", INT32),
+                         ("skewDeadlineSeconds", INT32))),
+)
+DEFAULT_MEMBER_GET_TIMEOUT_SECONDS, DEFAULT_SKEW_DEADLINE_SECONDS = 5, 900
 UPDATE_STRATEGIES = ("", "SurgeThenDrain", "RecreatePod", "InPlaceIfPossible", "InPlaceOnly")
 
 
@@ -86,6 +96,7 @@ class Notes:
     unknown: list[tuple[str, str]] = field(default_factory=list)
     folded: list[tuple[str, str, str]] = field(default_factory=list)  # (key, as written, field matched)
     fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
+    odd: list[tuple[str, str]] = field(default_factory=list)   # (key, text): a value OME takes that cannot work
 
     def add(self, key: str, found: Decoded) -> None:
         self.duplicates.extend((key, p) for p in found.duplicates)
@@ -418,3 +429,46 @@ def _valid_budget(value: IntOrString) -> bool:
     if not number or not all("0" <= c <= "9" for c in number):
         return False
     return len(number.lstrip("0")) <= 3 and int(number) <= 100
+
+
+# ---------------------------------------------------------------- autoscalerPolicy (parseAutoscalerPolicyConfig)
+
+def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
+    """The AutoscalerPolicy feature's block (ome-projects/ome pkg/controller/v1beta1/controllerconfig, the file of
+    AutoscalerPolicyConfig at commit 4ff3b6e3): read through getComponentConfig, so a present key is unmarshalled
+    even when blank; every provider needs a serverAddress (OME reports one of several at random, Go's map order;
+    omerender the first by name); non-positive preflight tunables get their defaults."""
+    raw: dict = {}
+    if AUTOSCALER_POLICY in data:
+        found = Decoded()
+        try:
+            raw = gojson.decode(gojson.scan(data[AUTOSCALER_POLICY]), AUTOSCALER_POLICY_TYPE, found) or {}
+        except GoJSONError as err:   # getComponentConfig's "due to %w " (its trailing space too), then the loader's
+            raise ConfigError(AUTOSCALER_POLICY, f"unable to parse {AUTOSCALER_POLICY} config json: unable to "
+                                                 f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ") from None
+        notes.add(AUTOSCALER_POLICY, found)
+        defaulted = {f"{AUTOSCALER_POLICY}.preflight.{k}" for k, v in (raw.get("preflight") or {}).items() if v <= 0}
+        notes.fields.update(set(_paths(AUTOSCALER_POLICY, raw, AUTOSCALER_POLICY_TYPE)) - defaulted)
+    providers = {}
+    for name, provider in sorted((raw.get("metricProviders") or {}).items()):
+        provider = provider or {}
+        if not provider.get("serverAddress"):
+            raise ConfigError(AUTOSCALER_POLICY, f"{AUTOSCALER_POLICY} config: metric provider {_quoted(name)} has no "
+                                                 f"serverAddress")
+        secret = provider.get("authSecretRef")
+        providers[name] = MetricProvider(provider["serverAddress"], None if secret is None else
+                                         SecretKeyRef(secret.get("name", ""), secret.get("key", "")))
+        if secret is not None and not (secret.get("name") and secret.get("key")):
+            notes.odd.append((AUTOSCALER_POLICY, f"metricProviders[{_quoted(name)}].authSecretRef needs a name and a "
+                                                 f"key: OME writes its TriggerAuthentication as given, and KEDA "
+                                                 f"cannot read the token"))
+    preflight = raw.get("preflight") or {}
+    timeout, deadline = preflight.get("memberGetTimeoutSeconds", 0), preflight.get("skewDeadlineSeconds", 0)
+    return AutoscalerPolicyConfig(MappingProxyType(providers),
+                                  timeout if timeout > 0 else DEFAULT_MEMBER_GET_TIMEOUT_SECONDS,
+                                  deadline if deadline > 0 else DEFAULT_SKEW_DEADLINE_SECONDS)
+
+
+def _quoted(text: str) -> str:
+    """Go's %q of ``text``."""
+    return f'"{_go_quote(text)}"'

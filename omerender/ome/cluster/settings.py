@@ -128,6 +128,32 @@ class PodDisruptionBudgetConfig:
 
 
 @dataclass(frozen=True)
+class SecretKeyRef:
+    """Go corev1.SecretKeySelector as a metric provider's ``authSecretRef`` (``optional`` is read, never used)."""
+
+    name: str = ""
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class MetricProvider:
+    """Go AutoscalerPolicyMetricProvider: where a logical provider name points on this cluster."""
+
+    server_address: str
+    auth_secret_ref: SecretKeyRef | None = None
+
+
+@dataclass(frozen=True)
+class AutoscalerPolicyConfig:
+    """Go AutoscalerPolicyConfig, data key ``autoscalerPolicy`` (controllerconfig, the AutoscalerPolicy feature's
+    file): the metric provider bindings, and the placement preflight's tunables after the loader's defaults."""
+
+    metric_providers: Mapping[str, MetricProvider] = field(default_factory=_empty)
+    member_get_timeout_seconds: int = 5     # DefaultPolicyMemberGetTimeoutSeconds; multi-cluster only, never used
+    skew_deadline_seconds: int = 900        # DefaultPolicySkewDeadlineSeconds; likewise
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     """The whole configuration the render reads, and where it came from."""
 
@@ -137,6 +163,7 @@ class ClusterConfig:
     deploy: DeployConfig = field(default_factory=DeployConfig)
     pod_disruption_budget: PodDisruptionBudgetConfig = field(default_factory=PodDisruptionBudgetConfig)
     accelerator_resources: tuple[str, ...] = ("nvidia.com/gpu",)   # AcceleratorResourceNames(), fallback applied
+    autoscaler_policy: AutoscalerPolicyConfig = field(default_factory=AutoscalerPolicyConfig)
     file: str | None = None                       # the ConfigMap's file; None for the chart's defaults
     keys: frozenset[str] = frozenset()            # the data keys the ConfigMap sets (all of them, read or not)
     fields: frozenset[str] = frozenset()          # "<key>.<json path>" of each field the data sets ("deploy.replicas")

@@ -38,6 +38,15 @@ def _namespaces(ingress) -> dict:
             for ns, entry in sorted(ingress.namespace_ingress_gateways.items())}
 
 
+def _providers(config) -> dict:
+    out = {}
+    for name, provider in sorted(config.autoscaler_policy.metric_providers.items()):
+        secret = provider.auth_secret_ref
+        out[name] = {"serverAddress": provider.server_address,
+                     **({} if secret is None else {"authSecretRef": {"name": secret.name, "key": secret.key}})}
+    return out or None   # none bound: every endpoint trigger is an error
+
+
 _I = lambda c: c.ingress  # noqa: E731
 ROWS: tuple[tuple[str, Callable], ...] = (
     ("deploy.defaultDeploymentMode", lambda c: c.deploy.default_deployment_mode or None),
@@ -72,10 +81,16 @@ ROWS: tuple[tuple[str, Callable], ...] = (
     ("podMonitor.labels", lambda c: dict(sorted(c.pod_monitor.labels.items()))),
     ("podMonitor.relabelings", lambda c: [_relabel(r) for r in c.pod_monitor.relabelings]),
     ("podMonitor.metricRelabelings", lambda c: [_relabel(r) for r in c.pod_monitor.metric_relabelings]),
+    ("autoscalerPolicy.metricProviders", _providers),
+    ("autoscalerPolicy.preflight.memberGetTimeoutSeconds", lambda c: c.autoscaler_policy.member_get_timeout_seconds),
+    ("autoscalerPolicy.preflight.skewDeadlineSeconds", lambda c: c.autoscaler_policy.skew_deadline_seconds),
 )
-# Filled by OME's loader when the data leaves them out (configmap.go parseIngressConfig, AcceleratorResourceNames).
+# Filled by OME's loader when the data leaves them out (configmap.go parseIngressConfig, AcceleratorResourceNames,
+# parseAutoscalerPolicyConfig, which also fills a non-positive preflight value).
 LOADER_DEFAULTS = ("ingress.ingressDomain", "ingress.domainTemplate", "ingress.urlScheme",
-                   "ingress.consistentHashHeaders", "acceleratorResources")
+                   "ingress.consistentHashHeaders", "acceleratorResources",
+                   "autoscalerPolicy.preflight.memberGetTimeoutSeconds",
+                   "autoscalerPolicy.preflight.skewDeadlineSeconds")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ inline block would be (render.md §9.2 row 2).
 Sources (ome-projects/ome): the API type pkg/apis/ome/v1beta1/autoscalerpolicy_types.go (3731e1e7); the render
 pkg/autoscalerpolicy/render/render.go and template.go (2af192b3); the resolver
 pkg/controller/v1beta1/inferenceservice/reconcilers/autoscaler/policy.go (Resolve, its hold reasons); the
-InferenceService webhook's ValidateAutoscalerPolicyRefs. Docs: concepts/serving/autoscaler-policy.md.
+InferenceService webhook's ValidateAutoscalerPolicyRefs. Docs: concepts/serving/autoscaler-policy.md. The metric
+provider bindings of endpoint triggers: metric_providers.py.
 
 Where OME holds a component (keeps its last autoscaler, creates none), a render has no last autoscaler to keep: it
 is an error naming the hold's reason. The feature is on when the input holds an AutoscalerPolicy (the CRD, which
@@ -18,11 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
-
 from omerender.errors import OmeError
 from omerender.yamlio import limits
 from ..budget import BudgetError
+from .metric_providers import AUTH_MODE, Bindings
 from .placeholders import charge_printed
 
 KIND = "AutoscalerPolicy"
@@ -33,10 +33,6 @@ BOUNDS_FIELDS = ("MaxReplicas", "MinReplicas")
 METRIC_TYPES = ("AverageValue", "Value")
 KEDA_COPIED = ("advanced", "pollingInterval", "cooldownPeriod", "idleReplicaCount")
 GO_KEYWORDS = ("if", "else", "end", "range", "with", "define", "template", "block", "break", "continue")
-# OME binds metric providers in inferenceservice-config's autoscalerPolicy key (controllerconfig
-# AutoscalerPolicyConfig.MetricProviders); omerender's cluster configuration does not carry that key.
-UNBOUND_HINT = (" (omerender does not read the autoscalerPolicy key of inferenceservice-config, where OME binds metric "
-                "providers, so it cannot render a prometheus trigger)")
 _FIELD = re.compile(r"(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _SPACE = " \t\r\n"
 
@@ -165,10 +161,10 @@ def _is_endpoint(trigger_type: str) -> bool:
 
 # ---------------------------------------------------------------- rendering one component's block
 
-def render_block(policy_name: str, spec: dict, ctx: Context, providers: Mapping[str, str]) -> dict:
-    """The ``autoscaler`` block the policy renders to for one component (render.go Render); ``providers`` maps a
-    metric provider's name to its server address. Raises the render's error text, prefixed ``policy <name>: ``
-    where OME prefixes it."""
+def render_block(policy_name: str, spec: dict, ctx: Context, providers: Bindings) -> dict:
+    """The ``autoscaler`` block the policy renders to for one component (render.go Render); ``providers`` are the
+    cluster's metric provider bindings. Raises the render's error text, prefixed ``policy <name>: `` where OME
+    prefixes it."""
     if ctx.MaxReplicas <= 0:
         raise OmeError(f"component {ctx.Component} has effective maxReplicas {ctx.MaxReplicas}; policy rendering "
                        f"requires a positive ceiling")
@@ -187,7 +183,7 @@ def render_block(policy_name: str, spec: dict, ctx: Context, providers: Mapping[
     return {"class": "KEDA", "keda": out}
 
 
-def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str, str]) -> dict:
+def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Bindings) -> dict:
     metadata = {}
     for key, value in trigger["metadata"].items():
         if _forbidden(key):
@@ -204,17 +200,26 @@ def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Mapping[str,
                               f"spec.keda.triggers[{i}].metadata.{key}); render fewer InferenceServices at a time, or "
                               f"shorten the policy's metadata", field=f"spec.{ctx.Component}.autoscalerPolicyRef")
     rendered = {"type": trigger["type"], "metadata": metadata}
+    if _is_endpoint(trigger["type"]):
+        _bind(i, trigger, rendered, providers)
     if trigger.get("metricType"):
         rendered["metricType"] = trigger["metricType"]
-    if _is_endpoint(trigger["type"]):
-        provider = (trigger.get("providerRef") or {}).get("name")
-        if not provider:
-            raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types")
-        if not providers.get(provider):
-            raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {go_quote(provider)} is not bound on "
-                           f"this cluster{UNBOUND_HINT}")
-        metadata["serverAddress"] = providers[provider]
     return rendered
+
+
+def _bind(i: int, trigger: dict, rendered: dict, providers: Bindings) -> None:
+    """The provider binding's address, and its TriggerAuthentication with the bearer auth mode (render.go)."""
+    provider = (trigger.get("providerRef") or {}).get("name")
+    if not provider:
+        raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types")
+    binding = providers.get(provider)
+    if binding is None or not binding.server_address:
+        raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {go_quote(provider)} is not bound on this "
+                       f"cluster{providers.unbound_hint(provider)}")
+    rendered["metadata"]["serverAddress"] = binding.server_address
+    if binding.authentication_name:
+        rendered["authenticationRef"] = {"name": binding.authentication_name}
+        rendered["metadata"]["authModes"] = AUTH_MODE
 
 
 def _render_fallback(fallback: dict, ctx: Context) -> dict:
