@@ -778,3 +778,26 @@ def test_a_cluster_installed_from_manifests_gets_no_replica_grace_or_pdb_default
     assert (hpa["minReplicas"], hpa["maxReplicas"], pod["terminationGracePeriodSeconds"]) == (1, 1, 30)
     assert "PodDisruptionBudget" not in [o["kind"] for o in run.objects]
     assert [line for line in run.lines if "ConfigMap" in line] == []
+
+
+def test_config_isvc_shows_the_ingress_settings_in_effect_and_their_sources():
+    """`config --isvc` answers "what will this InferenceService get, and why": the annotation wins over the
+    ConfigMap's ingressDomain, the rest comes from the ConfigMap, and the objects it renders are named."""
+    text = (FIXTURES / "gateway-api" / "inputs.yaml").read_text().replace(
+        "annotations: {example.com/owner: search-team}",
+        "annotations: {example.com/owner: search-team, ome.io/ingress-domain: corp.example.net}")
+    run = run_cli("config", "-o", "json", "--isvc", "llama-chat", "-n", "llama-demo", "-", input=text)
+    assert run.code == 0, run.stderr
+    rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(run.stdout)["settings"]}
+    isvc = "InferenceService llama-demo/llama-chat"
+    assert rows[f"{isvc}: renders"][0] == "HTTPRoutes and a BackendTrafficPolicy"
+    assert rows[f"{isvc}: domain"] == ("corp.example.net", "annotation ome.io/ingress-domain")
+    assert rows[f"{isvc}: sharedHostPrefix"] == ("llm", "configmap <stdin>")
+    assert rows[f"{isvc}: gateway[0]"] == ("envoy-gateway-system/internal-gateway (corp.example.net)",
+                                          "configmap <stdin>")
+    assert rows[f"{isvc}: gateway[1]"] == ("envoy-gateway-system/external-gateway (example.org)", "configmap <stdin>")
+    plain = run_cli("config", "-o", "json", "--isvc", "llama-3-2-3b-instruct", "-n", "llama-demo",
+                    str(FIXTURES / "quickstart"))
+    rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(plain.stdout)["settings"]}
+    assert rows["InferenceService llama-demo/llama-3-2-3b-instruct: renders"][0] == "the external Service"
+    assert rows["InferenceService llama-demo/llama-3-2-3b-instruct: ingress creation"] == ("off", "chart default")

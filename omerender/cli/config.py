@@ -8,6 +8,7 @@ import click
 
 from omerender.errors import OmeError, run_guarded
 from omerender.ome.cluster.view import Setting, settings
+from omerender.ome.ingress.view import effective_rows
 from omerender.ome.load import Inputs, Obj, index
 from omerender.yamlio.reading import read_paths
 from .shell import fail
@@ -27,8 +28,9 @@ Examples:
 @click.command("config", epilog=EXAMPLES)
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--isvc", "isvc_name", metavar="NAME",
-              help="Also list the InferenceService's ome.io/ingress-* annotations, which override the cluster's "
-                   "ingress settings for it.")
+              help="Also show the ingress settings in effect for this InferenceService (what it renders: the external "
+                   "Service, an Ingress or HTTPRoutes; its domain, gateways, hash headers) with their sources, and "
+                   "its ome.io/ingress-* annotations, which override the cluster's ingress settings for it.")
 @click.option("-n", "--namespace", default="default", show_default=True, metavar="NS",
               help="Namespace of the InferenceService.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
@@ -64,7 +66,14 @@ def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inp
         overrides = [{"annotation": key, "value": annotations[key],
                       "source": f"annotation on {isvc.ref} ({isvc.file}), over the cluster's ingress settings"}
                      for key in sorted(annotations) if key.startswith(INGRESS_ANNOTATIONS)]
-    return inputs, settings(inputs.cluster_config), overrides
+    rows = settings(inputs.cluster_config)
+    if isvc_name is not None:
+        by_name = {row.name: row.source for row in rows}
+        config = inputs.cluster_config
+        rows += [Setting(f"{isvc.ref}: {name}", value, source) for name, value, source in
+                 effective_rows(isvc.metadata, isvc.namespace, config.ingress, config.source,
+                                lambda setting: by_name.get(setting, "OME default"))]
+    return inputs, rows, overrides
 
 
 def _find_isvc(inputs: Inputs, name: str, namespace: str) -> Obj:

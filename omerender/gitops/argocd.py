@@ -12,7 +12,7 @@ FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "-
          "STRICT": "--strict", "POD_MONITORS": "--pod-monitors"}
 TRUE = ("true", "True", "TRUE", "1", "yes")
 FALSE = ("false", "False", "FALSE", "0", "no", "")
-CLUSTER_CONFIG = "CLUSTER_CONFIG"   # a file holding OME's ConfigMap inferenceservice-config (docs/cluster-config.md)
+CLUSTER_CONFIG = "CLUSTER_CONFIG"   # a file holding OME's ConfigMap inferenceservice-config (docs/cluster-config-and-ingress.md)
 
 
 def flag_values(environ: dict) -> dict[str, bool]:
