@@ -263,7 +263,7 @@ def many_field_warnings(size: int) -> str:
     with the line and column of its key (the position lookup in one large mapping)."""
     def isvc(i: int) -> dict:
         body = _isvc(f"s-{i}", "m", "rt")
-        body["metadata"]["annotations"] = {f"ome.io/ingress-x{k}": "" for k in range(10_000)}
+        body["metadata"]["annotations"] = {f"ome.io/ingress-x{k}": "" for k in range(6_000)}
         return body
     head = _doc(_runtime("rt")) + _doc(_model("m"))
     return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))

@@ -15,6 +15,7 @@ from omerender.suggest import did_you_mean
 from ..cluster.settings import IngressConfig
 
 PREFIX = "ome.io/ingress-"
+UNKNOWN_NAMED = 3
 DISABLE_CREATION = PREFIX + "disable-creation"
 DOMAIN = PREFIX + "domain"
 DOMAIN_TEMPLATE = PREFIX + "domain-template"
@@ -113,10 +114,19 @@ def _gateways(specs, where: str) -> tuple[Gateway, ...]:
 
 
 def warn_unknown(annotations: dict, report: Report) -> None:
-    for key in sorted(k for k in annotations if k.startswith(PREFIX) and k not in KNOWN):
+    """A warning for each ``ome.io/ingress-*`` annotation OME does not read, with the nearest one it reads; past
+    :data:`UNKNOWN_NAMED` of them, one warning for the rest (an object may hold thousands)."""
+    unknown = sorted(k for k in annotations if k.startswith(PREFIX) and k not in KNOWN)
+    for key in unknown[:UNKNOWN_NAMED]:
         hint = did_you_mean(key, lambda: KNOWN, len(KNOWN), report)
         report.warn(f"annotation {key} is not one OME reads, and has no effect{hint}",
                     field=f"metadata.annotations.{key}")
+    rest = unknown[UNKNOWN_NAMED:]
+    if rest:
+        named = ", ".join(rest[:UNKNOWN_NAMED]) + (f" and {len(rest) - UNKNOWN_NAMED:,} more"
+                                                    if len(rest) > UNKNOWN_NAMED else "")
+        report.warn(f"annotations {named} are not ones OME reads either, and have no effect",
+                    field=f"metadata.annotations.{rest[0]}")
 
 
 def _additional(annotations: dict, config: IngressConfig, report: Report) -> tuple[Gateway, ...]:
