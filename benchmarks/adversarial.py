@@ -279,6 +279,17 @@ def many_object_warnings(size: int) -> str:
     return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
 
 
+def many_distinct_misspellings(size: int) -> str:
+    """InferenceServices with three distinct long unknown ``ome.io/ingress-*`` annotations each: a "did you mean"
+    for each is compared anew (the comparisons are budgeted per render)."""
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i:05d}", "m", "rt")
+        body["metadata"]["annotations"] = {f"ome.io/ingress-domain-{'x' * 40}{i}-{k}": "" for k in range(3)}
+        return body
+    head = _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
 def autoscaler_policies(size: int) -> str:
     """Half the bytes in KEDA AutoscalerPolicies with Go-template trigger metadata, half in InferenceServices that
     each name one, with a metric provider whose TriggerAuthentication every namespace shares."""
@@ -322,6 +333,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "extra-endpoints-bad": extra_endpoints_bad,
     "many-field-warnings": many_field_warnings,
     "many-object-warnings": many_object_warnings,
+    "many-distinct-misspellings": many_distinct_misspellings,
     "autoscaler-policies": autoscaler_policies,
 }
 # Options of ``omerender render`` a shape needs (its objects are written only with them).

@@ -48,7 +48,7 @@ def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConf
     """The Ingress, or the HTTPRoutes and BackendTrafficPolicy, OME writes for ``isvc``; [] with ingress creation
     off. ``config`` is the cluster's ingress config, ``origin`` where it came from (``ClusterConfig.source``)."""
     meta = isvc.metadata
-    warn_unknown(annotations_of(meta), report)
+    warn_unknown(annotations_of(meta), config, report)
     if creation_disabled(annotations_of(meta), config):
         return []
     _check_service_names(isvc.name, routes)
