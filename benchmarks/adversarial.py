@@ -6,9 +6,11 @@ InferenceServices, classes times InferenceServices) or with something that print
 
     PYTHONPATH=. python benchmarks/adversarial.py DIR [--size BYTES] [--only NAME,...] [--timeout S]
 
-writes ``DIR/NAME/inputs.yaml`` per shape, runs ``omerender render`` on each under ``/usr/bin/time`` and prints
-a Markdown table: size, CPU seconds (user + system), wall seconds, peak RSS, exit code, and the first line of
-stderr (the limit error when refused). The render is one thread, so on an idle machine its wall time is its CPU
+writes ``DIR/NAME/inputs.yaml`` per shape, runs ``python -m omerender render`` on each (with this Python, so
+``PYTHONPATH`` chooses the tree) under ``/usr/bin/time``, with stdout and stderr in files beside the input, and
+prints a Markdown table: size, CPU seconds (user + system), wall seconds, peak RSS, exit code, stdout bytes, stderr
+lines, and the first error line of stderr (else its first line). Shapes of the cluster ConfigMap, ingress,
+PodMonitors and AutoscalerPolicies check output and message volume too. The render is one thread, so on an idle machine its wall time is its CPU
 time; the target is judged on CPU seconds, which other load on a shared machine disturbs far less than wall
 time. Every shape is generated, so it is the same on every run.
 """
