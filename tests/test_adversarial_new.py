@@ -153,3 +153,13 @@ def test_config_reads_nan_as_go_does(tmp_path):
     assert run.lines == [f"error: {path}: ConfigMap ome/inferenceservice-config: data.deploy: unable to parse deploy "
                          f"config json: invalid character 'N' looking for beginning of value"]
     assert os.path.exists(path)
+
+
+def test_config_pads_its_columns_to_80_characters_at_most(tmp_path):
+    # One 100 kB value: only its own line is long; padding every row to it would print it once per row.
+    path = tmp_path / "cm.yaml"
+    path.write_text(json.dumps(configmap(ingressService="s" * 100_000)))
+    run = run_cli("config", str(path))
+    assert run.code == 0, run.stderr
+    long = [line for line in run.stdout.splitlines() if len(line) > 250]
+    assert len(long) == 1 and long[0].startswith("ingress.ingressService ") and "s" * 100_000 in long[0]

@@ -57,8 +57,13 @@ def config_cmd(paths, isvc_name, namespace, output, debug):
     table = [HEADERS] + [tuple(escape(cell) for cell in row) for row in (
         [(r.name, _shown(r.value), r.source) for r in rows] + [(o["annotation"], o["value"], o["source"])
                                                               for o in overrides])]
-    widths = [max(len(row[i]) for row in table) + 3 for i in range(2)]
+    # columns as wide as their widest cell up to MAX_COLUMN: a cell past it runs on in its own line only (padding
+    # every row to a 200 kB value would print the value's size once per row)
+    widths = [min(max(len(row[i]) for row in table), MAX_COLUMN) + 3 for i in range(2)]
     click.echo("\n".join(row[0].ljust(widths[0]) + row[1].ljust(widths[1]) + row[2] for row in table))
+
+
+MAX_COLUMN = 80
 
 
 def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inputs, list[Setting], list[dict]]:
