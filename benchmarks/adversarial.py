@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -292,6 +294,24 @@ def many_distinct_misspellings(size: int) -> str:
     return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
 
 
+def hash_headers(size: int) -> str:
+    """``consistentHashHeaders`` of as many headers as a third of the bytes hold, copied into the
+    BackendTrafficPolicy of every InferenceService that fits."""
+    config = {**INGRESS, "enableGatewayAPI": True, "omeIngressGateway": "ns/gw",
+              "consistentHashHeaders": [f"h{i}" for i in range(size // 3 // 9)]}
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def accelerator_resources(size: int) -> str:
+    """``acceleratorResources`` of as many names as half the bytes hold, none of them the GPU the runners ask
+    for: every runner of every InferenceService that fits looks through them all."""
+    names = json.dumps([f"example.com/gpu-{i}" for i in range(size // 2 // 30)])
+    runtime = _runtime("rt", engineConfig={"runner": {**RUNNER, "resources": {"limits": {"nvidia.com/gpu": "1"}}}})
+    head = _doc(_configmap(acceleratorResources=names)) + _doc(runtime) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
 def autoscaler_policies(size: int) -> str:
     """Half the bytes in KEDA AutoscalerPolicies with Go-template trigger metadata, half in InferenceServices that
     each name one, with a metric provider whose TriggerAuthentication every namespace shares."""
@@ -337,6 +357,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "many-object-warnings": many_object_warnings,
     "many-distinct-misspellings": many_distinct_misspellings,
     "autoscaler-policies": autoscaler_policies,
+    "hash-headers": hash_headers,
+    "accelerator-resources": accelerator_resources,
 }
 # Options of ``omerender render`` a shape needs (its objects are written only with them).
 FLAGS = {"extra-endpoints": ("--pod-monitors",), "extra-endpoints-bad": ("--pod-monitors",)}
@@ -352,12 +374,17 @@ def run(path: Path, timeout: float, flags: tuple[str, ...] = ()) -> dict:
              "omerender", "render", *flags, str(path)]
     out, err = path.parent / "stdout", path.parent / "stderr"
     start = time.monotonic()
-    try:
-        with out.open("wb") as stdout, err.open("wb") as stderr:
-            code = subprocess.run(timed, stdout=stdout, stderr=stderr, timeout=timeout).returncode
-    except subprocess.TimeoutExpired:
-        return {"wall": time.monotonic() - start, "cpu": None, "mb": None, "rc": "timeout", "first": "",
-                "out": out.stat().st_size, "lines": 0}
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        # a session of its own: on a timeout the whole group goes (killing /usr/bin/time alone would leave
+        # omerender running, still writing to these files)
+        child = subprocess.Popen(timed, stdout=stdout, stderr=stderr, start_new_session=True)
+        try:
+            code = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return {"wall": time.monotonic() - start, "cpu": None, "mb": None, "rc": "timeout", "first": "",
+                    "out": out.stat().st_size, "lines": 0}
     wall, user, system, kb = (path.parent / "time").read_text().split()[-4:]
     first, lines = "", 0
     with err.open(encoding="utf-8", errors="replace") as stderr:

@@ -50,15 +50,51 @@ def copy_error(isvc: str, limit: int, this: int, source: str, fix: str) -> str:
 
 def test_the_gateways_every_route_copies_count_against_the_copy_budget(F, monkeypatch):
     # Three Gateways with short names: a parentRef is charged 5 (the map and its 4 strings), a hostname 1; the
-    # worked example's engine and router make 3 routes: 3 x 3 x 6 = 54 per InferenceService, after its runtime.
+    # worked example's engine and router make 3 routes: 3 x 3 x 6 = 54 per InferenceService, after its runtime;
+    # then its BackendTrafficPolicy copies the one default hash header (1).
     gateways = [{"omeIngressGateway": f"gw/a{i}", "ingressDomain": "example.org"} for i in range(2)]
     cm = configmap(enableGatewayAPI=True, omeIngressGateway="gw/p", additionalIngressGateways=gateways)
     runtime = count_values(F["runtime"]["spec"])
-    only_the_floor(monkeypatch, 3 * runtime + 2 * 54)
+    only_the_floor(monkeypatch, 3 * runtime + 2 * 55)
     run = render_objects([cm, *fleet(F, 3)])
     assert (run.code, run.stdout) == (1, "")
-    assert run.lines == [copy_error("s2", 3 * runtime + 2 * 54, 54, f"the Gateways of {CM_REF}",
+    assert run.lines == [copy_error("s2", 3 * runtime + 2 * 55, 54, f"the Gateways of {CM_REF}",
                                     "list fewer or shorter Gateways")]
+
+
+def test_the_hash_headers_every_backend_traffic_policy_copies_count_against_the_copy_budget(F, monkeypatch):
+    headers = [f"x-h{i}" for i in range(40)]  # 40 values per InferenceService, after its runtime and 18 of routes
+    cm = configmap(enableGatewayAPI=True, omeIngressGateway="gw/p", consistentHashHeaders=headers)
+    runtime = count_values(F["runtime"]["spec"])
+    only_the_floor(monkeypatch, 3 * runtime + 2 * 58 + 18)
+    run = render_objects([cm, *fleet(F, 3)])
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [copy_error("s2", 3 * runtime + 2 * 58 + 18, 40, f"the consistentHashHeaders of {CM_REF}",
+                                    "hash fewer headers")]
+
+
+def test_a_long_accelerator_resources_list_is_named_by_its_first_three(F):
+    names = [f"example.com/gpu-{i}" for i in range(5000)]
+    cm = {**configmap(), "data": {"acceleratorResources": json.dumps(names)}}
+    F["runtime"]["spec"]["engineConfig"]["runner"]["args"] = ["--tp", "$(PARALLELISM_SIZE)"]
+    run = render_objects([cm, *fleet(F, 1)])
+    assert run.code == 0, run.stderr
+    warning, = [line for line in run.lines if "PARALLELISM_SIZE" in line]
+    assert warning.endswith("$(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is not set (no "
+                            "example.com/gpu-0, example.com/gpu-1, example.com/gpu-2 or 4,997 more acceleratorResources "
+                            "on the runner)")
+
+
+def test_the_gpu_count_is_the_first_accelerator_resource_the_runner_has(F):
+    # OME's order is the ConfigMap's, not the runner's: b is listed before nvidia.com/gpu.
+    names = [f"example.com/gpu-{i}" for i in range(3000)] + ["example.com/b", "nvidia.com/gpu"]
+    cm = {**configmap(), "data": {"acceleratorResources": json.dumps(names)}}
+    runner = F["runtime"]["spec"]["engineConfig"]["runner"]
+    runner["resources"] = {"limits": {"nvidia.com/gpu": 4}, "requests": {"nvidia.com/gpu": 4, "example.com/b": 2}}
+    run = render_objects([cm, *fleet(F, 1)])
+    assert run.code == 0, run.stderr
+    env = run.find("Deployment", "s0-engine")["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "PARALLELISM_SIZE", "value": "2"} in env
 
 
 def test_extra_endpoints_of_a_shared_runtime_count_against_the_copy_budget(F, monkeypatch):

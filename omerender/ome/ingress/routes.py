@@ -83,6 +83,8 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
                                         _timeout(front, eff)))
     intent = traffic_policy.traffic_intent(isvc.spec, annotations_of(meta))
     if intent is None:
+        charge_copy(sum(text_values(header) for header in eff.hash_headers), f"the consistentHashHeaders of {eff.origin}",
+                    "hash fewer headers", None)  # the cluster's list, copied into every BackendTrafficPolicy
         objects.append(traffic_policy.backend_traffic_policy(name, namespace, eff.hash_headers))
     else:
         report.warn(f"{intent} declares traffic intent: OME's traffic reconciler then writes the "
