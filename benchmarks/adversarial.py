@@ -4,11 +4,13 @@ Each shape is small in bytes but asks for work that grows with the product of tw
 InferenceServices, classes times InferenceServices) or with something that prints nothing. The target:
 ``omerender render`` on each finishes, or stops with a limit error, within 10 s and 500 MB.
 
-    python benchmarks/adversarial.py DIR [--size BYTES] [--only NAME,...] [--timeout S]
+    PYTHONPATH=. python benchmarks/adversarial.py DIR [--size BYTES] [--only NAME,...] [--timeout S]
 
-writes ``DIR/NAME/inputs.yaml`` per shape, runs ``omerender render`` on each under ``/usr/bin/time`` and prints
-a Markdown table: size, CPU seconds (user + system), wall seconds, peak RSS, exit code, and the first line of
-stderr (the limit error when refused). The render is one thread, so on an idle machine its wall time is its CPU
+writes ``DIR/NAME/inputs.yaml`` per shape, runs ``python -m omerender render`` on each (with this Python, so
+``PYTHONPATH`` chooses the tree) under ``/usr/bin/time``, with stdout and stderr in files beside the input, and
+prints a Markdown table: size, CPU seconds (user + system), wall seconds, peak RSS, exit code, stdout bytes, stderr
+lines, and the first error line of stderr (else its first line). Shapes of the cluster ConfigMap, ingress,
+PodMonitors and AutoscalerPolicies check output and message volume too. The render is one thread, so on an idle machine its wall time is its CPU
 time; the target is judged on CPU seconds, which other load on a shared machine disturbs far less than wall
 time. Every shape is generated, so it is the same on every run.
 """
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -142,6 +145,192 @@ def _quantity(value: str) -> Callable[[int], str]:
     return shape
 
 
+# ---------------------------------------------------------------- cluster configuration, ingress, monitoring
+
+INGRESS = {"ingressGateway": "istio-system/ingress-gateway", "ingressService": "istio-ingressgateway.istio-system.svc",
+           "disableIngressCreation": False}
+
+
+def _configmap(**data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "inferenceservice-config", "namespace": "ome"}, "data": data}
+
+
+def _json_shape(make: Callable[[int], str], doc: str) -> Callable[[int], str]:
+    """A ConfigMap whose ``ingress`` key is the JSON text ``make(size)``, and one InferenceService to render."""
+    def shape(size: int) -> str:
+        return (_doc(_configmap(ingress=make(size - 1500))) + _doc(_runtime("rt")) + _doc(_model("m"))
+                + _doc(_isvc("s", "m", "rt")))
+    shape.__doc__ = doc
+    return shape
+
+
+def _nested(size: int) -> str:
+    return "[" * (size // 2) + "]" * (size // 2)
+
+
+def _many_keys(size: int) -> str:
+    return "{" + json.dumps(INGRESS)[1:-1] + "," + ",".join(f'"k{i}":0' for i in range(size // 13)) + "}"
+
+
+def _duplicate_keys(size: int) -> str:
+    body = json.dumps(INGRESS)[1:-1]
+    return "{" + body + "," + ",".join(['"ingressDomain":"a.io"'] * (size // 28)) + "}"
+
+
+def _case_keys(size: int) -> str:
+    body = json.dumps(INGRESS)[1:-1]
+    return "{" + body + "," + ",".join(['"INGRESSDOMAIN":"a.io"'] * (size // 28)) + "}"
+
+
+def _huge_number(size: int) -> str:
+    return '{"ingressGateway":"a/b","ingressService":"s","defaultRouteTimeoutSeconds":1' + "0" * size + "}"
+
+
+def _long_gateway(i: int) -> dict:
+    return {"omeIngressGateway": f"{'n' * 63}/{'g' * 250}{i:03d}"[:317], "ingressDomain": f"{'d' * 60}{i}.example.com",
+            "class": f"c{i}"}
+
+
+def ingress_gateways(size: int) -> str:
+    """15 additional Gateways with the longest names, and InferenceServices with a router and a decoder: each
+    renders 4 HTTPRoutes of 16 parentRefs and hostnames (output amplification)."""
+    config = {**INGRESS, "enableGatewayAPI": True, "omeIngressGateway": _long_gateway(99)["omeIngressGateway"],
+              "additionalIngressGateways": [_long_gateway(i) for i in range(15)]}
+    runtime = _runtime("rt", routerConfig={"runner": dict(RUNNER)}, decoderConfig={"runner": dict(RUNNER)})
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(runtime) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt", router={"minReplicas": 1},
+                                                       decoder={"minReplicas": 1})) for i in range(10**6)))
+
+
+def ingress_annotation_gateways(size: int) -> str:
+    """One InferenceService whose ``ome.io/ingress-additional-gateways`` JSON holds as many Gateways as fit."""
+    gateways = json.dumps([{"omeIngressGateway": f"ns/g{i}", "ingressDomain": "a.io"} for i in range(size // 70)])
+    isvc = _isvc("s", "m", "rt")
+    isvc["metadata"]["annotations"] = {"ome.io/ingress-additional-gateways": gateways}
+    config = {**INGRESS, "enableGatewayAPI": True, "omeIngressGateway": "ns/gw"}
+    return _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m")) + _doc(isvc)
+
+
+def namespace_gateways(size: int) -> str:
+    """``namespaceIngressGateways`` for as many namespaces as fit, and InferenceServices in a few of them."""
+    spaces = {f"ns-{i:06d}": {"primary": {"omeIngressGateway": f"gw/g{i}", "ingressDomain": "b.io"},
+                              "additional": [{"omeIngressGateway": f"gw/h{i}", "ingressDomain": "a.io"}]}
+              for i in range(size * 3 // 4 // 150)}
+    config = {**INGRESS, "enableGatewayAPI": True, "omeIngressGateway": "ns/gw", "namespaceIngressGateways": spaces}
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    isvcs = ({**_isvc(f"s-{i:05d}", "m", "rt"), "metadata": {"name": f"s-{i:05d}", "namespace": f"ns-{i:06d}"}}
+             for i in range(10**6))
+    return head + _until(size - len(head), (_doc(isvc) for isvc in isvcs))
+
+
+def domain_template(size: int) -> str:
+    """A ``domainTemplate`` printing a 200 kB annotation 5 times, for every InferenceService that fits."""
+    config = {**INGRESS, "domainTemplate": "{{.Annotations.a}}" * 5 + ".{{.Namespace}}.{{.IngressDomain}}"}
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i:05d}", "m", "rt")
+        body["metadata"]["annotations"] = {"a": "x" * 200_000}
+        return body
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
+def domain_template_actions(size: int) -> str:
+    """A ``domainTemplate`` of ``{{""}}`` as long as the ConfigMap allows, for every InferenceService that fits."""
+    config = {**INGRESS, "domainTemplate": "{{/**/}}" * (size // 3 // 8) + "{{.Name}}.{{.Namespace}}.a.io"}
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def extra_endpoints(size: int) -> str:
+    """``prometheus.ome.io/extra-endpoints`` of 50,000 entries (the most 256 KiB of annotations hold) on the
+    runtime's engine (``--pod-monitors``), named by as many InferenceServices as fit: every PodMonitor holds every
+    endpoint."""
+    value = ",".join(["p:/"] * 50_000)
+    config = lambda: {"runner": dict(RUNNER), "annotations": {"prometheus.ome.io/extra-endpoints": value}}
+    runtime = _runtime("rt", engineConfig=config())
+    head = _doc(runtime) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def extra_endpoints_bad(size: int) -> str:
+    """:func:`extra_endpoints` with malformed entries: a warning each, times every InferenceService."""
+    value = ",".join(f"p{i}" for i in range(30_000))
+    runtime = _runtime("rt", engineConfig={"runner": dict(RUNNER),
+                                           "annotations": {"prometheus.ome.io/extra-endpoints": value}})
+    head = _doc(runtime) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def many_field_warnings(size: int) -> str:
+    """InferenceServices with as many unknown ``ome.io/ingress-*`` annotations as 256 KiB hold: a warning each, each
+    with the line and column of its key (the position lookup in one large mapping)."""
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i}", "m", "rt")
+        body["metadata"]["annotations"] = {f"ome.io/ingress-x{k}": "" for k in range(6_000)}
+        return body
+    head = _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
+def many_object_warnings(size: int) -> str:
+    """InferenceServices that each get a warning naming a field: ten thousand positions from one 1 MB file."""
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i:05d}", "m", "rt")
+        body["metadata"]["annotations"] = {"ome.io/ingress-domian": "a.io"}
+        return body
+    head = _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
+def many_distinct_misspellings(size: int) -> str:
+    """InferenceServices with three distinct long unknown ``ome.io/ingress-*`` annotations each: a "did you mean"
+    for each is compared anew (the comparisons are budgeted per render)."""
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i:05d}", "m", "rt")
+        body["metadata"]["annotations"] = {f"ome.io/ingress-domain-{'x' * 40}{i}-{k}": "" for k in range(3)}
+        return body
+    head = _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
+def hash_headers(size: int) -> str:
+    """``consistentHashHeaders`` of as many headers as a third of the bytes hold, copied into the
+    BackendTrafficPolicy of every InferenceService that fits."""
+    config = {**INGRESS, "enableGatewayAPI": True, "omeIngressGateway": "ns/gw",
+              "consistentHashHeaders": [f"h{i}" for i in range(size // 3 // 9)]}
+    head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def accelerator_resources(size: int) -> str:
+    """``acceleratorResources`` of as many names as half the bytes hold, none of them the GPU the runners ask
+    for: every runner of every InferenceService that fits looks through them all."""
+    names = json.dumps([f"example.com/gpu-{i}" for i in range(size // 2 // 30)])
+    runtime = _runtime("rt", engineConfig={"runner": {**RUNNER, "resources": {"limits": {"nvidia.com/gpu": "1"}}}})
+    head = _doc(_configmap(acceleratorResources=names)) + _doc(runtime) + _doc(_model("m"))
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt")) for i in range(10**6)))
+
+
+def autoscaler_policies(size: int) -> str:
+    """Half the bytes in KEDA AutoscalerPolicies with Go-template trigger metadata, half in InferenceServices that
+    each name one, with a metric provider whose TriggerAuthentication every namespace shares."""
+    providers = {"metricProviders": {"p": {"serverAddress": "http://prom:9090", "authSecretRef": {"name": "s",
+                                                                                                 "key": "t"}}}}
+    query = "{{.Namespace}}{{.ISVCName}}{{.Component}}{{.TargetName}}" * 20
+    def policy(i: int) -> dict:
+        trigger = {"type": "prometheus", "providerRef": {"name": "p"}, "metricType": "AverageValue",
+                   "metadata": {"threshold": "5", "query": query,
+                                                                           "ignoreNullValues": "false"}}
+        return {"apiVersion": API, "kind": "AutoscalerPolicy", "metadata": {"name": f"p-{i:05d}", "namespace": NS},
+                "spec": {"class": "KEDA", "keda": {"triggers": [trigger] * 4}}}
+    head = _doc(_configmap(autoscalerPolicy=json.dumps(providers))) + _doc(_runtime("rt")) + _doc(_model("m"))
+    head += _until(size // 2, (_doc(policy(i)) for i in range(10**6)))
+    count = head.count('"kind":"AutoscalerPolicy"')
+    return head + _until(size - len(head), (_doc(_isvc(f"s-{i:05d}", "m", "rt", engine={
+        "minReplicas": 1, "autoscalerPolicyRef": {"name": f"p-{i % count:05d}"}})) for i in range(10**6)))
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "selection": selection,
     "selection-models": selection_models,
@@ -152,25 +341,59 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "accelerator-classes-copyable": accelerator_classes_copyable,
     "quantity-1E+5000": _quantity("1E+5000"),
     "quantity-1E+999999999": _quantity("1E+999999999"),
+    "configmap-nested-json": _json_shape(_nested, "A ConfigMap value of JSON arrays nested as deep as fits."),
+    "configmap-many-keys": _json_shape(_many_keys, "A ConfigMap value of 80,000 unknown keys (a warning each)."),
+    "configmap-duplicate-keys": _json_shape(_duplicate_keys, "A ConfigMap value repeating one key 40,000 times."),
+    "configmap-case-keys": _json_shape(_case_keys, "A ConfigMap value repeating a key in the wrong case."),
+    "configmap-huge-number": _json_shape(_huge_number, "A ConfigMap number of a million digits."),
+    "ingress-gateways": ingress_gateways,
+    "ingress-annotation-gateways": ingress_annotation_gateways,
+    "namespace-gateways": namespace_gateways,
+    "domain-template": domain_template,
+    "domain-template-actions": domain_template_actions,
+    "extra-endpoints": extra_endpoints,
+    "extra-endpoints-bad": extra_endpoints_bad,
+    "many-field-warnings": many_field_warnings,
+    "many-object-warnings": many_object_warnings,
+    "many-distinct-misspellings": many_distinct_misspellings,
+    "autoscaler-policies": autoscaler_policies,
+    "hash-headers": hash_headers,
+    "accelerator-resources": accelerator_resources,
 }
+# Options of ``omerender render`` a shape needs (its objects are written only with them).
+FLAGS = {"extra-endpoints": ("--pod-monitors",), "extra-endpoints-bad": ("--pod-monitors",)}
 
 
 # ---------------------------------------------------------------- running
 
-def run(path: Path, timeout: float) -> dict:
-    """``omerender render path`` under /usr/bin/time: wall seconds, peak RSS in MB, exit code, first error."""
-    timed = ["/usr/bin/time", "-f", "%e %U %S %M", "omerender", "render", str(path)]
+def run(path: Path, timeout: float, flags: tuple[str, ...] = ()) -> dict:
+    """``omerender render path`` under /usr/bin/time: wall seconds, CPU seconds, peak RSS in MB, exit code, the
+    first error (else the first line) of stderr, and the bytes of stdout and lines of stderr, which go to files
+    next to the input. omerender runs with this Python (``-m omerender``), so ``PYTHONPATH`` chooses the tree."""
+    timed = ["/usr/bin/time", "-o", str(path.parent / "time"), "-f", "%e %U %S %M", sys.executable, "-m",
+             "omerender", "render", *flags, str(path)]
+    out, err = path.parent / "stdout", path.parent / "stderr"
     start = time.monotonic()
-    try:
-        done = subprocess.run(timed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"wall": time.monotonic() - start, "cpu": None, "mb": None, "rc": "timeout", "first": ""}
-    lines = done.stderr.strip().splitlines()
-    wall, user, system, kb = lines[-1].split()
-    errors = [line for line in lines[:-1] if line.startswith("error:")]
-    first = (errors or lines[:-1] or [""])[0]
-    return {"wall": float(wall), "cpu": float(user) + float(system), "mb": int(kb) / 1024, "rc": done.returncode,
-            "first": first}
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        # a session of its own: on a timeout the whole group goes (killing /usr/bin/time alone would leave
+        # omerender running, still writing to these files)
+        child = subprocess.Popen(timed, stdout=stdout, stderr=stderr, start_new_session=True)
+        try:
+            code = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return {"wall": time.monotonic() - start, "cpu": None, "mb": None, "rc": "timeout", "first": "",
+                    "out": out.stat().st_size, "lines": 0}
+    wall, user, system, kb = (path.parent / "time").read_text().split()[-4:]
+    first, lines = "", 0
+    with err.open(encoding="utf-8", errors="replace") as stderr:
+        for line in stderr:
+            lines += 1
+            if not first or (line.startswith("error:") and not first.startswith("error:")):
+                first = line.rstrip("\n")
+    return {"wall": float(wall), "cpu": float(user) + float(system), "mb": int(kb) / 1024, "rc": code,
+            "first": first, "out": out.stat().st_size, "lines": lines}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,17 +403,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated shape names")
     parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args(argv)
-    if shutil.which("omerender") is None:
-        parser.error("omerender is not on PATH (pip install -e .)")
     names = [n for n in args.only.split(",") if n] or list(SHAPES)
-    print("| shape | bytes | CPU s | wall s | peak MB | exit | within 10 s, 500 MB | first error line |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    print("| shape | bytes | CPU s | wall s | peak MB | exit | stdout bytes | stderr lines | within 10 s, 500 MB "
+          "| first error line |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     ok = True
     for name in names:
         path = args.directory / name / "inputs.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(SHAPES[name](args.size))
-        got = run(path, args.timeout)
+        got = run(path, args.timeout, FLAGS.get(name, ()))
         held = got["rc"] in (0, 1) and got["cpu"] <= 10 and got["mb"] <= 500
         ok &= held
         mb = "-" if got["mb"] is None else f"{got['mb']:.0f}"
@@ -198,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         first = got["first"].replace("|", "\\|")
         first = first if len(first) <= 160 else first[:157] + "..."
         print(f"| {name} | {path.stat().st_size:,} | {cpu} | {got['wall']:.2f} | {mb} | {got['rc']} | "
-              f"{'yes' if held else 'NO'} | {first} |", flush=True)
+              f"{got['out']:,} | {got['lines']:,} | {'yes' if held else 'NO'} | {first} |", flush=True)
     return 0 if ok else 1
 
 

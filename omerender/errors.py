@@ -131,6 +131,10 @@ class OmeErrors(Exception):
         self.errors = errors
 
 
+MAX_MESSAGES_PER_OBJECT = 100
+MORE_SUFFIX = f"about this object are not shown: omerender prints at most {MAX_MESSAGES_PER_OBJECT} per object"
+
+
 @dataclass
 class Report:
     """Warnings and infos collected while rendering, in the order they arose."""
@@ -139,6 +143,8 @@ class Report:
     ref: ObjRef | None = None
     file: str | None = None
     _seen: set = dc_field(default_factory=set, repr=False, compare=False)
+    _counts: dict = dc_field(default_factory=dict, repr=False, compare=False)  # (severity, ref, file) -> shown
+    _summaries: dict = dc_field(default_factory=dict, repr=False, compare=False)  # same key -> its index
 
     def warn(self, text: str, ref: ObjRef | None = None, field: str | None = None,
              file: str | None = None) -> None:
@@ -152,10 +158,25 @@ class Report:
         self.add(Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field))
 
     def add(self, message: Message) -> None:
-        """Add a message once; the same message twice is reported once."""
-        if message not in self._seen:
-            self._seen.add(message)
+        """Add a message once; the same message twice is reported once. Past :data:`MAX_MESSAGES_PER_OBJECT`
+        warnings (or infos) about one object, the rest are counted in one line in their place: a 1 MB input must
+        not print a million lines into a CI log."""
+        if message in self._seen:
+            return
+        self._seen.add(message)
+        key = (message.severity, message.ref, message.file)
+        count = self._counts[key] = self._counts.get(key, 0) + (not message.text.endswith(MORE_SUFFIX))
+        if message.severity == "error" or count <= MAX_MESSAGES_PER_OBJECT:
             self.messages.append(message)
+            return
+        more = count - MAX_MESSAGES_PER_OBJECT
+        plural = message.severity + ("s" if more > 1 else "")
+        summary = Message(message.severity, f"{more:,} more {plural} {MORE_SUFFIX}", message.ref, message.file)
+        if key in self._summaries:
+            self.messages[self._summaries[key]] = summary
+        else:
+            self._summaries[key] = len(self.messages)
+            self.messages.append(summary)
 
     def extend(self, messages) -> None:
         for message in messages:

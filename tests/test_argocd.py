@@ -403,6 +403,27 @@ def test_a_missing_cluster_config_is_an_error(tmp_path):
     assert done.stderr == 'error: CLUSTER_CONFIG "nope.yaml": no such file\n'
 
 
+def test_a_cluster_config_that_is_no_regular_file_is_an_error(tmp_path):
+    """A FIFO would block the read, a directory or a trailing slash is no file: each is named, nothing read."""
+    work = repo_copy(tmp_path)
+    os.mkfifo(work / "apps" / "plain" / "fifo")
+    (work / "apps" / "plain" / "dir").mkdir()
+    (work / "apps" / "plain" / "cm.yaml").write_text(CLUSTER_CM)
+    for value, problem in (("fifo", "is not a regular file (a FIFO, socket or device is never read)"),
+                           ("dir", "is a directory; name the file that holds the ConfigMap inferenceservice-config"),
+                           ("dir/", "is a directory; name the file that holds the ConfigMap inferenceservice-config"),
+                           ("cm.yaml/", "no such file")):
+        done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": value})
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f'error: CLUSTER_CONFIG "{value}": {problem}\n'
+
+
+def test_a_cluster_config_path_leaving_and_reentering_the_app_is_read(tmp_path):
+    done = _with_cluster_config(tmp_path, "apps/plain", "../../apps/../cluster/./config.yaml")
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
 def test_an_absolute_cluster_config_is_an_error(tmp_path):
     done = generate(repo_copy(tmp_path), "apps/plain", env={"CLUSTER_CONFIG": "/etc/passwd"})
     assert (done.returncode, done.stdout) == (1, "")

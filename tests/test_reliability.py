@@ -289,7 +289,7 @@ def test_a_runtime_copied_by_many_inference_services_is_bounded_across_the_rende
     monkeypatch.setattr(limits, "COPIED_VALUES_FREE", 3 * per_isvc - 1)
     assert_fails(render_objects(inputs),
                  f"error: <stdin>: InferenceService llama-demo/s2: the InferenceServices rendered so far "
-                 f"copy more than {3 * per_isvc - 1:,} values of runtime specs in all (this one {per_isvc:,}, from "
+                 f"copy more than {3 * per_isvc - 1:,} values of runtime specs, policies and cluster settings in all (this one {per_isvc:,}, from "
                  f"ClusterServingRuntime/srt-llama-3-2-3b-instruct); the limit is 0 times the values of the input, "
                  f"at least {3 * per_isvc - 1:,} and at most 20,000,000; render fewer InferenceServices at a time, "
                  "or make the runtime smaller")
@@ -311,7 +311,7 @@ def test_the_copied_values_limit_grows_with_the_input_and_is_charged_before_copy
     monkeypatch.setattr(Chains, "merged_spec", lambda self, rt: copied.append(1) or merged_spec(self, rt))
     assert_fails(render_objects([runtime, cbm(), *isvcs]),
                  f"error: <stdin>: InferenceService {NS}/s{first_over:03d}: the InferenceServices rendered so far "
-                 f"copy more than {limit:,} values of runtime specs in all (this one {per_isvc:,}, from "
+                 f"copy more than {limit:,} values of runtime specs, policies and cluster settings in all (this one {per_isvc:,}, from "
                  f"ClusterServingRuntime/big); the limit is 8 times the values of the input, at least 10,000 and at "
                  f"most 20,000,000; render fewer InferenceServices at a time, or make the runtime smaller")
     assert len(copied) <= first_over  # the one that passed the limit was never copied

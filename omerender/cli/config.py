@@ -6,7 +6,7 @@ import json
 
 import click
 
-from omerender.errors import OmeError, run_guarded
+from omerender.errors import OmeError, escape, run_guarded
 from omerender.ome.cluster.view import Setting, settings
 from omerender.ome.ingress.view import effective_rows
 from omerender.ome.load import Inputs, Obj, index
@@ -51,11 +51,19 @@ def config_cmd(paths, isvc_name, namespace, output, debug):
                                "settings": [{"setting": r.name, "value": r.value, "source": r.source} for r in rows],
                                "overrides": overrides}, indent=2))
         return
-    click.echo(f"Cluster configuration: {inputs.cluster_config.source}", err=True)
-    table = [HEADERS] + [(r.name, _shown(r.value), r.source) for r in rows] + [
-        (o["annotation"], o["value"], o["source"]) for o in overrides]
-    widths = [max(len(row[i]) for row in table) + 3 for i in range(2)]
+    click.echo(escape(f"Cluster configuration: {inputs.cluster_config.source}"), err=True)
+    # every cell on one line, control characters escaped: a value from the input (a NUL or an escape sequence in
+    # a gateway name, a newline in an annotation) must not reach the terminal raw nor break the table
+    table = [HEADERS] + [tuple(escape(cell) for cell in row) for row in (
+        [(r.name, _shown(r.value), r.source) for r in rows] + [(o["annotation"], o["value"], o["source"])
+                                                              for o in overrides])]
+    # columns as wide as their widest cell up to MAX_COLUMN: a cell past it runs on in its own line only (padding
+    # every row to a 200 kB value would print the value's size once per row)
+    widths = [min(max(len(row[i]) for row in table), MAX_COLUMN) + 3 for i in range(2)]
     click.echo("\n".join(row[0].ljust(widths[0]) + row[1].ljust(widths[1]) + row[2] for row in table))
+
+
+MAX_COLUMN = 80
 
 
 def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inputs, list[Setting], list[dict]]:

@@ -55,6 +55,18 @@ def cluster_config_path(environ: dict, root: str) -> str | None:
     if not paths.within(resolved, os.path.realpath(root)):
         raise OmeError(f'{CLUSTER_CONFIG} "{shown}" leads to {resolved}, outside the repository {root}; '
                        f"{paths.READS}")
-    if not os.path.isfile(resolved):
-        raise OmeError(f'{CLUSTER_CONFIG} "{shown}": no such file')
+    problem = _not_a_file(value)
+    if problem:
+        raise OmeError(f'{CLUSTER_CONFIG} "{shown}": {problem}')
     return value
+
+
+def _not_a_file(value: str) -> str | None:
+    """What keeps ``value`` (as spelled: ``cm.yaml/`` is no file) from being read as the ConfigMap's file."""
+    if os.path.isdir(value):
+        return "is a directory; name the file that holds the ConfigMap inferenceservice-config"
+    if not os.path.exists(value):
+        return "no such file"
+    if not os.path.isfile(value):
+        return "is not a regular file (a FIFO, socket or device is never read)"
+    return None

@@ -19,6 +19,9 @@ class BudgetError(OmeError):
     """A limit on the work of the whole render: the render stops at the InferenceService that passed it."""
 
 
+COPIED = "runtime specs, policies and cluster settings"  # what InferenceServices copy from objects they share
+
+
 class _Copies:
     def __init__(self, inputs: Inputs):
         self.inputs = inputs
@@ -26,7 +29,7 @@ class _Copies:
         self.limit = limits.COPIED_VALUES_FREE
         self.measured = False  # the input is counted once, and only when the free allowance is spent
 
-    def charge(self, values: int, source: str) -> None:
+    def charge(self, values: int, source: str, fix: str, field: str | None) -> None:
         self.copied += values
         if self.copied > self.limit and not self.measured:
             self.measured = True
@@ -35,10 +38,10 @@ class _Copies:
                              max(limits.COPIED_VALUES_FREE, limits.COPIES_PER_INPUT_VALUE * in_input))
         if self.copied > self.limit:
             raise BudgetError(f"the InferenceServices rendered so far copy more than {self.limit:,} values of "
-                              f"runtime specs in all (this one {values:,}, from {source}); the limit is "
+                              f"{COPIED} in all (this one {values:,}, from {source}); the limit is "
                               f"{limits.COPIES_PER_INPUT_VALUE} times the values of the input, at least "
                               f"{limits.COPIED_VALUES_FREE:,} and at most {limits.MAX_COPIED_VALUES:,}; render "
-                              "fewer InferenceServices at a time, or make the runtime smaller", field="spec.runtime")
+                              f"fewer InferenceServices at a time, or {fix}", field=field)
 
 
 _COPIES: contextvars.ContextVar[_Copies | None] = contextvars.ContextVar("omerender_copied_values", default=None)
@@ -54,8 +57,16 @@ def copy_budget(inputs: Inputs):
         _COPIES.reset(token)
 
 
-def charge_copy(values: int, source: str) -> None:
-    """Count ``values`` about to be copied from ``source`` (a runtime's ref); raise BudgetError past the limit."""
+def charge_copy(values: int, source: str, fix: str = "make the runtime smaller",
+                field: str | None = "spec.runtime") -> None:
+    """Count ``values`` about to be copied from ``source`` (a runtime's ref, or the setting shared); raise
+    BudgetError past the limit, with ``fix`` (what to make smaller) and the InferenceService's ``field``."""
     copies = _COPIES.get()
     if copies is not None:
-        copies.charge(values, source)
+        copies.charge(values, source, fix, field)
+
+
+def text_values(text: str) -> int:
+    """What one copied string is charged: a value, and one more for every 100 characters (a copied value is
+    budgeted at about 100 bytes of output, so long strings copied many times count by their length)."""
+    return 1 + len(text) // 100

@@ -493,7 +493,8 @@ def _policy_block(ctx: IsvcContext, component: str, name: str, low: int, high: i
                        f"{isvc.namespace}; OME would keep the {component}'s last autoscaler until it exists, which a "
                        f"render cannot know{guess}", field=field)
     context = autoscaler_policy.Context(isvc.namespace, isvc.name, component, low, high, f"{isvc.name}-{component}")
-    charge_copy(count_values(policy.spec), str(policy.ref))  # each component copies the policy, as runtimes are
+    charge_copy(count_values(policy.spec), str(policy.ref), "make the AutoscalerPolicy smaller",
+                field)  # each component copies the policy, as runtimes are
     try:
         autoscaler_policy.validate_policy(policy.spec)
         block = autoscaler_policy.render_block(name, policy.spec, context, Bindings(ctx.inputs.cluster_config))

@@ -147,16 +147,30 @@ def _child(node, token: str):
             item = node.value[int(token)]
             return item, item.start_mark
     elif isinstance(node, yaml.MappingNode):
-        for key_node, value in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.value == token:
-                return value, key_node.start_mark
+        return _keys(node).get(token, (None, None))
     return None, None
+
+
+def _keys(node) -> dict:
+    """The scalar keys of the mapping ``node``, each to its (value, key mark), the first of a repeated key; built
+    once per node and kept on it, so that N messages about one mapping of K keys cost O(N + K), not O(N x K)."""
+    index = getattr(node, "_omerender_keys", None)
+    if index is None:
+        index = {}
+        for key_node, value in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value not in index:
+                index[key_node.value] = (value, key_node.start_mark)
+        node._omerender_keys = index
+    return index
 
 
 def _longest_key(node, rest: str) -> str | None:
     """The longest key of the mapping ``node`` that ``rest`` starts with, followed by ``.``, ``[`` or nothing."""
     if not isinstance(node, yaml.MappingNode):
         return None
-    keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode) and rest.startswith(k.value)
-            and rest[len(k.value):len(k.value) + 1] in ("", ".", "[")]
-    return max(keys, key=len) if keys else None
+    keys = _keys(node)
+    ends = [i for i, char in enumerate(rest) if char in ".["] + [len(rest)]
+    for end in reversed(ends):  # the longest first
+        if rest[:end] in keys:
+            return rest[:end]
+    return None

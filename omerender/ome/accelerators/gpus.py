@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 from omerender.errors import Report
 from omerender.kube.quantities import parse_quantity
@@ -22,12 +23,24 @@ def runner_gpus(runner: dict, names: tuple[str, ...] = (GPU,)) -> int:
     it has, its limit else its request, rounded up; 0 when it has none (OME v1.3 GetGpuCountFromContainer)."""
     resources = runner.get("resources") or {}
     limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
-    for name in names:
-        for part, values in (("limits", limits), ("requests", requests)):
-            value = values.get(name)
-            if value is not None:
-                return math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
-    return 0
+    # the runner names a few resources, the ConfigMap may list thousands: look its own up in their order
+    order = _order(names)
+    present = [name for name in (*limits, *requests)
+               if name in order and (limits.get(name) is not None or requests.get(name) is not None)]
+    if not present:
+        return 0
+    name = min(present, key=order.__getitem__)
+    part, values = ("limits", limits) if limits.get(name) is not None else ("requests", requests)
+    return math.ceil(parse_quantity(values[name], f"resources.{part}.{name}"))
+
+
+@lru_cache(maxsize=16)
+def _order(names: tuple[str, ...]) -> dict[str, int]:
+    """Each name's place in ``names`` (the first place of a repeated one)."""
+    order: dict[str, int] = {}
+    for i, name in enumerate(names):
+        order.setdefault(name, i)
+    return order
 
 
 def class_gpus(cls) -> int | None:

@@ -15,6 +15,9 @@ from omerender.suggest import did_you_mean
 from ..cluster.settings import IngressConfig
 
 PREFIX = "ome.io/ingress-"
+UNKNOWN_NAMED = 3
+MAX_HINTS = 4096
+_HINTS: dict[tuple[str, tuple[str, ...]], str] = {}  # (misspelt key, the names) -> its "did you mean"
 DISABLE_CREATION = PREFIX + "disable-creation"
 DOMAIN = PREFIX + "domain"
 DOMAIN_TEMPLATE = PREFIX + "domain-template"
@@ -112,11 +115,33 @@ def _gateways(specs, where: str) -> tuple[Gateway, ...]:
                  for i, g in enumerate(specs or ()))
 
 
-def warn_unknown(annotations: dict, report: Report) -> None:
-    for key in sorted(k for k in annotations if k.startswith(PREFIX) and k not in KNOWN):
-        hint = did_you_mean(key, lambda: KNOWN, len(KNOWN), report)
+def warn_unknown(annotations: dict, config: IngressConfig, report: Report) -> None:
+    """A warning for each ``ome.io/ingress-*`` annotation OME does not read, with the nearest one it reads; past
+    :data:`UNKNOWN_NAMED` of them, one warning for the rest (an object may hold thousands)."""
+    unknown = sorted(k for k in annotations if k.startswith(PREFIX) and k not in KNOWN)
+    for key in unknown[:UNKNOWN_NAMED]:
+        hint = _hint(key, KNOWN, config)
         report.warn(f"annotation {key} is not one OME reads, and has no effect{hint}",
                     field=f"metadata.annotations.{key}")
+    rest = unknown[UNKNOWN_NAMED:]
+    if rest:
+        named = ", ".join(rest[:UNKNOWN_NAMED]) + (f" and {len(rest) - UNKNOWN_NAMED:,} more"
+                                                    if len(rest) > UNKNOWN_NAMED else "")
+        report.warn(f"annotations {named} are not ones OME reads either, and have no effect",
+                    field=f"metadata.annotations.{rest[0]}")
+
+
+def _hint(key: str, names, config: IngressConfig) -> str:
+    """``did_you_mean`` for an annotation (or annotation JSON key) against a fixed list of ``names``. The
+    comparisons are charged to the render's cluster configuration, not to one InferenceService, so that the budget
+    of suggest.py holds for the whole render; a hint found is kept, so the same misspelling in 10,000
+    InferenceServices is compared once."""
+    hint = _HINTS.get((key, names))
+    if hint is None:
+        hint = did_you_mean(key, lambda: names, len(names), config)
+        if hint and len(_HINTS) < MAX_HINTS:
+            _HINTS[(key, names)] = hint
+    return hint
 
 
 def _additional(annotations: dict, config: IngressConfig, report: Report) -> tuple[Gateway, ...]:
@@ -125,7 +150,7 @@ def _additional(annotations: dict, config: IngressConfig, report: Report) -> tup
     if not value:
         return configured
     try:
-        parsed = _parse_gateways(value, report)
+        parsed = _parse_gateways(value, config, report)
     except ValueError as err:
         report.warn(f"{ADDITIONAL_GATEWAYS}: {err}; OME ignores the annotation and keeps the cluster's "
                     f"additionalIngressGateways: write a JSON array such as "
@@ -135,7 +160,7 @@ def _additional(annotations: dict, config: IngressConfig, report: Report) -> tup
     return parsed
 
 
-def _parse_gateways(value: str, report: Report) -> tuple[Gateway, ...]:
+def _parse_gateways(value: str, config: IngressConfig, report: Report) -> tuple[Gateway, ...]:
     """Go's ``json.Unmarshal`` into ``[]IngressGatewaySpec``: keys match case-insensitively, unknown keys are
     dropped (we warn), ``null`` is no gateways, a value of the wrong type fails the whole annotation."""
     try:
@@ -159,7 +184,7 @@ def _parse_gateways(value: str, report: Report) -> tuple[Gateway, ...]:
             if name is None and quiet:
                 continue
             if name is None:
-                hint = did_you_mean(key, lambda: GATEWAY_KEY_NAMES, len(GATEWAY_KEY_NAMES), report)
+                hint = _hint(key, GATEWAY_KEY_NAMES, config)
                 report.warn(f'{ADDITIONAL_GATEWAYS}: entry {i}: unknown key "{key}", which OME ignores{hint}',
                             field=f"metadata.annotations.{ADDITIONAL_GATEWAYS}")
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
+from ..budget import charge_copy, text_values
 from ..cluster.settings import IngressConfig
 from ..load import Obj
 from . import httproute, kube_ingress, traffic_policy
@@ -47,7 +48,7 @@ def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConf
     """The Ingress, or the HTTPRoutes and BackendTrafficPolicy, OME writes for ``isvc``; [] with ingress creation
     off. ``config`` is the cluster's ingress config, ``origin`` where it came from (``ClusterConfig.source``)."""
     meta = isvc.metadata
-    warn_unknown(annotations_of(meta), report)
+    warn_unknown(annotations_of(meta), config, report)
     if creation_disabled(annotations_of(meta), config):
         return []
     _check_service_names(isvc.name, routes)
@@ -64,6 +65,7 @@ def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConf
 def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective, report: Report) -> list[dict]:
     name, namespace, meta = isvc.name, isvc.namespace, isvc.metadata
     attached = httproute.attachments(name, meta, namespace, eff)
+    _charge_attachments(attached, len(routes) + 1, eff)
     by_component = {r.component: r for r in routes}
     if eff.per_isvc_subdomain and len(routes) > 1:
         report.warn(f"with a hostname per InferenceService (perISVCSubdomain), all {len(routes) + 1} routes match "
@@ -81,11 +83,23 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
                                         _timeout(front, eff)))
     intent = traffic_policy.traffic_intent(isvc.spec, annotations_of(meta))
     if intent is None:
+        charge_copy(sum(text_values(header) for header in eff.hash_headers), f"the consistentHashHeaders of {eff.origin}",
+                    "hash fewer headers", None)  # the cluster's list, copied into every BackendTrafficPolicy
         objects.append(traffic_policy.backend_traffic_policy(name, namespace, eff.hash_headers))
     else:
         report.warn(f"{intent} declares traffic intent: OME's traffic reconciler then writes the "
                     f"BackendTrafficPolicy {name} in place of the default one, and omerender renders neither")
     return objects
+
+
+def _charge_attachments(attached: tuple[list[dict], list[str]], count: int, eff: Effective) -> None:
+    """Every route copies the Gateways and hostnames, which the cluster's settings share among all
+    InferenceServices: up to 16 of the longest names, four routes each, are 40 kB per InferenceService, so they
+    are charged as runtime specs are (budget.py), by their length."""
+    parents, hosts = attached
+    values = sum(1 + sum(text_values(v) for v in parent.values()) for parent in parents)
+    values += sum(text_values(host) for host in hosts)
+    charge_copy(count * values, f"the Gateways of {eff.origin}", "list fewer or shorter Gateways", None)
 
 
 def _timeout(route: ComponentRoute, eff: Effective) -> str | None:

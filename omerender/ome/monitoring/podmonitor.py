@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from omerender.errors import Report
 from omerender.kube.names import trunc63
+from ..budget import charge_copy
 
 EXTRA_ENDPOINTS_KEY = "prometheus.ome.io/extra-endpoints"
 METRICS_PATH = "/metrics"
 INTERVAL = "10s"
 FALLBACK_PORT = "http"
+ENDPOINT_VALUES = 4  # a podMetricsEndpoints entry: the map and its port, path and interval
+SKIPPED_NAMED = 3
 
 
 def metrics_port_name(pod: dict | None) -> str:
@@ -37,16 +40,32 @@ def extra_endpoints(annotations: dict, report: Report) -> list[dict]:
     """The endpoints of ``prometheus.ome.io/extra-endpoints``: comma-separated ``<port-name>:<path>`` entries,
     split at the first ``:``, blanks trimmed. OME skips a malformed entry (it logs it); omerender warns."""
     raw = str(annotations.get(EXTRA_ENDPOINTS_KEY) or "").strip()
-    found = []
+    # each component's PodMonitor copies the endpoints, and a runtime's annotation is shared by every
+    # InferenceService naming it: charged before they are parsed, as runtime specs are (budget.py)
+    charge_copy(ENDPOINT_VALUES * (raw.count(",") + 1) if raw else 0, f"the annotation {EXTRA_ENDPOINTS_KEY}",
+                "give fewer extra endpoints", None)
+    found, skipped = [], []
     for entry in (e.strip() for e in raw.split(",")) if raw else ():
         if not entry:
             continue
         name, colon, path = (part.strip() for part in entry.partition(":"))
         if not colon or not name or not path.startswith("/"):
-            report.warn(f'{EXTRA_ENDPOINTS_KEY} entry "{entry}" is not "<port-name>:/<path>"; OME skips it')
+            skipped.append(entry)
             continue
         found.append(_endpoint(name, path))
+    if skipped:
+        report.warn(_skipped_text(skipped))
     return found
+
+
+def _skipped_text(skipped: list[str]) -> str:
+    """One warning for all the malformed entries of the annotation, naming the first few (one line each would
+    be 50,000 lines for one annotation)."""
+    named = ", ".join(f'"{entry}"' for entry in skipped[:SKIPPED_NAMED])
+    more = f" and {len(skipped) - SKIPPED_NAMED:,} more" if len(skipped) > SKIPPED_NAMED else ""
+    if len(skipped) == 1:
+        return f'{EXTRA_ENDPOINTS_KEY} entry {named} is not "<port-name>:/<path>"; OME skips it'
+    return f'{EXTRA_ENDPOINTS_KEY} entries {named}{more} are not "<port-name>:/<path>"; OME skips them'
 
 
 def _endpoint(port: str, path: str) -> dict:

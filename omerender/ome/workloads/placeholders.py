@@ -21,6 +21,7 @@ import contextvars
 
 from omerender.errors import OmeError
 from omerender.yamlio import limits
+from ..budget import BudgetError
 
 MAX_TEXT_CHARS = 1 << 20
 MAX_OUTPUT_CHARS = 1 << 20
@@ -126,14 +127,18 @@ def _expand_field(text: str, meta: dict, field: str, scalars: dict = SCALARS, wh
         spent = _Spent()  # outside a render: this value alone is counted
     if spent.over:
         return text
+    expander = None
     try:
         expander = _expander(text, meta, limits.MAX_PLACEHOLDER_ACTIONS - spent.actions, scalars)
         value = expander.run()
     except PlaceholderError as err:
+        # the actions run before the failure count too: a template shared by every InferenceService (a
+        # domainTemplate) that fails after 10,000 actions would otherwise run them again for each one
+        spent.actions += expander.actions if expander is not None else 0
         raise OmeError(f"invalid placeholder in {where}: {err.reason}", field=field) from None
     except _OutOfActions:
-        spent.over = True
-        raise OmeError(f"placeholders in {where} take the actions run across the render past "
+        spent.over = True  # a limit of the whole render: it stops here (every later value would pass it too)
+        raise BudgetError(f"placeholders in {where} take the actions run across the render past "
                        f"{limits.MAX_PLACEHOLDER_ACTIONS:,} (an action prints something or nothing, {{{{\"\"}}}} "
                        "included); use fewer placeholders, or render fewer InferenceServices at a time",
                        field=field) from None
@@ -159,7 +164,7 @@ def _spend(spent: _Spent, chars: int, field: str, where: str) -> None:
     spent.chars += chars
     if spent.chars > limits.MAX_EXPANDED_CHARS:
         spent.over = True
-        raise OmeError(f"placeholders in {where} take the text they print past {limits.MAX_EXPANDED_CHARS:,} "
+        raise BudgetError(f"placeholders in {where} take the text they print past {limits.MAX_EXPANDED_CHARS:,} "
                        "characters across the render; print shorter labels and annotations, or fewer of them",
                        field=field)
 

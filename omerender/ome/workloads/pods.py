@@ -174,10 +174,17 @@ def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
         return {**runner, "env": env}
     if _references(runner, "PARALLELISM_SIZE") and not _env_entry(runner, "PARALLELISM_SIZE"):
         cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
-                 else f"no {' or '.join(plan.accelerator_resources)} on the runner")
+                 else f"no {_listed(plan.accelerator_resources)} on the runner")
         report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
                     f" not set ({cause})")
     return runner
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """``a or b``; the first three and a count past them (the cluster's acceleratorResources may be thousands)."""
+    if len(names) <= 3:
+        return " or ".join(names)
+    return f"{', '.join(names[:3])} or {len(names) - 3:,} more acceleratorResources"
 
 
 def _router_env(plan: PodPlan, runner: dict, report: Report) -> dict:
