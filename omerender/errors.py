@@ -218,11 +218,18 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
 def strict_error(messages, switch: str) -> Message | None:
     """The error that fails a strict run (``switch`` names how strictness was asked for) whose messages hold
     warnings; None when they hold none. Infos never count."""
-    count = sum(1 for message in messages if message.severity == "warning")
+    count = sum(_warnings_in(message) for message in messages if message.severity == "warning")
     if not count:
         return None
     said = "1 warning" if count == 1 else f"{count} warnings"
     return Message("error", f"{said}, and {switch} makes every warning fail the run")
+
+
+def _warnings_in(message: Message) -> int:
+    """1, or the count a "N more warnings ... are not shown" line stands for."""
+    if message.text.endswith(MORE_SUFFIX):
+        return int(message.text.split(" ", 1)[0].replace(",", ""))
+    return 1
 
 
 def run_guarded(action: Callable, debug: bool = False):

@@ -10,7 +10,7 @@ import os
 import yaml
 
 from conftest import render_objects, run_cli
-from omerender.errors import Report
+from omerender.errors import Report, strict_error
 from omerender.ome.monitoring.podmonitor import extra_endpoints
 from omerender.yamlio import limits
 from omerender.yamlio.data import count_values
@@ -158,6 +158,8 @@ def test_an_object_prints_at_most_100_warnings_then_one_line_counting_the_rest()
     outer = Report()
     outer.extend(report.messages)  # the render's report gathers each object's: the counting line passes through
     assert [m.line() for m in outer.messages] == lines
+    assert strict_error(outer.messages, "--strict").line() == (
+        "error: 150 warnings, and --strict makes every warning fail the run")  # the hidden ones count too
 
 
 def test_config_escapes_control_characters_in_its_table(tmp_path):
