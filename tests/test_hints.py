@@ -1,7 +1,6 @@
 """Every error names the fix: unknown runtime, model and accelerator-class names suggest the nearest
 existing names; a failed auto-selection names the nearest runtimes and the explain command (issue 13)."""
 import copy
-import time
 
 import yaml
 
@@ -164,15 +163,12 @@ def test_suggestions_are_budgeted_across_the_whole_input(F):
         isvc["spec"]["runtime"]["name"] = f"runtime-{i:05d}x"
         services.append(isvc)
     text = yaml.dump_all([F["model"]] + runtimes + services, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper))
-    start = time.perf_counter()
     run = run_cli("render", "-", input=text)
-    elapsed = time.perf_counter() - start
     assert run.code == 1 and run.stdout == "" and len(run.lines) == 150
     hinted = [line for line in run.lines if "did you mean" in line]
     # 50,000 comparisons at 500 names per error: the first 100 errors get a suggestion, the rest none
     assert len(hinted) == 100
     assert 'did you mean "runtime-00000"' in run.lines[0]
-    assert elapsed < 30, elapsed
 
 
 QUICKSTART = str(FIXTURES / "quickstart")

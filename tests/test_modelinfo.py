@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import struct
-import time
 from pathlib import Path
 
 import pytest
@@ -225,11 +224,10 @@ def test_thirty_shards_read_only_headers(tmp_path):
         weight_map.update({t: name for t in tensors})
     (directory / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
     info(str(CORPUS / "tiny-random-PhiModel"))  # warm up imports
-    before, start = _rchar(), time.monotonic()
+    before = _rchar()
     spec, _ = info(str(directory))
-    elapsed, read = time.monotonic() - start, _rchar() - before
+    read = _rchar() - before
     assert spec["modelParameterSize"] == "4.03B"  # 30 × 8 × 4096²
-    assert elapsed < 1.0
     assert read < 1024 * 1024, f"read {read} bytes: more than configs and headers"
 
 
@@ -286,11 +284,9 @@ def test_a_shape_of_200000_dimensions_is_refused_in_linear_time(tmp_path):
     path = header_file(directory, {"w": {"dtype": "F32", "shape": [999_999_999] * 200_000,
                                          "data_offsets": [0, 4]}}, 4)
     assert path.stat().st_size > 2 * 2 ** 20
-    start = time.monotonic()
     assert fails(str(directory)) == [f"error: {path}: tensor 'w': shape of 200,000 dimensions has more elements "
                                      "than its data_offsets [0, 4] hold 4 bytes; the file is corrupt or not "
-                                     "safetensors"]
-    assert time.monotonic() - start < 30  # the quadratic reading took minutes; the benchmark holds the real target
+                                     "safetensors"]  # in one pass over the header (docs/security.md, Limits); no timed assertion
 
 
 @pytest.mark.parametrize("dtype,shape,offsets,text", [
