@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import container, render_objects, run_cli
+from conftest import FIXTURES, container, render_objects, run_cli
 
 # Strings some reader takes for something else; each must come out quoted and read back as itself.
 RETYPED = [
@@ -153,3 +153,37 @@ def test_a_large_output_goes_out_a_mebibyte_at_a_time(how):
     assert len(expected) > 3 << 20
     assert all(1 << 20 <= len(text) < (1 << 20) + (64 << 10) for text in out.texts[:-1])
     assert len(out.texts) == 4
+
+
+# ---------------------------------------------------------------- the direct writer is PyYAML's text
+
+TRICKY_TEXTS = RETYPED + ["", " ", "-", "--", "---x", "...x", ".x", "..", "a:b", "a: b", "a:", "# x", "x #y", "a\nb",
+                          "a\n\nb\n", "'q'", '"d"', "- x", "? x", "[x]", "{x}", "x,y", "café", "\u00e9\u2028x",
+                          "tab\there", "\x00", "\x1b[31m", "~", "null", "Null", "true", "@x", "`x", "!x", "&a",
+                          "*a", "|", ">", "%x", "x" * 200, "long " * 30]
+_texts = st.one_of(st.sampled_from(TRICKY_TEXTS), st.text(max_size=12),
+                   st.from_regex(r"[a-z0-9./-]{1,12}", fullmatch=True))
+_scalars = st.one_of(_texts, st.integers(), st.booleans(), st.none())
+_data = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                     st.dictionaries(_texts, inner, max_size=4)), max_leaves=25)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.dictionaries(_texts, _data, min_size=1, max_size=5), min_size=1, max_size=3))
+def test_a_stream_is_written_as_pyyaml_writes_it(objects):
+    """emit.write_stream writes most objects itself, for speed; the text must be dump_all's, byte for byte,
+    whatever the strings, nesting and empty collections (a text PyYAML spreads over lines goes to PyYAML)."""
+    import io
+
+    from omerender.yamlio import emit
+    out = io.StringIO()
+    emit.write_stream(objects, out)
+    assert out.getvalue() == yaml.dump_all(objects, explicit_start=True, **emit._OPTIONS)
+
+
+def test_the_direct_writer_writes_the_common_objects_itself():
+    """The speed comes from objects the writer handles itself: a rendered Deployment is one of them."""
+    from omerender.yamlio import emit
+    run = run_cli("render", str(FIXTURES / "quickstart"))
+    deployment = next(o for o in run.objects if o["kind"] == "Deployment")
+    assert emit._direct(deployment) == emit.dump(deployment)

@@ -6,8 +6,9 @@ YAML 1.1 resolver (which the dumper consults anyway), and the Go readers kustomi
 CD use (gopkg.in/yaml.v3's core schema and go-yaml v2, :mod:`.goscalars`), whose rules differ
 (``1e-5``, ``0o22``, ``0X1F``, ``09``, ``y``, ``2001-1-2``, ``0b+1``). The dumper only takes
 shortcuts for the plain types parsed YAML holds (dict with string keys, list, str, int, bool, None),
-builds their nodes directly, and remembers how each scalar text resolves. Dumping dominated a large render's profile
-(benchmarks/README.md).
+builds their nodes directly, and remembers how each scalar text resolves. A stream of objects is written without
+PyYAML's node graph at all (the direct writer at the end), with every scalar's text still PyYAML's: dumping
+dominated a large render's profile (benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def _go_reads_as_non_string(text: str) -> bool:
 # How a plain scalar text resolves does not depend on the document, so one table serves every dump.
 _RESOLVED: dict = {}
 _RESOLVED_MAX = 1 << 18
+_RESOLVER = yaml.resolver.Resolver()
 
 
 class _PlainDumper(_Dumper):
@@ -141,36 +143,10 @@ def _resource_list_pieces(resource_list: dict):
 
 
 def _each_dumped(objects: list):
-    """``dump(obj)`` for each object, from one dumper (a dumper per object cost a tenth of the dump).
-
-    libyaml writes out each document as it ends, so each object's text is taken there; it starts with the
-    ``---`` line explicit_start adds (an object is a block mapping), which is dropped."""
-    texts = _Texts()
-    options = {k: v for k, v in _OPTIONS.items() if k != "Dumper"}
-    dumper = _PlainDumper(texts, explicit_start=True, **options)
-    try:
-        dumper.open()
-        for obj in objects:
-            dumper.represent(obj)
-            text = texts.take()
-            yield text[4:] if text.startswith("---\n") else dump(obj)
-        dumper.close()
-    finally:
-        dumper.dispose()
-
-
-class _Texts:
-    encoding = "utf-8"  # PyYAML's C emitter writes str, not bytes, to a stream with this attribute
-
-    def __init__(self):
-        self._parts = []
-
-    def write(self, text: str) -> None:
-        self._parts.append(text)
-
-    def take(self) -> str:
-        text, self._parts = "".join(self._parts), []
-        return text
+    """``dump(obj)`` for each object: written directly (:func:`_direct`), by PyYAML where it declines."""
+    for obj in objects:
+        text = _direct(obj)
+        yield text if text is not None else dump(obj)
 
 
 def _as_item(text: str) -> str:
@@ -183,13 +159,9 @@ def _as_item(text: str) -> str:
 def write_stream(objects: list, out) -> None:
     """Each object as ``"---\n" + dump(obj)``, written as it is dumped, never holding the whole text."""
     batched = _Batched(out)
-    if all(type(obj) is dict and obj for obj in objects):
-        # One dumper for the stream: a dumper per object cost a tenth of the dump. PyYAML starts a block
-        # mapping's document with "---" on a line of its own, so the text is the same.
-        yaml.dump_all(objects, batched, explicit_start=True, **_OPTIONS)
-    else:
-        for obj in objects:
-            batched.write("---\n" + dump(obj))
+    for obj in objects:
+        text = _direct(obj) if type(obj) is dict and obj else None
+        batched.write("---\n" + (text if text is not None else dump(obj)))
     batched.flush()
 
 
@@ -215,3 +187,142 @@ class _Batched:
         if self._parts:
             self._out.write("".join(self._parts))
             self._parts, self._held = [], 0
+
+
+# ---------------------------------------------------------------- the same text, written directly
+#
+# A rendered stream is plain data whose strings are mostly names, labels and images: for those, PyYAML's emitter
+# does nothing but indent and join, yet building its node graph cost most of the dump. The writer below prints
+# the block layout PyYAML prints (keys sorted, a list under a key at the key's indentation, ``- `` items, ``{}`` and
+# ``[]`` for empty ones) and takes every scalar's text from PyYAML itself, once per distinct string. An object
+# holding a string whose text PyYAML would spread over lines (or a key it would not write as a simple key) is
+# dumped by PyYAML whole, so the output is byte for byte ``dump_all``'s.
+
+# A text PyYAML writes plain in block context when it resolves to a string: no space, no indicator, no "...".
+_SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./]|-(?=.))[A-Za-z0-9_./-]*\Z", re.S)
+_VALUE_TEXT: dict = {}   # string -> its text as a block value, or None: PyYAML writes it over several lines
+_KEY_TEXT: dict = {}     # string -> its text as a simple key, or None
+_TEXT_MAX = 1 << 18
+_BREAK = re.compile("[\n\r\x85\u2028\u2029]")  # YAML's line breaks: a text holding one spans lines
+_WIDTH_MARGIN = 1 << 15  # far below the dump's line width, whatever the indentation
+
+
+class _Unwritable(Exception):
+    """The object holds something the direct writer leaves to PyYAML."""
+
+
+def _plain_is_string(text: str) -> bool:
+    tag = _RESOLVED.get(text)
+    if tag is None:
+        tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
+        if tag == _STR and _go_reads_as_non_string(text):
+            tag = _NULL
+        if len(_RESOLVED) >= _RESOLVED_MAX:
+            _RESOLVED.clear()
+        _RESOLVED[text] = tag
+    return tag == _STR
+
+
+def _value_text(text: str) -> str:
+    found = _VALUE_TEXT.get(text, _VALUE_TEXT)
+    if found is _VALUE_TEXT:
+        if _SAFE_PLAIN.match(text) and _plain_is_string(text):
+            found = text
+        else:
+            dumped = dump({"k": text})
+            single = dumped.startswith("k: ") and not _BREAK.search(dumped, 0, len(dumped) - 1) \
+                and len(dumped) < _WIDTH_MARGIN
+            found = dumped[3:-1] if single else None  # a long line could fold deeper in: left to PyYAML
+        if len(_VALUE_TEXT) >= _TEXT_MAX:
+            _VALUE_TEXT.clear()
+        _VALUE_TEXT[text] = found
+    if found is None:
+        raise _Unwritable
+    return found
+
+
+def _key_text(text: str) -> str:
+    found = _KEY_TEXT.get(text, _KEY_TEXT)
+    if found is _KEY_TEXT:
+        if len(text) <= 128 and _SAFE_PLAIN.match(text) and _plain_is_string(text):
+            found = text
+        else:
+            dumped = dump({text: 0})
+            found = dumped[:-4] if dumped.endswith(": 0\n") and not _BREAK.search(dumped, 0, len(dumped) - 1) \
+                and not dumped.startswith("?") else None
+        if len(_KEY_TEXT) >= _TEXT_MAX:
+            _KEY_TEXT.clear()
+        _KEY_TEXT[text] = found
+    if found is None:
+        raise _Unwritable
+    return found
+
+
+def _scalar(value) -> str:
+    kind = type(value)
+    if kind is str:
+        return _value_text(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    raise _Unwritable
+
+
+def _mapping(data: dict, indent: str, inline: bool, out: list) -> None:
+    for key in sorted(data):
+        if type(key) is not str:
+            raise _Unwritable
+        value = data[key]
+        head = ("" if inline else indent) + _key_text(key) + ":"
+        inline = False
+        kind = type(value)
+        if kind is dict:
+            if not value:
+                out.append(head + " {}\n")
+            else:
+                out.append(head + "\n")
+                _mapping(value, indent + "  ", False, out)
+        elif kind is list:
+            if not value:
+                out.append(head + " []\n")
+            else:
+                out.append(head + "\n")
+                _sequence(value, indent, False, out)
+        else:
+            out.append(head + " " + _scalar(value) + "\n")
+
+
+def _sequence(data: list, indent: str, inline: bool, out: list) -> None:
+    for item in data:
+        head = ("" if inline else indent) + "- "
+        inline = False
+        kind = type(item)
+        if kind is dict:
+            if not item:
+                out.append(head + "{}\n")
+            else:
+                out.append(head)
+                _mapping(item, indent + "  ", True, out)
+        elif kind is list:
+            if not item:
+                out.append(head + "[]\n")
+            else:
+                out.append(head)
+                _sequence(item, indent + "  ", True, out)
+        else:
+            out.append(head + _scalar(item) + "\n")
+
+
+def _direct(obj: dict) -> str | None:
+    """``dump(obj)``, written directly; None where it is left to PyYAML."""
+    out: list = []
+    try:
+        _mapping(obj, "", False, out)
+    except (_Unwritable, RecursionError, TypeError):  # TypeError: keys of mixed types do not sort
+        return None
+    return "".join(out)
+
+
