@@ -160,7 +160,8 @@ def test_a_large_output_goes_out_a_mebibyte_at_a_time(how):
 TRICKY_TEXTS = RETYPED + ["", " ", "-", "--", "---x", "...x", ".x", "..", "a:b", "a: b", "a:", "# x", "x #y", "a\nb",
                           "a\n\nb\n", "'q'", '"d"', "- x", "? x", "[x]", "{x}", "x,y", "café", "\u00e9\u2028x",
                           "tab\there", "\x00", "\x1b[31m", "~", "null", "Null", "true", "@x", "`x", "!x", "&a",
-                          "*a", "|", ">", "%x", "x" * 200, "long " * 30]
+                          "*a", "|", ">", "%x", "x" * 200, "long " * 30, "x=y", "--a=b", "img:1.0", "a@b", "a,b", ":a", "=",
+                          "=a", "@a", ",a", "+a", "+1", "a::", "a:-", "-:", "a#b", "a%b", "x:y:", "1:2", "0:0:1"]
 _texts = st.one_of(st.sampled_from(TRICKY_TEXTS), st.text(max_size=12),
                    st.from_regex(r"[a-z0-9./-]{1,12}", fullmatch=True))
 _scalars = st.one_of(_texts, st.integers(), st.booleans(), st.none())
@@ -187,3 +188,13 @@ def test_the_direct_writer_writes_the_common_objects_itself():
     run = run_cli("render", str(FIXTURES / "quickstart"))
     deployment = next(o for o in run.objects if o["kind"] == "Deployment")
     assert emit._direct(deployment) == emit.dump(deployment)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.from_regex(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./=+]|-(?=.))[A-Za-z0-9_./=+:@,%-]{0,8}(?<!:)", fullmatch=True))
+def test_a_text_the_writer_prints_as_is_is_what_pyyaml_prints(text):
+    """Texts the direct writer prints without asking PyYAML (the shortcut's pattern) come out as PyYAML's."""
+    from omerender.yamlio import emit
+    assert emit._SAFE_PLAIN.match(text)
+    assert emit._value_text(text) == emit.dump({"k": text})[3:-1]
+    assert emit._key_text(text) == emit.dump({text: 0})[:-4]

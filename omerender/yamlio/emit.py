@@ -80,15 +80,20 @@ class _PlainDumper(_Dumper):
             return super().resolve(kind, value, implicit)
         if not implicit[0]:
             return _STR  # the resolver's answer for a scalar that is not plain (no path resolvers here)
-        tag = _RESOLVED.get(value)
-        if tag is None:
-            if len(_RESOLVED) >= _RESOLVED_MAX:
-                _RESOLVED.clear()
-            tag = super().resolve(kind, value, implicit)
-            if tag == _STR and _go_reads_as_non_string(value):
-                tag = _NULL  # any tag but str makes the emitter quote the text; none is written
-            _RESOLVED[value] = tag
-        return tag
+        return _plain_tag(value)
+
+
+def _plain_tag(text: str) -> str:
+    """The tag a plain ``text`` resolves to; any tag but str makes the emitter quote the text (none is written)."""
+    tag = _RESOLVED.get(text)
+    if tag is None:
+        if len(_RESOLVED) >= _RESOLVED_MAX:
+            _RESOLVED.clear()
+        tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
+        if tag == _STR and _go_reads_as_non_string(text):
+            tag = _NULL
+        _RESOLVED[text] = tag
+    return tag
 
 
 _OPTIONS = dict(Dumper=_PlainDumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
@@ -198,8 +203,9 @@ class _Batched:
 # holding a string whose text PyYAML would spread over lines (or a key it would not write as a simple key) is
 # dumped by PyYAML whole, so the output is byte for byte ``dump_all``'s.
 
-# A text PyYAML writes plain in block context when it resolves to a string: no space, no indicator, no "...".
-_SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./]|-(?=.))[A-Za-z0-9_./-]*\Z", re.S)
+# A text PyYAML writes plain in block context when it resolves to a string: no space or line break, no indicator
+# first, no ":" last (one before a space or the end is an indicator), not starting a document marker.
+_SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./=+]|-(?=.))[A-Za-z0-9_./=+:@,%-]*(?<!:)\Z")
 _VALUE_TEXT: dict = {}   # string -> its text as a block value, or None: PyYAML writes it over several lines
 _KEY_TEXT: dict = {}     # string -> its text as a simple key, or None
 _TEXT_MAX = 1 << 18
@@ -211,51 +217,44 @@ class _Unwritable(Exception):
     """The object holds something the direct writer leaves to PyYAML."""
 
 
-def _plain_is_string(text: str) -> bool:
-    tag = _RESOLVED.get(text)
-    if tag is None:
-        tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
-        if tag == _STR and _go_reads_as_non_string(text):
-            tag = _NULL
-        if len(_RESOLVED) >= _RESOLVED_MAX:
-            _RESOLVED.clear()
-        _RESOLVED[text] = tag
-    return tag == _STR
+def _cached(cache: dict, text: str, write) -> str:
+    """``write(text)``, remembered in ``cache``; :class:`_Unwritable` where it gives None."""
+    found = cache.get(text, cache)
+    if found is cache:
+        found = write(text)
+        if len(cache) >= _TEXT_MAX:
+            cache.clear()
+        cache[text] = found
+    if found is None:
+        raise _Unwritable
+    return found
+
+
+def _one_line(dumped: str) -> bool:
+    """The dumped text is one line, far from the width where a deeper indentation could fold it."""
+    return not _BREAK.search(dumped, 0, len(dumped) - 1) and len(dumped) < _WIDTH_MARGIN
+
+
+def _as_value(text: str) -> str | None:
+    if _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
+        return text
+    dumped = dump({"k": text})
+    return dumped[3:-1] if dumped.startswith("k: ") and _one_line(dumped) else None
+
+
+def _as_key(text: str) -> str | None:
+    if len(text) <= 128 and _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
+        return text
+    dumped = dump({text: 0})
+    return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
 
 def _value_text(text: str) -> str:
-    found = _VALUE_TEXT.get(text, _VALUE_TEXT)
-    if found is _VALUE_TEXT:
-        if _SAFE_PLAIN.match(text) and _plain_is_string(text):
-            found = text
-        else:
-            dumped = dump({"k": text})
-            single = dumped.startswith("k: ") and not _BREAK.search(dumped, 0, len(dumped) - 1) \
-                and len(dumped) < _WIDTH_MARGIN
-            found = dumped[3:-1] if single else None  # a long line could fold deeper in: left to PyYAML
-        if len(_VALUE_TEXT) >= _TEXT_MAX:
-            _VALUE_TEXT.clear()
-        _VALUE_TEXT[text] = found
-    if found is None:
-        raise _Unwritable
-    return found
+    return _cached(_VALUE_TEXT, text, _as_value)
 
 
 def _key_text(text: str) -> str:
-    found = _KEY_TEXT.get(text, _KEY_TEXT)
-    if found is _KEY_TEXT:
-        if len(text) <= 128 and _SAFE_PLAIN.match(text) and _plain_is_string(text):
-            found = text
-        else:
-            dumped = dump({text: 0})
-            found = dumped[:-4] if dumped.endswith(": 0\n") and not _BREAK.search(dumped, 0, len(dumped) - 1) \
-                and not dumped.startswith("?") else None
-        if len(_KEY_TEXT) >= _TEXT_MAX:
-            _KEY_TEXT.clear()
-        _KEY_TEXT[text] = found
-    if found is None:
-        raise _Unwritable
-    return found
+    return _cached(_KEY_TEXT, text, _as_key)
 
 
 def _scalar(value) -> str:
@@ -272,48 +271,35 @@ def _scalar(value) -> str:
 
 
 def _mapping(data: dict, indent: str, inline: bool, out: list) -> None:
+    """A block mapping at ``indent``; ``inline``: its first key follows a ``- `` already written."""
     for key in sorted(data):
         if type(key) is not str:
             raise _Unwritable
-        value = data[key]
         head = ("" if inline else indent) + _key_text(key) + ":"
         inline = False
-        kind = type(value)
-        if kind is dict:
-            if not value:
-                out.append(head + " {}\n")
-            else:
-                out.append(head + "\n")
-                _mapping(value, indent + "  ", False, out)
-        elif kind is list:
-            if not value:
-                out.append(head + " []\n")
-            else:
-                out.append(head + "\n")
-                _sequence(value, indent, False, out)
-        else:
-            out.append(head + " " + _scalar(value) + "\n")
+        _node(data[key], head, " ", False, indent + "  ", indent, out)  # a list under a key is not indented
 
 
 def _sequence(data: list, indent: str, inline: bool, out: list) -> None:
+    """A block sequence at ``indent``; ``inline``: its first ``- `` follows one already written."""
     for item in data:
         head = ("" if inline else indent) + "- "
         inline = False
-        kind = type(item)
-        if kind is dict:
-            if not item:
-                out.append(head + "{}\n")
-            else:
-                out.append(head)
-                _mapping(item, indent + "  ", True, out)
-        elif kind is list:
-            if not item:
-                out.append(head + "[]\n")
-            else:
-                out.append(head)
-                _sequence(item, indent + "  ", True, out)
-        else:
-            out.append(head + _scalar(item) + "\n")
+        _node(item, head, "", True, indent + "  ", indent + "  ", out)
+
+
+def _node(value, head: str, gap: str, inline: bool, map_indent: str, seq_indent: str, out: list) -> None:
+    """``value`` after ``head`` (a key and ``:``, or ``- ``): on the same line when a scalar or an empty
+    collection (``gap`` between), else as a nested block (after a line break unless ``inline``)."""
+    kind = type(value)
+    if kind is dict and value:
+        out.append(head if inline else head + "\n")
+        _mapping(value, map_indent, inline, out)
+    elif kind is list and value:
+        out.append(head if inline else head + "\n")
+        _sequence(value, seq_indent, inline, out)
+    else:
+        out.append(head + gap + ("{}" if kind is dict else "[]" if kind is list else _scalar(value)) + "\n")
 
 
 def _direct(obj: dict) -> str | None:
