@@ -69,6 +69,7 @@ class Message:
     file: str | None = None
     field: str | None = None
     origin: object = dc_field(default=None, compare=False, repr=False)  # else the ref's origin
+    folded: int = dc_field(default=0, compare=False, repr=False)  # a count line: the messages it stands for
 
     def line(self) -> str:
         """The CLI line: ``<severity>: [<file>[:<line>:<column>]: ][<Kind> <ns>/<name>: ]<text>``, the
@@ -165,13 +166,14 @@ class Report:
             return
         self._seen.add(message)
         key = (message.severity, message.ref, message.file)
-        count = self._counts[key] = self._counts.get(key, 0) + (not message.text.endswith(MORE_SUFFIX))
+        count = self._counts[key] = self._counts.get(key, 0) + (not message.folded)
         if message.severity == "error" or count <= MAX_MESSAGES_PER_OBJECT:
             self.messages.append(message)
             return
         more = count - MAX_MESSAGES_PER_OBJECT
         plural = message.severity + ("s" if more > 1 else "")
-        summary = Message(message.severity, f"{more:,} more {plural} {MORE_SUFFIX}", message.ref, message.file)
+        summary = Message(message.severity, f"{more:,} more {plural} {MORE_SUFFIX}", message.ref, message.file,
+                          folded=more)
         if key in self._summaries:
             self.messages[self._summaries[key]] = summary
         else:
@@ -218,18 +220,11 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
 def strict_error(messages, switch: str) -> Message | None:
     """The error that fails a strict run (``switch`` names how strictness was asked for) whose messages hold
     warnings; None when they hold none. Infos never count."""
-    count = sum(_warnings_in(message) for message in messages if message.severity == "warning")
+    count = sum(message.folded or 1 for message in messages if message.severity == "warning")
     if not count:
         return None
     said = "1 warning" if count == 1 else f"{count} warnings"
     return Message("error", f"{said}, and {switch} makes every warning fail the run")
-
-
-def _warnings_in(message: Message) -> int:
-    """1, or the count a "N more warnings ... are not shown" line stands for."""
-    if message.text.endswith(MORE_SUFFIX):
-        return int(message.text.split(" ", 1)[0].replace(",", ""))
-    return 1
 
 
 def run_guarded(action: Callable, debug: bool = False):
