@@ -164,9 +164,8 @@ def _as_item(text: str) -> str:
 def write_stream(objects: list, out) -> None:
     """Each object as ``"---\n" + dump(obj)``, written as it is dumped, never holding the whole text."""
     batched = _Batched(out)
-    for obj in objects:
-        text = _direct(obj) if type(obj) is dict and obj else None
-        batched.write("---\n" + (text if text is not None else dump(obj)))
+    for text in _each_dumped(objects):
+        batched.write("---\n" + text)
     batched.flush()
 
 
@@ -302,8 +301,10 @@ def _node(value, head: str, gap: str, inline: bool, map_indent: str, seq_indent:
         out.append(head + gap + ("{}" if kind is dict else "[]" if kind is list else _scalar(value)) + "\n")
 
 
-def _direct(obj: dict) -> str | None:
-    """``dump(obj)``, written directly; None where it is left to PyYAML."""
+def _direct(obj) -> str | None:
+    """``dump(obj)``, written directly; None where it is left to PyYAML (anything but a non-empty mapping too)."""
+    if type(obj) is not dict or not obj:
+        return None
     out: list = []
     try:
         _mapping(obj, "", False, out)
