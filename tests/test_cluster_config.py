@@ -801,3 +801,11 @@ def test_config_isvc_shows_the_ingress_settings_in_effect_and_their_sources():
     rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(plain.stdout)["settings"]}
     assert rows["InferenceService llama-demo/llama-3-2-3b-instruct: renders"][0] == "the external Service"
     assert rows["InferenceService llama-demo/llama-3-2-3b-instruct: ingress creation"] == ("off", "chart default")
+    local = (FIXTURES / "quickstart" / "isvc.yaml").read_text().replace(
+        "metadata:\n", "metadata:\n  labels: {networking.knative.dev/visibility: cluster-local}\n", 1)
+    texts = [p.read_text() for p in sorted((FIXTURES / "quickstart").glob("*.yaml")) if p.name not in ("isvc.yaml", "kustomization.yaml")]
+    run = run_cli("config", "-o", "json", "--isvc", "llama-3-2-3b-instruct", "-n", "llama-demo", "-",
+                  input="\n---\n".join([*texts, local]))
+    assert run.code == 0, run.stderr
+    rows = {r["setting"]: r["value"] for r in json.loads(run.stdout)["settings"]}
+    assert rows["InferenceService llama-demo/llama-3-2-3b-instruct: renders"] == "nothing (cluster-local)"

@@ -8,13 +8,13 @@ import click
 
 from omerender.errors import OmeError, escape, run_guarded
 from omerender.ome.cluster.view import Setting, settings
+from omerender.ome.ingress.overrides import PREFIX as INGRESS_ANNOTATIONS
 from omerender.ome.ingress.view import effective_rows
 from omerender.ome.load import Inputs, Obj, index
 from omerender.yamlio.reading import read_paths
 from .shell import fail
 
 HEADERS = ("SETTING", "VALUE", "SOURCE")
-INGRESS_ANNOTATIONS = "ome.io/ingress-"
 
 EXAMPLES = """
 \b
@@ -79,7 +79,7 @@ def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inp
         by_name = {row.name: row.source for row in rows}
         config = inputs.cluster_config
         rows += [Setting(f"{isvc.ref}: {name}", value, source) for name, value, source in
-                 effective_rows(isvc.metadata, isvc.namespace, config.ingress, config.source,
+                 effective_rows(isvc, config.ingress, config.source,
                                 lambda setting: by_name.get(setting, "OME default"))]
     return inputs, rows, overrides
 

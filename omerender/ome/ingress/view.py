@@ -7,27 +7,26 @@ from typing import Callable
 
 from omerender.errors import Report
 from ..cluster.settings import IngressConfig
+from ..load import Obj
 from . import overrides as o
+from .routes import external_service_wanted
 
-CLUSTER_LABELS = ("networking.knative.dev/visibility",)
 
-
-def effective_rows(meta: dict, namespace: str, config: IngressConfig, origin: str,
+def effective_rows(isvc: Obj, config: IngressConfig, origin: str,
                    cluster_source: Callable[[str], str]) -> list[tuple[str, object, str]]:
     """(setting, value, source) rows; ``cluster_source(name)`` is where the cluster's ``ingress.<name>`` came from."""
-    annotations = o.annotations_of(meta)
-    eff = o.resolve(meta, namespace, config, Report(), origin)
+    annotations = o.annotations_of(isvc.metadata)
+    eff = o.resolve(isvc.metadata, isvc.namespace, config, Report(), origin)
 
     def source(key: str, name: str, *, nonempty: bool = True) -> str:
         present = annotations.get(key) if nonempty else key in annotations
         return f"annotation {key}" if present else cluster_source(f"ingress.{name}")
 
     creation = not eff.disable_creation
-    if not creation:
-        writes = "the external Service" if (meta.get("labels") or {}).get(CLUSTER_LABELS[0]) != "cluster-local" \
-            else "nothing (cluster-local)"
-    else:
+    if creation:
         writes = "HTTPRoutes and a BackendTrafficPolicy" if config.enable_gateway_api else "an Ingress"
+    else:
+        writes = "the external Service" if external_service_wanted(isvc, config) else "nothing (cluster-local)"
     rows: list[tuple[str, object, str]] = [
         ("renders", writes, "ingress creation and ingress.enableGatewayAPI"),
         ("ingress creation", "on" if creation else "off",
