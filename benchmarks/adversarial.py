@@ -72,6 +72,15 @@ def _until(budget: int, docs: Iterator[str]) -> str:
     return "".join(out)
 
 
+def _annotated_isvcs(size: int, head: str, annotations: Callable[[int], dict], name: str = "s-{:05d}") -> str:
+    """``head``, then InferenceServices of model m and runtime rt, the i-th with ``annotations(i)``, within ``size``."""
+    def isvc(i: int) -> dict:
+        body = _isvc(name.format(i), "m", "rt")
+        body["metadata"]["annotations"] = annotations(i)
+        return body
+    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+
+
 # ---------------------------------------------------------------- the shapes
 
 def selection(size: int, distinct_models: bool = False) -> str:
@@ -228,11 +237,7 @@ def domain_template(size: int) -> str:
     """A ``domainTemplate`` printing a 200 kB annotation 5 times, for every InferenceService that fits."""
     config = {**INGRESS, "domainTemplate": "{{.Annotations.a}}" * 5 + ".{{.Namespace}}.{{.IngressDomain}}"}
     head = _doc(_configmap(ingress=json.dumps(config))) + _doc(_runtime("rt")) + _doc(_model("m"))
-    def isvc(i: int) -> dict:
-        body = _isvc(f"s-{i:05d}", "m", "rt")
-        body["metadata"]["annotations"] = {"a": "x" * 200_000}
-        return body
-    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+    return _annotated_isvcs(size, head, lambda i: {"a": "x" * 200_000})
 
 
 def domain_template_actions(size: int) -> str:
@@ -265,33 +270,21 @@ def extra_endpoints_bad(size: int) -> str:
 def many_field_warnings(size: int) -> str:
     """InferenceServices with as many unknown ``ome.io/ingress-*`` annotations as 256 KiB hold: a warning each, each
     with the line and column of its key (the position lookup in one large mapping)."""
-    def isvc(i: int) -> dict:
-        body = _isvc(f"s-{i}", "m", "rt")
-        body["metadata"]["annotations"] = {f"ome.io/ingress-x{k}": "" for k in range(6_000)}
-        return body
     head = _doc(_runtime("rt")) + _doc(_model("m"))
-    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+    return _annotated_isvcs(size, head, lambda i: {f"ome.io/ingress-x{k}": "" for k in range(6_000)}, "s-{}")
 
 
 def many_object_warnings(size: int) -> str:
     """InferenceServices that each get a warning naming a field: ten thousand positions from one 1 MB file."""
-    def isvc(i: int) -> dict:
-        body = _isvc(f"s-{i:05d}", "m", "rt")
-        body["metadata"]["annotations"] = {"ome.io/ingress-domian": "a.io"}
-        return body
     head = _doc(_runtime("rt")) + _doc(_model("m"))
-    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+    return _annotated_isvcs(size, head, lambda i: {"ome.io/ingress-domian": "a.io"})
 
 
 def many_distinct_misspellings(size: int) -> str:
     """InferenceServices with three distinct long unknown ``ome.io/ingress-*`` annotations each: a "did you mean"
     for each is compared anew (the comparisons are budgeted per render)."""
-    def isvc(i: int) -> dict:
-        body = _isvc(f"s-{i:05d}", "m", "rt")
-        body["metadata"]["annotations"] = {f"ome.io/ingress-domain-{'x' * 40}{i}-{k}": "" for k in range(3)}
-        return body
     head = _doc(_runtime("rt")) + _doc(_model("m"))
-    return head + _until(size - len(head), (_doc(isvc(i)) for i in range(10**6)))
+    return _annotated_isvcs(size, head, lambda i: {f"ome.io/ingress-domain-{'x' * 40}{i}-{k}": "" for k in range(3)})
 
 
 def hash_headers(size: int) -> str:
