@@ -73,7 +73,17 @@ def check_checkout(checkout: Path) -> None:
 
 
 def files_under(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} if root.is_dir() else set()
+    """The regular files under ``root``; a symbolic link anywhere is refused, so nothing outside the checkout is
+    copied in, and nothing outside the data folder is written through one."""
+    if not root.is_dir():
+        return set()
+    files = set()
+    for path in root.rglob("*"):
+        if path.is_symlink():
+            raise Refused(f"{path} is a symbolic link; the data holds regular files only: remove it")
+        if path.is_file():
+            files.add(path.relative_to(root).as_posix())
+    return files
 
 
 def sync(src: Path, dst: Path, prefix: str, ours: set[str]) -> list[str]:
@@ -127,6 +137,8 @@ Refresh from a checkout of OME (it prints what changed; then run the tests):
 
 def refresh(checkout: Path, dest: Path, repository: str) -> list[str]:
     check_checkout(checkout)
+    for here, ome, _ in FOLDERS:  # every link refused before anything is written
+        files_under(checkout / ome), files_under(dest / here)
     commit = git(checkout, "rev-parse", "HEAD")
     date = git(checkout, "log", "-1", "--format=%cs", "HEAD")
     dest.mkdir(parents=True, exist_ok=True)

@@ -104,3 +104,26 @@ def test_the_vendored_data_names_its_source_and_license():
     provenance = (data / "PROVENANCE.md").read_text()
     assert "`sgl-project/ome`, commit `" in provenance and "What was trimmed" in provenance
     assert (data / "LICENSE").read_text().lstrip().startswith("Apache License")
+
+
+def test_refresh_refuses_a_symbolic_link_in_the_checkout_or_the_data_and_writes_nothing(checkout, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not OME's\n")
+    (checkout / "config/models/meta/leak.yaml").symlink_to(secret)
+    git(checkout, "add", ".")
+    git(checkout, "commit", "-qm", "a link")
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {checkout}/config/models/meta/leak.yaml is a symbolic link; the data holds regular "
+                          "files only: remove it\n")
+    assert not (tmp_path / "data").exists()
+    git(checkout, "rm", "-q", "config/models/meta/leak.yaml")
+    git(checkout, "commit", "-qm", "no link")
+    data = tmp_path / "data2"
+    (data / "models").mkdir(parents=True)
+    (data / "models" / "out.yaml").symlink_to(secret)
+    run = refresh(checkout, data)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {data}/models/out.yaml is a symbolic link; the data holds regular files only: "
+                          "remove it\n")
+    assert secret.read_text() == "not OME's\n"
