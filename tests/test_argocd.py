@@ -163,7 +163,7 @@ def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_pat
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, strict), not in the "
+                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not in the "
                            "Application's plugin env or parameters\n")
 
 

@@ -14,7 +14,7 @@ from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import deprecated_spelling, fail, fail_if_strict, render_options
+from .shell import deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
 
 RENDER_EXAMPLE = """
 \b
@@ -70,8 +70,10 @@ def cli():
 @click.option("-o", "old_output_dir", metavar="DIR", hidden=True)
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@weights_flags
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False):
+               debug, pod_monitors=False, model_weights=None, weights_storage_class=None, weights_access_mode=None,
+               downloader_image=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -81,7 +83,8 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     paths = paths or (".",)
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []

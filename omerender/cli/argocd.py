@@ -17,7 +17,7 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import FLAGS, cluster_config_path, flag_values, repo_root
+from omerender.gitops.argocd import FLAGS, WEIGHTS_FLAGS, cluster_config_path, flag_values, repo_root, weights_values
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -43,18 +43,25 @@ def generate():
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
     try:
         values = flag_values(environ)
+        mode, settings, weights = weights_values(environ)
         cluster_config = cluster_config_path(environ, root)
     except OmeError as err:
         fail([err.message()])
-    named = tuple(FLAGS[name] for name, on in values.items() if on)
+    named = tuple(FLAGS[name] for name, on in values.items() if on) + tuple(
+        f"{WEIGHTS_FLAGS[name]} {value}" for name, value in weights.items())
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
+                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
+                      weights=settings)
     if find_kustomization(".") is None:
         paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
         click.get_current_context().invoke(render_cmd, paths=paths, keep_inputs=options.keep_inputs,
                                            no_model_node_selector=not options.model_node_selector,
                                            locked=False, lock_path=None, output_dir=None, old_output_dir=None,
                                            pod_monitors=options.pod_monitors,
+                                           model_weights=weights.get("MODEL_WEIGHTS"),
+                                           weights_storage_class=weights.get("WEIGHTS_STORAGE_CLASS"),
+                                           weights_access_mode=weights.get("WEIGHTS_ACCESS_MODE"),
+                                           downloader_image=weights.get("DOWNLOADER_IMAGE"),
                                            strict=values["STRICT"], debug=False)
         return
     built = built_or_fail(lambda: build(".", root, options if named else None, named,

@@ -11,7 +11,8 @@ from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, unrendered_isvcs, write_output)
 from omerender.yamlio.emit import dump_stream
-from .shell import deprecated_spelling, fail, fail_if_strict
+from omerender.gitops.overlays import RENDER_FLAGS
+from .shell import deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -29,7 +30,9 @@ from .shell import deprecated_spelling, fail, fail_if_strict
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug):
+@weights_flags
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, model_weights=None,
+              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -41,10 +44,13 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     anything else is refused. A git repository on this machine (file://…) is refused as a base;
     remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
     output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
+    weights = (model_weights, weights_storage_class, weights_access_mode, downloader_image)
+    options, named = render_options(False, False, False, weights=weights)
 
-    def run():
-        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT,
-                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ))
+    def run():  # with a weights flag, the tree may hold no OMERender config (which sets them instead)
+        return build(directory, root or default_boundary(directory), options if named else None, named,
+                     hint=BOUNDARY_HINT, timeout=timeout_setting(timeout, os.environ),
+                     remote=remote_setting(no_remote, os.environ), flags_from=RENDER_FLAGS)
 
     built = built_or_fail(run, debug)
     if verbose:
