@@ -89,8 +89,9 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
-                                                                               "pod-monitors", "strict", "cluster-config"]
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == [
+        "no-model-node-selector", "keep-inputs", "pod-monitors", "model-weights", "weights-storage-class",
+        "weights-access-mode", "downloader-image", "strict", "cluster-config"]
 
 
 def test_discover_matches_ome_apps_only(tmp_path):
@@ -133,9 +134,10 @@ def test_plain_directory_is_rendered_with_defaults(tmp_path):
     done = cmp(tmp_path, "apps/plain")
     assert done.returncode == 0, done.stderr
     objs = manifests(done.stdout)
-    assert kinds(objs) == RENDERED_KINDS
+    assert kinds(objs) == sorted(RENDERED_KINDS + ["ClusterBaseModel"])
     assert deployment(objs)["spec"]["template"]["spec"]["nodeSelector"] == {MODEL_SELECTOR: "Ready"}
-    assert not any(o["apiVersion"].startswith("ome.io/") for o in objs)
+    # the model, for OME's model agent (D3); the runtime and InferenceService are not applied
+    assert [o["kind"] for o in objs if o["apiVersion"].startswith("ome.io/")] == ["ClusterBaseModel"]
 
 
 def test_env_options_reach_the_render(tmp_path):
