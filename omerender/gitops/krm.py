@@ -189,8 +189,10 @@ def _weights(values: dict, where: str):
     given = {option: values.get(key) for option, key in WEIGHTS_FIELDS.items()}
     try:
         return weights_options(given["mode"], given["storage_class"], given["access_mode"], given["image"], names)
-    except OmeError as err:
-        raise OmeError(err.text, field=where) from None
+    except OmeError as err:  # located at the field its text starts with
+        field = next((f"{where}.{key}" for key in WEIGHTS_FIELDS.values() if err.text.startswith(f"{where}.{key}")),
+                     where)
+        raise OmeError(err.text, field=field) from None
 
 
 def _bool_text(key: str, value) -> bool:
