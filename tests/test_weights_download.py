@@ -333,6 +333,28 @@ def test_a_read_write_once_claim_under_several_replicas_is_named_with_the_fix(F)
                              f"and pods that may run on different nodes at once mount it (llama-3-2-3b-instruct/engine: "
                              f"up to 2 replicas): {RWO_FIX}")
     assert "ReadWriteOnce" not in download(list(F.values()), "--weights-access-mode", "ReadWriteMany").stderr
+    once_pod = download(list(F.values()), "--weights-access-mode", "ReadWriteOncePod")
+    assert once_pod.lines[-1].endswith("is ReadWriteOncePod, and pods that may run on different nodes at once mount it "
+                                       "(llama-3-2-3b-instruct/engine: up to 2 replicas): a ReadWriteOncePod volume is "
+                                       "mounted by one pod at a time, so the others stay Pending; render with "
+                                       "--weights-access-mode ReadWriteMany and a --weights-storage-class that "
+                                       "supports it")
+
+
+def test_a_leader_worker_set_with_workers_is_named(F):
+    engine = F["runtime"]["spec"]["engineConfig"]
+    runner = engine.pop("runner")
+    engine["leader"] = {"runner": runner}
+    engine["worker"] = {"size": 2, "runner": dict(runner)}
+    run = download(list(single(F).values()))
+    assert run.code == 0, run.stderr
+    lws = run.find("LeaderWorkerSet")["spec"]["leaderWorkerTemplate"]
+    for template in (lws["leaderTemplate"], lws["workerTemplate"]):
+        assert template["spec"]["initContainers"][0]["name"] == "wait-llama-3-2-3b-instruct"
+        assert "nodeSelector" not in template["spec"]
+    assert "(llama-3-2-3b-instruct/engine: a LeaderWorkerSet with 2 worker pods)" in run.lines[-1]
+    for obj in run.objects:
+        validate_k8s(obj)
 
 
 def test_a_read_write_once_claim_shared_by_inference_services_is_named(F):

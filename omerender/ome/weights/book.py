@@ -78,7 +78,8 @@ def _access_warning(namespace: str, name: str, claim: _Claim) -> str | None:
     if mode not in SINGLE_NODE_MODES or not reasons:
         return None
     more = f"; and {len(reasons) - SHOWN_USES} more" if len(reasons) > SHOWN_USES else ""
+    limit = "is mounted by one pod at a time, so the others" if mode == "ReadWriteOncePod" else \
+        "attaches to one node, so pods elsewhere"
     return (f"PersistentVolumeClaim {namespace}/{name} is {mode}, and pods that may run on different nodes at once "
-            f"mount it ({'; '.join(reasons[:SHOWN_USES])}{more}): a {mode} volume attaches to one node, so pods "
-            f"elsewhere stay Pending; render with --weights-access-mode ReadWriteMany and a --weights-storage-class "
-            f"that supports it")
+            f"mount it ({'; '.join(reasons[:SHOWN_USES])}{more}): a {mode} volume {limit} stay Pending; render with "
+            f"--weights-access-mode ReadWriteMany and a --weights-storage-class that supports it")
