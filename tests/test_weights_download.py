@@ -330,8 +330,8 @@ def test_a_read_write_once_claim_under_several_replicas_is_named_with_the_fix(F)
     run = download(list(F.values()))
     claim = claim_of(run)
     assert run.lines[-1] == (f"warning: <stdin>: {MODEL}: PersistentVolumeClaim llama-demo/{claim} is ReadWriteOnce, "
-                             f"and pods that may run on different nodes at once mount it (llama-3-2-3b-instruct/engine: "
-                             f"up to 2 replicas): {RWO_FIX}")
+                             f"and pods that may run on different nodes at once mount it "
+                             f"(llama-3-2-3b-instruct/engine: up to 2 replicas): {RWO_FIX}")
     assert "ReadWriteOnce" not in download(list(F.values()), "--weights-access-mode", "ReadWriteMany").stderr
     once_pod = download(list(F.values()), "--weights-access-mode", "ReadWriteOncePod")
     assert once_pod.lines[-1].endswith("is ReadWriteOncePod, and pods that may run on different nodes at once mount it "
@@ -395,7 +395,8 @@ def test_model_overlays_get_their_own_claims_mounts_and_wait_steps(F):
     claims = sorted(o["metadata"]["name"] for o in run.objects if o["kind"] == "PersistentVolumeClaim")
     assert [c.split("-weights-")[0] for c in claims] == ["adapter", "llama-3-2-3b-instruct"]
     engine = pod(run)
-    assert [c["name"] for c in engine["initContainers"]] == ["wait-llama-3-2-3b-instruct", "wait-model-overlay-adapter"]
+    assert [c["name"] for c in engine["initContainers"]] == ["wait-llama-3-2-3b-instruct",
+                                                            "wait-model-overlay-adapter"]
     assert engine["volumes"][2] == {"name": "model-overlay-adapter",
                                     "persistentVolumeClaim": {"claimName": claims[0], "readOnly": True}}
     assert engine["containers"][0]["volumeMounts"][2] == {"name": "model-overlay-adapter",

@@ -70,7 +70,8 @@ def test_check_re_renders_with_the_same_weights_flags_and_names_them_in_its_fix(
 
 
 def test_diff_renders_both_sides_in_download_mode(F, tmp_path):
-    for side, uri in (("a", "hf://meta-llama/Llama-3.2-3B-Instruct"), ("b", "hf://meta-llama/Llama-3.2-3B-Instruct@v2")):
+    for side, revision in (("a", ""), ("b", "@v2")):
+        uri = f"hf://meta-llama/Llama-3.2-3B-Instruct{revision}"
         objs = copy.deepcopy(F)
         objs["model"]["spec"]["storage"]["storageUri"] = uri
         (tmp_path / side).mkdir()

@@ -412,10 +412,8 @@ def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     if comp.mode == "MultiNode":
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
-        workers = multinode.worker_size(comp)
         plan = _pod_plan(ctx, comp, annotations)
-        _note_weights_use(ctx, comp, plan, f"{low} groups of a LeaderWorkerSet" if low > 1 else
-                          f"a LeaderWorkerSet with {workers} worker pod{'s' if workers != 1 else ''}" if workers else None)
+        _note_weights_use(ctx, comp, plan, _group_spread(low, multinode.worker_size(comp)))
         objects = multinode.build(group, comp, plan, low, report)
         leader_pod = objects[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
         return objects + _pod_monitors(ctx, comp_name, annotations, leader_pod)
@@ -446,6 +444,13 @@ def _pod_monitors(ctx: IsvcContext, comp_name: str, annotations: dict, pod: dict
     if not ctx.options.pod_monitors:
         return []
     return [pod_monitor(comp_name, ctx.isvc.namespace, annotations, pod, ctx.report)]
+
+
+def _group_spread(groups: int, workers: int) -> str | None:
+    """Why a LeaderWorkerSet's pods may run on several nodes at once, None when they are one pod."""
+    if groups > 1:
+        return f"{groups} groups of a LeaderWorkerSet"
+    return f"a LeaderWorkerSet with {workers} worker pod{'s' if workers != 1 else ''}" if workers else None
 
 
 def _note_weights_use(ctx: IsvcContext, comp: Component, plan: PodPlan, spread: str | None) -> None:
