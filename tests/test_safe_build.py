@@ -183,7 +183,7 @@ def test_a_program_named_like_the_omerender_function_in_the_repository_never_run
     assert "info: function path:" in done.stderr
     assert not marker(repo).exists()
     assert {o["kind"] for o in objects(done.stdout)} == {"Service", "Deployment", "HorizontalPodAutoscaler",
-                                                         "PodDisruptionBudget", "ClusterBaseModel"}
+                                                         "PodDisruptionBudget"}  # prod: noModelNodeSelector
 
 
 # ---------------------------------------------------------------- nothing outside the repository is read

@@ -17,7 +17,7 @@ DEFAULT_IMAGE = "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
 DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 MAX_SUBDOMAIN = 253
 MAX_IMAGE = 1024
-IMAGE_TEXT = re.compile(r"[!-~]+")  # printable ASCII, no space
+IMAGE_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]*")  # what an image reference is made of
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,8 @@ def check_access_mode(value, name: str) -> str:
 
 def check_image(value, name: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_IMAGE or not IMAGE_TEXT.fullmatch(value):
-        raise OmeError(f'{name} must be a container image reference (not empty, no spaces, at most {MAX_IMAGE} '
-                       f'characters), got "{shown(value)}"')
+        raise OmeError(f'{name} must be a container image reference (letters, digits, ".", "_", "-", "/", ":", "@", '
+                       f'at most {MAX_IMAGE} characters), got "{shown(value)}"')
     return value
 
 
