@@ -197,6 +197,12 @@ BTP_CASES = {
     "old generation": (
         btp([ancestor(INVALID)], generation=4),
         "Progressing", "Waiting for Envoy Gateway to observe generation 4 (Gateway envoy/eg reports generation 3)"),
+    "refused with an empty message, by a Gateway named without a namespace": (
+        btp([{"ancestorRef": {"name": "eg"}, "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+              "conditions": [condition("Accepted", "False", reason="TargetNotFound", message="")]}]),
+        "Degraded", "Not accepted for Gateway eg: TargetNotFound"),
+    "one ancestor with no conditions yet, one accepted": (
+        btp([{"ancestorRef": {"name": "internal"}}, ancestor(ACCEPTED)]), "Healthy", "Accepted for Gateway envoy/eg"),
     "no ancestors yet": (btp([]), "Progressing", "Waiting for Envoy Gateway to accept the policy"),
     "no status at all": (btp(None), "Progressing", "Waiting for Envoy Gateway to accept the policy"),
 }

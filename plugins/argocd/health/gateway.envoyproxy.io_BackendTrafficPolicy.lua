@@ -22,6 +22,14 @@ local function ancestorName(ancestor)
   return (ref.kind or "Gateway") .. " " .. name
 end
 
+-- "reason: message", or whichever of the two the condition has.
+local function detail(condition)
+  if condition.reason ~= nil and condition.message ~= nil and condition.message ~= "" then
+    return condition.reason .. ": " .. condition.message
+  end
+  return condition.reason or condition.message or "no reason given"
+end
+
 for _, ancestor in ipairs(ancestors) do
   for _, condition in ipairs(ancestor.conditions or {}) do
     if generation ~= nil and condition.observedGeneration ~= nil and condition.observedGeneration ~= generation then
@@ -38,8 +46,7 @@ for _, ancestor in ipairs(ancestors) do
   for _, condition in ipairs(ancestor.conditions or {}) do
     if condition.type == "Accepted" and condition.status == "False" then
       hs.status = "Degraded"
-      hs.message = "Not accepted for " .. ancestorName(ancestor) .. ": " .. (condition.reason or "") .. ": " ..
-        (condition.message or "")
+      hs.message = "Not accepted for " .. ancestorName(ancestor) .. ": " .. detail(condition)
       return hs
     end
     if condition.type == "Accepted" and condition.status == "True" then

@@ -17,6 +17,14 @@ local function workload(binding)
   return (binding.resource or "?") .. " " .. (binding.namespace or "?") .. "/" .. (binding.name or "?")
 end
 
+-- "reason: message", or whichever of the two the condition has.
+local function detail(condition)
+  if condition.reason ~= nil and condition.message ~= nil and condition.message ~= "" then
+    return condition.reason .. ": " .. condition.message
+  end
+  return condition.reason or condition.message or "no reason given"
+end
+
 for _, binding in ipairs(bindings) do
   for _, condition in ipairs(binding.conditions or {}) do
     if generation ~= nil and condition.observedGeneration ~= nil and condition.observedGeneration ~= generation then
@@ -33,8 +41,7 @@ for _, binding in ipairs(bindings) do
   for _, condition in ipairs(binding.conditions or {}) do
     if condition.type == "Accepted" and condition.status == "False" then
       hs.status = "Degraded"
-      hs.message = "Rejected by " .. workload(binding) .. ": " .. (condition.reason or "") .. ": " ..
-        (condition.message or "")
+      hs.message = "Rejected by " .. workload(binding) .. ": " .. detail(condition)
       return hs
     end
     if condition.type == "Accepted" and condition.status == "True" then
