@@ -7,9 +7,10 @@ import pytest
 
 from catalog import load_runtime
 from conftest import CATALOG, validate_k8s
-from samples import (AGENT_MODE, NO_OME, RENDERS, catalog_objects, expected, foreign_kinds, host_path_volumes,
-                     kinds_beyond_agent_mode, model_node_placement, mounts_without_volume, objects, observed, problems,
-                     render_samples, sample_files, unknown_claims)
+from samples import (AGENT_MODE, EXPECTED, NO_OME, RENDERS, assert_samples_fit_a_cluster_without_ome, catalog_objects,
+                     expected, expected_text, failures_on_a_cluster_without_ome, foreign_kinds, host_path_volumes,
+                     kinds_beyond_agent_mode, model_node_placement, mounts_without_volume, observed, output_objects,
+                     problems, render_samples, sample_files, unknown_claims)
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +35,18 @@ def test_each_sample_renders_or_fails_as_recorded(runs):
     assert observed(runs) == want
 
 
+def test_the_expectation_file_is_as_write_expected_writes_it(runs):
+    assert EXPECTED.read_text() == expected_text(runs)
+
+
 def test_136_inference_service_samples_render_and_12_fail_each_for_a_recorded_reason(runs):
     entries = expected()
     isvc = [rel for rel in entries if rel.startswith("isvc/")]
     assert sum(entries[rel]["outcome"] == RENDERS for rel in isvc) == 136
     failed = [rel for rel in isvc if entries[rel]["outcome"] != RENDERS]
     assert len(failed) == 12
-    unexplained = [rel for rel, entry in entries.items()
-                   if (entry["outcome"] != RENDERS or entry.get("problems")) and not entry.get("why")]
-    assert unexplained == []
+    to_explain = {rel for rel, entry in entries.items() if entry["outcome"] != RENDERS or entry.get("problems")}
+    assert to_explain == {rel for rel, entry in entries.items() if entry.get("why")}
     for rel in failed:
         assert runs[rel].code == 1 and runs[rel].stdout == "", rel
 
@@ -58,7 +62,7 @@ def test_benchmark_jobs_pass_through_today(runs):
     # issue 31, part 3 renders them into Jobs; then these entries change.
     for rel in ("benchmark/deepseek-r1-rdma.yaml", "benchmark/e5-mistral-7b-instruct.yaml",
                 "benchmark/llama3-1-70b-instruct.yaml"):
-        (job,) = objects(runs[rel])
+        (job,) = output_objects(runs[rel])
         assert (job["apiVersion"], job["kind"]) == ("ome.io/v1beta1", "BenchmarkJob")
         assert expected()[rel]["problems"] == [
             f"BenchmarkJob {job['metadata']['namespace']}/{job['metadata']['name']}: ome.io/v1beta1 is neither "
@@ -68,7 +72,7 @@ def test_benchmark_jobs_pass_through_today(runs):
 def test_every_rendered_object_validates(runs):
     count = 0
     for rel, run in runs.items():
-        for obj in objects(run):
+        for obj in output_objects(run):
             if obj["apiVersion"] != "ome.io/v1beta1":  # the BenchmarkJobs passed through: no schema here
                 validate_k8s(obj)
                 count += 1
@@ -118,12 +122,36 @@ def _lws(leader: dict, worker: dict) -> dict:
 
 def test_the_no_ome_checks_find_the_model_agent_s_work_in_today_s_output(runs):
     run = runs["isvc/meta/llama-3-1-8b-instruct.yaml"]
-    assert problems(objects(run), AGENT_MODE) == []
+    assert problems(output_objects(run), AGENT_MODE) == []
     deployment = "Deployment llama-3-1-8b-instruct/llama-3-1-8b-instruct-{}: spec.template.spec"
-    assert problems(objects(run), NO_OME) == [
+    assert problems(output_objects(run), NO_OME) == [
         f"{deployment.format('engine')}.nodeSelector selects models.ome.io/clusterbasemodel.llama-3-1-8b-instruct",
         *(f"{deployment.format(c)}.volumes llama-3-1-8b-instruct is hostPath /raid/models/meta/llama-3-1-8b-instruct"
           for c in ("engine", "router"))]
+
+
+def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_needs_of_ome():
+    files = ["isvc/meta/llama-3-1-8b-instruct.yaml", "isvc/deepseek-ai/deepseek-r1.yaml",
+             "benchmark/e5-mistral-7b-instruct.yaml", "benchmark/huggingface-secret.yaml",
+             "isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]
+    failures = failures_on_a_cluster_without_ome(files=files)
+    assert sorted(failures) == sorted(set(files) - {"benchmark/huggingface-secret.yaml"})
+    assert failures["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"] == [
+        "exit 1: " + expected()["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]["outcome"]]
+    lws = "LeaderWorkerSet deepseek-r1/lws-deepseek-r1-engine: spec.leaderWorkerTemplate"
+    assert failures["isvc/deepseek-ai/deepseek-r1.yaml"] == [
+        *(f"{lws}.leaderTemplate.spec: container ome-container mounts {name}, which no volume of its pod defines"
+          for name in ("dshm", "devinf")),
+        *(f"{lws}.{template}.spec.nodeSelector selects models.ome.io/clusterbasemodel.deepseek-r1"
+          for template in ("leaderTemplate", "workerTemplate")),
+        *(f"{lws}.{template}.spec.volumes deepseek-r1 is hostPath /raid/models/deepseek-ai/deepseek-r1"
+          for template in ("leaderTemplate", "workerTemplate"))]
+    assert failures["benchmark/e5-mistral-7b-instruct.yaml"] == [
+        "BenchmarkJob e5-mistral-7b-instruct/e5-mistral-7b-instruct-benchmark: ome.io/v1beta1 is neither "
+        "Kubernetes' own nor an add-on's"]
+    with pytest.raises(AssertionError, match="is hostPath /raid/models/meta/llama-3-1-8b-instruct"):
+        assert_samples_fit_a_cluster_without_ome(files=files[:1])
+    assert_samples_fit_a_cluster_without_ome(checks=AGENT_MODE, files=files[:1])
 
 
 def test_model_node_placement_finds_selectors_and_affinity_in_every_pod_template():
@@ -177,7 +205,8 @@ def test_kind_checks_allow_kubernetes_and_the_add_ons_and_models_only_in_agent_m
     def obj(api_version, kind):
         return {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
     allowed = [obj("v1", "Service"), obj("apps/v1", "Deployment"),
-               obj("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), obj("keda.sh/v1alpha1", "ScaledObject"), obj("gateway.networking.k8s.io/v1", "HTTPRoute"),
+               obj("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), obj("keda.sh/v1alpha1", "ScaledObject"),
+               obj("gateway.networking.k8s.io/v1", "HTTPRoute"),
                obj("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy"),
                obj("monitoring.coreos.com/v1", "PodMonitor")]
     model, job = obj("ome.io/v1beta1", "ClusterBaseModel"), obj("ome.io/v1beta1", "BenchmarkJob")
