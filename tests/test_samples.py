@@ -130,6 +130,17 @@ def test_the_no_ome_checks_find_the_model_agent_s_work_in_today_s_output(runs):
           for c in ("engine", "router"))]
 
 
+def test_today_every_inference_service_sample_that_renders_needs_the_model_agent(runs):
+    needs_agent = set()
+    for rel, run in runs.items():
+        if rel.startswith("isvc/") and run.code == 0:
+            found = problems(output_objects(run), [model_node_placement, host_path_volumes])
+            if any(" selects models.ome.io/" in line for line in found) and any(
+                    " is hostPath /raid/models/" in line for line in found):
+                needs_agent.add(rel)
+    assert len(needs_agent) == 136
+
+
 def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_needs_of_ome():
     files = ["isvc/meta/llama-3-1-8b-instruct.yaml", "isvc/deepseek-ai/deepseek-r1.yaml",
              "benchmark/e5-mistral-7b-instruct.yaml", "benchmark/huggingface-secret.yaml",
