@@ -17,7 +17,7 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import FLAGS, cluster_config_path, flag_values, repo_root
+from omerender.gitops.argocd import FLAGS, allow_empty, cluster_config_path, empty_render, flag_values, repo_root
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -44,6 +44,7 @@ def generate():
     try:
         values = flag_values(environ)
         cluster_config = cluster_config_path(environ, root)
+        empty_ok = allow_empty(environ)
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
@@ -51,11 +52,10 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
         paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
-        click.get_current_context().invoke(render_cmd, paths=paths, keep_inputs=options.keep_inputs,
-                                           no_model_node_selector=not options.model_node_selector,
-                                           locked=False, lock_path=None, output_dir=None, old_output_dir=None,
-                                           pod_monitors=options.pod_monitors,
-                                           strict=values["STRICT"], debug=False)
+        objects, input_kinds = _render_plain(paths, options)
+        if not objects and not empty_ok:
+            fail([empty_render(input_kinds).message()])
+        write_stream(objects, sys.stdout)
         return
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
                                         timeout=timeout_setting(None, environ),
@@ -66,11 +66,47 @@ def generate():
         click.echo(message.line(), err=True)
     fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
+    if not empty_ok and _built_nothing(built):
+        input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
+        fail([empty_render(input_kinds, kustomization=True).message()])
     if built.objects is not None:
         write_stream(built.objects, sys.stdout)
     else:
         sys.stdout.write(built.stream)
 
+
+def _render_plain(paths: tuple[str, ...], options: Options) -> tuple[list[dict], list[str]]:
+    """``omerender render PATHS`` with ``options``: the rendered objects and the kinds of the objects read. Messages
+    are printed; errors (and, with strict, warnings) exit 1."""
+    from omerender.errors import run_guarded
+    from omerender.gitops.overlays import read_plain
+    from omerender.ome.load import index
+    from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
+    from omerender.ome.render import render
+    notes: list = []
+
+    def run():
+        inputs = index(read_plain(list(paths), notes))
+        lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), None))
+        return render(inputs, options, lock), [obj.kind for obj in inputs.objects]
+
+    done, failures = run_guarded(run)
+    for message in notes:
+        click.echo(message.line(), err=True)
+    if failures:
+        fail(failures)
+    result, input_kinds = done
+    for message in result.messages:
+        click.echo(message.line(), err=True)
+    fail_if_strict(options.strict, [*notes, *result.messages])
+    return result.objects, input_kinds
+
+
+def _built_nothing(built) -> bool:
+    """Whether a kustomization's build wrote no object (the function path's output is kustomize's text)."""
+    if built.objects is not None:
+        return not built.objects
+    return not (built.stream or "").strip()
 
 
 def _read_anyway(path: str) -> bool:

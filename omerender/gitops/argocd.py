@@ -70,3 +70,33 @@ def _not_a_file(value: str) -> str | None:
     if not os.path.isfile(value):
         return "is not a regular file (a FIFO, socket or device is never read)"
     return None
+
+
+# ---------------------------------------------------------------- never an empty sync by accident
+
+ALLOW_EMPTY = "ALLOW_EMPTY"   # parameter allow-empty: an app that renders to no objects is meant to be empty
+EMPTY_FIX = ("a sync of no objects would prune every resource the Application manages; check spec.source.path, "
+             "or set the parameter allow-empty (ALLOW_EMPTY=true in the plugin env) where an empty app is meant")
+
+
+def allow_empty(environ: dict) -> bool:
+    """ALLOW_EMPTY from PARAM_ALLOW_EMPTY, else ARGOCD_ENV_ALLOW_EMPTY, else false."""
+    value = environ.get(f"PARAM_{ALLOW_EMPTY}", environ.get(f"ARGOCD_ENV_{ALLOW_EMPTY}", "false"))
+    if value not in TRUE + FALSE:
+        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+        raise OmeError(f'{ALLOW_EMPTY} must be true or false, got "{shown}"')
+    return value in TRUE
+
+
+def empty_render(input_kinds: list[str] | None, kustomization: bool = False) -> OmeError:
+    """Why the app rendered to no objects: ``input_kinds`` are the kinds of the objects read (None where the
+    build's output was all there was to see); ``kustomization``: they came from the app's kustomization."""
+    if not input_kinds:
+        where = "the kustomization builds no objects" if kustomization else \
+            "the app's directory holds no Kubernetes objects to render (no YAML file with one)"
+        return OmeError(f"{where}; {EMPTY_FIX}")
+    count, kinds = len(input_kinds), ", ".join(sorted(set(input_kinds)))
+    what = (f"its {count} objects ({kinds}) are OME inputs that create nothing by themselves" if count > 1 else
+            f"its one object ({kinds}) is an OME input that creates nothing by itself")
+    return OmeError(f"the app renders to no objects: {what} (an InferenceService is what becomes workloads, and "
+                    f"inputs are not written without keep-inputs); {EMPTY_FIX}")
