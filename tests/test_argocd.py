@@ -1,7 +1,7 @@
 """Contract test of the Argo CD Config Management Plugin (plugins/argocd/plugin.yaml), run the way
 argocd-cmp-server runs it: the repository is copied into a fresh work directory, each command runs as
 exec(command[0], command[1:] + args) in the app's directory with the sidecar's environment plus the
-ARGOCD_APP_* / ARGOCD_ENV_* / PARAM_* entries; discover's find.command must print something to match;
+ARGOCD_APP_* / ARGOCD_ENV_* / PARAM_* entries; discover is tested in test_argocd_operator.py;
 init runs before generate; generate's stdout must be a YAML stream of Kubernetes objects, and a
 non-zero exit fails the sync with stderr shown to the user."""
 from __future__ import annotations
@@ -92,18 +92,6 @@ def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
                                                                                "pod-monitors", "strict", "allow-empty",
                                                                                "cluster-config"]
-
-
-def test_discover_matches_ome_apps_only(tmp_path):
-    work = repo_copy(tmp_path)
-    (work / "apps" / "other").mkdir()
-    (work / "apps" / "other" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
-    find = PLUGIN["spec"]["discover"]["find"]
-    for app, matches in (("fixtures/kustomize/overlays/prod", True), ("fixtures/quickstart", True),
-                         ("apps/plain", True), ("apps/other", False)):
-        done = run_command(find, work / app, environment(app, {}, []))
-        assert done.returncode == 0, done.stderr
-        assert (done.stdout != "") is matches, app
 
 
 def test_kustomize_overlay_with_the_transformer_is_built(tmp_path):

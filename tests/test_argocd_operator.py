@@ -106,3 +106,109 @@ def test_a_hostile_allow_empty_value_cannot_forge_a_line(tmp_path):
 def test_allow_empty_is_announced_as_a_boolean():
     static = {p["name"]: p for p in PLUGIN["spec"]["parameters"]["static"]}
     assert (static["allow-empty"]["itemType"], static["allow-empty"]["string"]) == ("boolean", "false")
+
+
+# ---------------------------------------------------------------- discovery by intent only
+
+def go_glob(pattern: str) -> list[str]:
+    """Go's filepath.Glob, which cmp-server's matchRepository applies to filepath.Join(appPath, fileName)
+    (argo-cd cmpserver/plugin/plugin.go): each path element matched against a directory's entries (dot files
+    included) with * and ? staying inside the element; an element without meta characters is checked by lstat."""
+    import fnmatch
+    import os
+    parts = os.path.normpath(pattern).split(os.sep)
+    found = [os.sep if pattern.startswith(os.sep) else "."]
+    for part in [p for p in parts if p]:
+        if not any(ch in part for ch in "*?[\\"):
+            found = [os.path.join(d, part) for d in found if os.path.lexists(os.path.join(d, part))]
+            continue
+        found = [os.path.join(d, name) for d in found if os.path.isdir(d) for name in sorted(os.listdir(d))
+                 if fnmatch.fnmatchcase(name, part)]
+    return found
+
+
+def discovered(app_dir: Path) -> bool:
+    """Whether cmp-server claims ``app_dir``: plugin.yaml's discover must be a fileName (no command runs)."""
+    discover = PLUGIN["spec"]["discover"]
+    assert set(discover) == {"fileName"}, discover
+    import os
+    return bool(go_glob(os.path.join(str(app_dir), discover["fileName"])))
+
+
+def test_discovery_claims_only_a_directory_marked_with_omerender_yaml(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "marked").mkdir()
+    for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"):
+        (work / "apps" / "marked" / name).write_text((work / "apps" / "plain" / name).read_text())
+    (work / "apps" / "marked" / "omerender.yaml").write_text(CONFIG)
+    (work / "apps" / "nested").mkdir()
+    (work / "apps" / "nested" / "isvc.yaml").write_text((work / "apps" / "plain" / "isvc.yaml").read_text())
+    (work / "apps" / "nested" / "sub").mkdir()
+    (work / "apps" / "nested" / "sub" / "omerender.yaml").write_text(CONFIG)
+    claimed = {app: discovered(work / app) for app in
+               ("apps/plain", "fixtures/quickstart", "fixtures/kustomize/base", "apps/nested",
+                "apps/marked", "fixtures/kustomize/overlays/prod", "fixtures/kustomize/overlays/dev")}
+    assert claimed == {"apps/plain": False, "fixtures/quickstart": False, "fixtures/kustomize/base": False,
+                       "apps/nested": False, "apps/marked": True, "fixtures/kustomize/overlays/prod": True,
+                       "fixtures/kustomize/overlays/dev": True}
+
+
+def test_a_directory_named_omerender_yaml_or_a_dangling_link_still_marks_as_go_would(tmp_path):
+    """Go's Glob lstat()s a literal pattern: what the user put there on purpose, whatever it is, is the marker."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "omerender.yaml").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "Omerender.yaml").write_text(CONFIG)
+    assert (discovered(tmp_path / "a"), discovered(tmp_path / "b")) == (True, False)
+
+
+CONFIG = "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: omerender}\nspec: {}\n"
+
+
+def test_the_marked_plain_directory_renders_without_its_config(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {noModelNodeSelector: true}"))
+    done = generate_in(work, "apps/plain")
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    assert "OMERender" not in {o["kind"] for o in objs}
+    deployment = next(o for o in objs if o["kind"] == "Deployment")
+    assert "nodeSelector" not in deployment["spec"]["template"]["spec"]
+
+
+def test_options_beside_the_marked_directory_config_are_refused(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {podMonitors: false}"))
+    done = generate_in(work, "apps/plain", parameters=[{"name": "keep-inputs", "string": "true"}])
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: --keep-inputs: this app's directory holds the OMERender config ./omerender.yaml; "
+                           "set its options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, "
+                           "strict), not in the Application's plugin env or parameters\n")
+
+
+def test_two_configs_in_a_plain_directory_are_an_error(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG)
+    (work / "apps" / "plain" / "other.yaml").write_text(CONFIG)
+    done = generate_in(work, "apps/plain")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: 2 OMERender configs (./omerender.yaml, ./other.yaml); an app's directory holds one, "
+                           "omerender.yaml\n")
+
+
+def test_a_hostile_config_field_is_an_error_naming_the_file(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {strict: 'yes; rm -rf /'}"))
+    done = generate_in(work, "apps/plain")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: ./omerender.yaml")
+    assert "functionConfig.spec.strict must be true or false" in done.stderr
+
+
+def test_a_bare_marker_leaves_the_options_to_the_application(tmp_path):
+    work = repo_copy(tmp_path)
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG)
+    done = generate_in(work, "apps/plain", parameters=[{"name": "no-model-node-selector", "string": "true"}])
+    assert done.returncode == 0, done.stderr
+    deployment = next(o for o in manifests(done.stdout) if o["kind"] == "Deployment")
+    assert "nodeSelector" not in deployment["spec"]["template"]["spec"]

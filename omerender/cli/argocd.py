@@ -17,7 +17,8 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import FLAGS, allow_empty, cluster_config_path, empty_render, flag_values, repo_root
+from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, empty_render, flag_values, repo_root,
+                                     split_config)
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -52,7 +53,7 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
         paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
-        objects, input_kinds = _render_plain(paths, options)
+        objects, input_kinds = _render_plain(paths, options, named)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
         write_stream(objects, sys.stdout)
@@ -75,20 +76,25 @@ def generate():
         sys.stdout.write(built.stream)
 
 
-def _render_plain(paths: tuple[str, ...], options: Options) -> tuple[list[dict], list[str]]:
-    """``omerender render PATHS`` with ``options``: the rendered objects and the kinds of the objects read. Messages
-    are printed; errors (and, with strict, warnings) exit 1."""
+def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...]) -> tuple[list[dict], list[str]]:
+    """``omerender render PATHS`` with ``options`` (those of the directory's OMERender config where it holds one):
+    the rendered objects and the kinds of the objects read. Messages are printed; errors (and, with strict,
+    warnings) exit 1."""
     from omerender.errors import run_guarded
     from omerender.gitops.overlays import read_plain
     from omerender.ome.load import index
     from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
     from omerender.ome.render import render
     notes: list = []
+    used = [options, "--strict"]
 
     def run():
-        inputs = index(read_plain(list(paths), notes))
+        docs, config_options = split_config(read_plain(list(paths), notes), named)
+        if config_options is not None:
+            used[:] = [config_options, "strict: true in the OMERender config"]
+        inputs = index(docs)
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), None))
-        return render(inputs, options, lock), [obj.kind for obj in inputs.objects]
+        return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
 
     done, failures = run_guarded(run)
     for message in notes:
@@ -98,7 +104,7 @@ def _render_plain(paths: tuple[str, ...], options: Options) -> tuple[list[dict],
     result, input_kinds = done
     for message in result.messages:
         click.echo(message.line(), err=True)
-    fail_if_strict(options.strict, [*notes, *result.messages])
+    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1])
     return result.objects, input_kinds
 
 

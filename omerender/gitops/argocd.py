@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from omerender.errors import OmeError
+from omerender.ome.render import Options
 from omerender.yamlio import paths
 
 # Option name -> the render flag it stands for.
@@ -100,3 +101,36 @@ def empty_render(input_kinds: list[str] | None, kustomization: bool = False) -> 
             f"its one object ({kinds}) is an OME input that creates nothing by itself")
     return OmeError(f"the app renders to no objects: {what} (an InferenceService is what becomes workloads, and "
                     f"inputs are not written without keep-inputs); {EMPTY_FIX}")
+
+
+# ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
+
+MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
+CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, strict"
+
+
+def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:
+    """A plain directory's documents without its OMERender config, and the options that config sets (None when
+    there is none, or an empty spec beside the Application's flags). The config is read as data and never written
+    out (no cluster serves its kind); flags from the Application beside a spec are an error, so the two can't
+    silently disagree."""
+    from .krm import CONFIG_API, CONFIG_KIND, function_options
+    configs = [d for d in docs if isinstance(d.data, dict)
+               and (d.data.get("apiVersion"), d.data.get("kind")) == (CONFIG_API, CONFIG_KIND)]
+    if not configs:
+        return docs, None
+    if len(configs) > 1:
+        raise OmeError(f"{len(configs)} OMERender configs ({', '.join(d.file for d in configs)}); an app's "
+                       f"directory holds one, {MARKER}")
+    config, rest = configs[0], [d for d in docs if d is not configs[0]]
+    if flag_names and not config.data.get("spec"):
+        return rest, None   # a bare marker: the Application's options apply
+    if flag_names:
+        raise OmeError(f"{', '.join(flag_names)}: this app's directory holds the OMERender config {config.file}; set "
+                       f"its options in that config's spec ({CONFIG_FIELDS}), not in the Application's plugin env or "
+                       f"parameters")
+    try:
+        options = function_options(config.data)
+    except OmeError as err:
+        raise err.located(None, config.file) from None
+    return rest, options
