@@ -290,8 +290,9 @@ def test_kustomize_is_stopped_at_the_sidecars_time_limit(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: kustomize build . did not finish within 1 s and was stopped; a kustomization "
                            "that needs longer can have it with omerender build --timeout SECONDS or "
-                           "OMERENDER_BUILD_TIMEOUT (Argo CD itself gives up on a manifest generation after 90 s "
-                           "by default)\n")
+                           "OMERENDER_BUILD_TIMEOUT (on Argo CD's plugin sidecar, together with the repo-server's "
+                           "deadline, 60 s by default: controller.repo.server.timeout.seconds and "
+                           "server.repo.server.timeout.seconds in argocd-cmd-params-cm)\n")
 
 
 def test_a_terminated_generate_removes_its_staged_copy(tmp_path):

@@ -212,3 +212,43 @@ def test_a_bare_marker_leaves_the_options_to_the_application(tmp_path):
     assert done.returncode == 0, done.stderr
     deployment = next(o for o in manifests(done.stdout) if o["kind"] == "Deployment")
     assert "nodeSelector" not in deployment["spec"]["template"]["spec"]
+
+
+# ---------------------------------------------------------------- the repo-server's deadline
+
+def test_the_sidecars_default_limit_leaves_room_inside_the_repo_servers_deadline():
+    from omerender.gitops.buildrun import timeout_setting
+    assert timeout_setting(None, {}, sidecar=True) == 45.0
+    assert timeout_setting(None, {}, sidecar=True) + 10 < 60   # Argo CD's default repo-server deadline
+    # cmp-server doesn't apply ARGOCD_EXEC_TIMEOUT (argo-cd #29166): a long one never raises the limit past 45 s
+    assert timeout_setting(None, {"ARGOCD_EXEC_TIMEOUT": "5m"}, sidecar=True) == 45.0
+    assert timeout_setting(None, {"ARGOCD_EXEC_TIMEOUT": "30s"}, sidecar=True) == 20.0
+    assert timeout_setting(None, {"OMERENDER_BUILD_TIMEOUT": "240"}, sidecar=True) == 240.0
+    assert timeout_setting(None, {}) == 80.0   # omerender build outside Argo CD: unchanged
+
+
+def test_the_sidecars_expiry_names_the_repo_server_settings(tmp_path):
+    import os
+    from test_build_limits import slow_kustomize
+    work = repo_copy(tmp_path)
+    bin_dir, _ = slow_kustomize(tmp_path)
+    app = "fixtures/kustomize/overlays/dev"
+    environ = environment(app, {}, [])
+    environ.update(PATH=f"{bin_dir}{os.pathsep}{environ['PATH']}", ARGOCD_EXEC_TIMEOUT="2s")
+    done = run_command(PLUGIN["spec"]["generate"], work / app, environ)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: kustomize build . did not finish within 1 s and was stopped; a kustomization that "
+                           "needs longer can have it with omerender build --timeout SECONDS or OMERENDER_BUILD_TIMEOUT "
+                           "(on Argo CD's plugin sidecar, together with the repo-server's deadline, 60 s by default: "
+                           "controller.repo.server.timeout.seconds and server.repo.server.timeout.seconds in "
+                           "argocd-cmd-params-cm)\n")
+
+
+def test_a_hostile_build_timeout_on_the_sidecar_cannot_forge_a_line(tmp_path):
+    work = repo_copy(tmp_path)
+    app = "fixtures/kustomize/overlays/dev"
+    environ = environment(app, {}, [])
+    environ["OMERENDER_BUILD_TIMEOUT"] = "1\nerror: forged"
+    done = run_command(PLUGIN["spec"]["generate"], work / app, environ)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == 'error: OMERENDER_BUILD_TIMEOUT must be a number of seconds above 0, got "1\\nerror: forged"\n'

@@ -59,7 +59,7 @@ def generate():
         write_stream(objects, sys.stdout)
         return
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
-                                        timeout=timeout_setting(None, environ),
+                                        timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),
                                         extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
