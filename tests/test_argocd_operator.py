@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from test_argocd import PLUGIN, ROOT, environment, manifests, repo_copy, run_command
 
 EMPTY_FIX = ("a sync of no objects would prune every resource the Application manages; check spec.source.path, "
@@ -252,3 +254,83 @@ def test_a_hostile_build_timeout_on_the_sidecar_cannot_forge_a_line(tmp_path):
     done = run_command(PLUGIN["spec"]["generate"], work / app, environ)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == 'error: OMERENDER_BUILD_TIMEOUT must be a number of seconds above 0, got "1\\nerror: forged"\n'
+
+
+# ---------------------------------------------------------------- a hardened sidecar
+
+PATCH = yaml.safe_load((ROOT / "plugins" / "argocd" / "repo-server-patch.yaml").read_text())
+DOCKERFILE = (ROOT / "plugins" / "argocd" / "Dockerfile").read_text()
+# argocd-repo-server as Argo CD's install manifests create it, reduced to what the patch touches.
+REPO_SERVER = {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "argocd-repo-server", "namespace": "argocd",
+                 "labels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+    "spec": {"selector": {"matchLabels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+             "template": {"metadata": {"labels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+                          "spec": {"containers": [{"name": "argocd-repo-server", "image": "quay.io/argoproj/argocd:v3.1.0",
+                                                   "args": ["/usr/local/bin/argocd-repo-server"]}],
+                                   "volumes": [{"name": "var-files", "emptyDir": {}},
+                                               {"name": "plugins", "emptyDir": {}},
+                                               {"name": "tmp", "emptyDir": {}}]}}}}
+
+
+def merged(base: dict, patch: dict) -> dict:
+    """A strategic merge of the patch's pod spec onto ``base``: containers and volumes merge by name."""
+    import copy
+    out = copy.deepcopy(base)
+    pod, extra = out["spec"]["template"]["spec"], patch["spec"]["template"]["spec"]
+    for key in ("containers", "volumes"):
+        names = {item["name"] for item in pod[key]}
+        assert not names & {item["name"] for item in extra[key]}, key
+        pod[key] += copy.deepcopy(extra[key])
+    assert set(extra) == {"containers", "volumes"}
+    return out
+
+
+def sidecar() -> dict:
+    (container,) = PATCH["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def test_the_sidecar_is_hardened_as_argo_cds_own_containers():
+    context = sidecar()["securityContext"]
+    assert context == {"runAsNonRoot": True, "runAsUser": 999, "readOnlyRootFilesystem": True,
+                       "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
+                       "seccompProfile": {"type": "RuntimeDefault"}}
+    resources = sidecar()["resources"]
+    assert set(resources) == {"requests", "limits"}
+    assert set(resources["requests"]) == set(resources["limits"]) == {"cpu", "memory"}
+
+
+def test_the_sidecars_tmp_is_its_own_and_bounded_with_room_for_a_staged_build():
+    from omerender.kube.quantities import parse_quantity
+    mounts = {m["mountPath"]: m["name"] for m in sidecar()["volumeMounts"]}
+    volumes = {v["name"]: v for v in PATCH["spec"]["template"]["spec"]["volumes"]}
+    tmp = volumes[mounts["/tmp"]]
+    assert mounts["/tmp"] != "tmp"   # not the repo-server's own /tmp
+    assert parse_quantity(tmp["emptyDir"]["sizeLimit"], "sizeLimit") >= 4 * 256 * 2**20   # staging may take 256 MiB
+
+
+def test_the_patched_repo_server_is_a_valid_deployment():
+    from conftest import validate_k8s
+    deployment = merged(REPO_SERVER, PATCH)
+    validate_k8s(deployment)
+    assert [c["name"] for c in deployment["spec"]["template"]["spec"]["containers"]] == ["argocd-repo-server",
+                                                                                          "omerender"]
+
+
+def test_remote_bases_are_off_in_the_sidecar(tmp_path):
+    from omerender.gitops.buildrun import REMOTE_ENV
+    env = {e["name"]: e["value"] for e in sidecar()["env"]}
+    assert env == {REMOTE_ENV: "off"}
+    work, app = app_with(tmp_path, {"kustomization.yaml": "resources:\n  - https://github.com/org/repo//base?ref=main\n"})
+    done = generate_in(work, app, **env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: kustomization.yaml: 'https://github.com/org/repo//base?ref=main' is a remote base, "
+                           "and remote bases are off (OMERENDER_BUILD_REMOTE=off or --no-remote); copy it into the "
+                           "repository and name it by a relative path\n")
+
+
+def test_the_plugin_config_in_the_image_is_owned_by_root_and_read_only_to_the_plugin():
+    copies = [line for line in DOCKERFILE.splitlines() if "plugin.yaml" in line and line.startswith("COPY")]
+    assert copies == ["COPY --chown=0:0 --chmod=0644 plugins/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml"]
