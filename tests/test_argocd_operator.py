@@ -334,3 +334,65 @@ def test_remote_bases_are_off_in_the_sidecar(tmp_path):
 def test_the_plugin_config_in_the_image_is_owned_by_root_and_read_only_to_the_plugin():
     copies = [line for line in DOCKERFILE.splitlines() if "plugin.yaml" in line and line.startswith("COPY")]
     assert copies == ["COPY --chown=0:0 --chmod=0644 plugins/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml"]
+
+
+# ---------------------------------------------------------------- a reproducible image
+
+def _steps(dockerfile: Path) -> list[tuple[str, str]]:
+    from test_container import instructions
+    return instructions(dockerfile)
+
+
+def test_both_images_start_from_a_base_pinned_by_digest_and_leave_build_tools_behind():
+    import re
+    for dockerfile in (ROOT / "Dockerfile", ROOT / "plugins" / "argocd" / "Dockerfile"):
+        steps = _steps(dockerfile)
+        (base,) = [rest for word, rest in steps if word == "ARG" and rest.startswith("PYTHON_IMAGE=")]
+        assert re.fullmatch(r"PYTHON_IMAGE=python:3\.11-slim-trixie@sha256:[0-9a-f]{64}", base), dockerfile
+        assert [rest for word, rest in steps if word == "FROM"] == ["${PYTHON_IMAGE} AS build", "${PYTHON_IMAGE}"]
+        final = steps[[i for i, (word, _) in enumerate(steps) if word == "FROM"][-1]:]
+        runs = " ".join(rest for word, rest in final if word == "RUN")
+        assert "pip install" not in runs and "pip uninstall --yes --no-cache-dir pip setuptools wheel" in runs
+        assert ("COPY", "--from=build /install /usr/local") in final
+        installs = [rest for word, rest in steps if word == "RUN" and "pip install" in rest]
+        assert installs == ["pip install --no-cache-dir --no-compile --prefix=/install --constraint "
+                            "/src/constraints.txt /src"], dockerfile
+
+
+def test_the_sidecar_pins_kustomize_to_one_debian_package_version_and_is_labelled_by_version_and_commit():
+    steps = _steps(ROOT / "plugins" / "argocd" / "Dockerfile")
+    assert ("ARG", "KUSTOMIZE_DEB=5.6.0+ds-1+b2") in steps
+    assert any(word == "RUN" and '"kustomize=${KUSTOMIZE_DEB}"' in rest for word, rest in steps)
+    assert {("ARG", "VERSION=0.1.0"), ("ARG", "REVISION=unknown")} <= set(steps)
+    (label,) = [rest for word, rest in steps if word == "LABEL"]
+    assert 'org.opencontainers.image.version="${VERSION}"' in label
+    assert 'org.opencontainers.image.revision="${REVISION}"' in label
+
+
+def test_the_constraints_file_pins_every_runtime_dependency():
+    """Every distribution `pip install .` pulls in (the declared dependencies and theirs), pinned with ==."""
+    import importlib.metadata as metadata
+    import tomllib
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version and not any(c in version for c in "<>=!~*,; "), line
+            pins[canonicalize_name(name)] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    needed, todo = set(), [Requirement(r) for r in project["dependencies"]]
+    while todo:
+        req = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        name = canonicalize_name(req.name)
+        if name in needed:
+            continue
+        needed.add(name)
+        assert name in pins, f"{req.name} is not pinned in constraints.txt"
+        assert req.specifier.contains(pins[name], prereleases=True), (req, pins[name])
+        todo += [Requirement(r) for r in metadata.requires(req.name) or []]
+    assert set(pins) == needed   # nothing pinned that the image doesn't install
