@@ -23,6 +23,14 @@ PLUGIN = yaml.safe_load((ROOT / "plugins" / "argocd" / "plugin.yaml").read_text(
 ISVC = "llama-3-2-3b-instruct"
 COMPONENT = f"{ISVC}-engine"
 MODEL_SELECTOR = f"models.ome.io/clusterbasemodel.{ISVC}"
+# What Argo CD passes for a 1.30 cluster with OME's CRDs installed (group/versions, then group/version/Kinds).
+KUBE_API_VERSIONS = ",".join([
+    "apps/v1", "apps/v1/Deployment", "autoscaling/v2", "autoscaling/v2/HorizontalPodAutoscaler", "ome.io/v1beta1",
+    *(f"ome.io/v1beta1/{kind}" for kind in ("BaseModel", "ClusterBaseModel", "ClusterServingRuntime",
+                                            "InferenceService", "ServingRuntime")),
+    "networking.k8s.io/v1", "networking.k8s.io/v1/Ingress", "policy/v1", "policy/v1/PodDisruptionBudget",
+    "rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/Role", "rbac.authorization.k8s.io/v1/RoleBinding",
+    "v1", "v1/ConfigMap", "v1/Namespace", "v1/Secret", "v1/Service", "v1/ServiceAccount"])
 RENDERED_KINDS = ["Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "Service"]
 
 
@@ -47,7 +55,7 @@ def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> d
     app = {"ARGOCD_APP_NAME": "llama", "ARGOCD_APP_NAMESPACE": "argocd", "ARGOCD_APP_REVISION": "0123abcd",
            "ARGOCD_APP_REVISION_SHORT": "0123abc", "ARGOCD_APP_SOURCE_PATH": app_path,
            "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example/deploy.git", "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
-           "KUBE_VERSION": "1.30.0", "KUBE_API_VERSIONS": "v1,apps/v1,autoscaling/v2,policy/v1",
+           "KUBE_VERSION": "1.30.0", "KUBE_API_VERSIONS": KUBE_API_VERSIONS,
            "ARGOCD_APP_PARAMETERS": json.dumps(parameters)}
     user = {f"ARGOCD_ENV_{name}": value for name, value in env.items()}
     params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters}

@@ -37,7 +37,6 @@ def generate():
     names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
-    from .app import render_cmd
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
@@ -56,6 +55,7 @@ def generate():
         objects, input_kinds = _render_plain(paths, options, named)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
+        _fail_unserved(objects, environ)
         write_stream(objects, sys.stdout)
         return
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
@@ -70,6 +70,7 @@ def generate():
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
         fail([empty_render(input_kinds, kustomization=True).message()])
+    _fail_unserved(built.objects if built.objects is not None else None, environ, built.stream)
     if built.objects is not None:
         write_stream(built.objects, sys.stdout)
     else:
@@ -118,3 +119,23 @@ def _built_nothing(built) -> bool:
 def _read_anyway(path: str) -> bool:
     """Whether rendering the app's directory reads ``path`` already (a YAML file below it)."""
     return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))
+
+
+def _fail_unserved(objects: list[dict] | None, environ: dict, stream: str | None = None) -> None:
+    """Exit 1 naming each object the destination cluster doesn't serve, by the KUBE_API_VERSIONS and KUBE_VERSION
+    Argo CD passes (nothing is checked where they are empty)."""
+    from omerender.errors import run_guarded
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+
+    def check():
+        served = parse_api_versions([environ.get("KUBE_API_VERSIONS", "")], "KUBE_API_VERSIONS")
+        version = parse_kube_version(environ.get("KUBE_VERSION"), "KUBE_VERSION")
+        if served is None and version is None:
+            return []
+        import yaml
+        found = objects if objects is not None else [d for d in yaml.safe_load_all(stream or "") if isinstance(d, dict)]
+        return unserved(found, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+
+    errors, failures = run_guarded(check)
+    if failures or errors:
+        fail(failures or [err.message() for err in errors])
