@@ -525,3 +525,92 @@ def test_render_checks_the_api_versions_and_kube_version_it_is_given():
     assert (done.code, done.stdout) == (1, "")
     assert done.stderr.endswith('error: --kube-version: "latest\\nerror: x" is no Kubernetes version '
                                 '(MAJOR.MINOR[.PATCH], e.g. 1.30.2)\n')
+
+
+# ---------------------------------------------------------------- the tree Argo CD sent (manifest-generate-paths)
+
+def cmp_request(tmp_path: Path, tree_root: str) -> tuple[Path, Path]:
+    """What argocd-cmp-server unpacks for one request: under $ARGOCD_CMP_WORKDIR/_cmp_server/<request>/, the
+    repository below ``tree_root`` (the common root of manifest-generate-paths, or "" for the whole repository)."""
+    import shutil
+    repo = repo_copy(tmp_path / "git")
+    workdir = tmp_path / "sidecar-tmp"
+    request = workdir / "_cmp_server" / "5f0c1e2a-9b7d-4c1e-8a3b-2d4e6f8a0b1c"
+    shutil.copytree(repo / tree_root if tree_root else repo, request)
+    return workdir, request
+
+
+def test_with_manifest_generate_paths_the_base_argo_cd_sent_is_read(tmp_path):
+    # manifest-generate-paths: .;../../base on fixtures/kustomize/overlays/dev: the tree is fixtures/kustomize
+    workdir, request = cmp_request(tmp_path, "fixtures/kustomize")
+    app = "fixtures/kustomize/overlays/dev"
+    done = run_command(PLUGIN["spec"]["generate"], request / "overlays" / "dev",
+                       {**environment(app, {}, []), "ARGOCD_CMP_WORKDIR": str(workdir)})
+    assert done.returncode == 0, done.stderr
+    assert {o["metadata"]["namespace"] for o in manifests(done.stdout)} == {"llama-dev"}
+
+
+def test_without_manifest_generate_paths_the_whole_repository_is_the_tree(tmp_path):
+    workdir, request = cmp_request(tmp_path, "")
+    app = "fixtures/kustomize/overlays/dev"
+    done = run_command(PLUGIN["spec"]["generate"], request / app,
+                       {**environment(app, {}, []), "ARGOCD_CMP_WORKDIR": str(workdir)})
+    assert done.returncode == 0, done.stderr
+
+
+def test_nothing_beside_the_request_in_cmp_servers_work_dir_is_read(tmp_path):
+    """Another Application's request sits next to this one: a path leading there is outside the tree."""
+    workdir, request = cmp_request(tmp_path, "fixtures/kustomize")
+    other = request.parent / "0d9e8f7a-other-request"
+    (other / "base").mkdir(parents=True)
+    (other / "base" / "kustomization.yaml").write_text("resources: []\n")
+    kfile = request / "overlays" / "dev" / "kustomization.yaml"
+    kfile.write_text(kfile.read_text().replace("../../base", "../../../0d9e8f7a-other-request/base"))
+    app = "fixtures/kustomize/overlays/dev"
+    done = run_command(PLUGIN["spec"]["generate"], request / "overlays" / "dev",
+                       {**environment(app, {}, []), "ARGOCD_CMP_WORKDIR": str(workdir)})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"error: kustomization.yaml: '../../../0d9e8f7a-other-request/base' leads to "
+                           f"{other / 'base'}, outside the repository {request}; omerender builds only what is "
+                           f"inside it\n")
+
+
+def test_a_source_path_that_does_not_end_in_the_apps_place_in_the_tree_reads_only_the_app(tmp_path):
+    workdir, request = cmp_request(tmp_path, "fixtures/kustomize")
+    done = run_command(PLUGIN["spec"]["generate"], request / "overlays" / "dev",
+                       {**environment("elsewhere/prod", {}, []), "ARGOCD_CMP_WORKDIR": str(workdir)})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: kustomization.yaml: '../../base' leads to ")
+    assert done.stderr.endswith(f"outside the repository {request / 'overlays' / 'dev'}; omerender builds only what "
+                                f"is inside it\n")
+
+
+def test_hostile_source_paths_never_widen_the_tree():
+    from omerender.gitops.argocd import repo_root
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as base:
+        app = Path(base) / "_cmp_server" / "req" / "apps" / "prod"
+        app.mkdir(parents=True)
+        env = {"ARGOCD_CMP_WORKDIR": base}
+        real = os.path.realpath(app)
+        for hostile in ("../../../etc", "apps/prod/../../..", "/apps/prod\nerror: x", "req/apps/prod/.."):
+            assert repo_root(str(app), hostile, env) == real, hostile
+        assert repo_root(str(app), "deploy/apps/prod", env) == os.path.realpath(Path(base) / "_cmp_server" / "req")
+        assert repo_root(str(Path(base) / "_cmp_server"), "x", env) == os.path.realpath(Path(base) / "_cmp_server")
+
+
+# ---------------------------------------------------------------- parameters
+
+def test_every_announced_parameter_has_a_type_and_every_boolean_one_is_read_by_generate(tmp_path):
+    work = repo_copy(tmp_path)
+    for param in PLUGIN["spec"]["parameters"]["static"]:
+        assert param.get("itemType", "string") in ("boolean", "string"), param
+        assert "collectionType" not in param or param["collectionType"] == "string", param
+        if param.get("itemType") != "boolean":
+            continue
+        assert param["string"] == "false"
+        done = generate_in(work, "apps/plain", parameters=[{"name": param["name"], "string": "maybe"}])
+        env_name = param["name"].upper().replace("-", "_")
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", f'error: {env_name} must be true or false, got '
+                                                                      f'"maybe"\n'), param["name"]

@@ -40,7 +40,7 @@ def generate():
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
-    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
+    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"), environ)
     try:
         values = flag_values(environ)
         cluster_config = cluster_config_path(environ, root)

@@ -28,19 +28,42 @@ def flag_values(environ: dict) -> dict[str, bool]:
     return values
 
 
-def repo_root(app_dir: str, source_path: str | None) -> str:
-    """The repository's root: the app directory minus ARGOCD_APP_SOURCE_PATH; the app directory itself when
-    that path is missing or doesn't match (nothing above it is then read)."""
+CMP_WORK_DIR = "_cmp_server"   # argocd-cmp-server unpacks each request's tree in <work dir>/_cmp_server/<request>
+
+
+def repo_root(app_dir: str, source_path: str | None, environ: dict | None = None) -> str:
+    """The root of the tree Argo CD sent: under argocd-cmp-server, the request's directory; elsewhere the app
+    directory minus ARGOCD_APP_SOURCE_PATH. The app directory itself when that path is missing or doesn't match
+    (nothing above it is then read)."""
     app_dir = os.path.realpath(app_dir)
     parts = [p for p in (source_path or "").split("/") if p not in ("", ".")]
     if ".." in parts:
         return app_dir
+    sent = _cmp_tree(app_dir, parts, environ or {})
+    if sent is not None:
+        return sent
     root = app_dir
     for part in reversed(parts):
         if os.path.basename(root) != part:
             return app_dir
         root = os.path.dirname(root)
     return root
+
+
+def _cmp_tree(app_dir: str, parts: list[str], environ: dict) -> str | None:
+    """The tree argocd-cmp-server unpacked for this request (common.GetCMPWorkDir: $ARGOCD_CMP_WORKDIR, else Go's
+    os.TempDir(), then _cmp_server/<request>): the whole repository, or, with manifest-generate-paths passed to
+    plugins (reposerver.plugin.use.manifest.generate.paths), the common root of the annotation's paths
+    (reposerver/repository getApplicationRootPath), where ``../base`` lives. The app's place in it must be a tail
+    of ARGOCD_APP_SOURCE_PATH; None otherwise, or outside cmp-server."""
+    base = environ.get("ARGOCD_CMP_WORKDIR") or environ.get("TMPDIR") or "/tmp"
+    work = os.path.join(os.path.realpath(base), CMP_WORK_DIR)
+    if not paths.within(app_dir, work) or app_dir == work:
+        return None
+    request, *inside = os.path.relpath(app_dir, work).split(os.sep)
+    if inside and inside != parts[len(parts) - len(inside):]:
+        return None
+    return os.path.join(work, request)
 
 
 def cluster_config_path(environ: dict, root: str) -> str | None:
