@@ -614,3 +614,31 @@ def test_every_announced_parameter_has_a_type_and_every_boolean_one_is_read_by_g
         env_name = param["name"].upper().replace("-", "_")
         assert (done.returncode, done.stdout, done.stderr) == (1, "", f'error: {env_name} must be true or false, got '
                                                                       f'"maybe"\n'), param["name"]
+
+
+def test_a_kustomizations_marker_whose_options_the_build_would_ignore_is_an_error(tmp_path):
+    work = repo_copy(tmp_path)
+    app = "fixtures/quickstart"
+    (work / app / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {noModelNodeSelector: true}"))
+    done = generate_in(work, app)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: omerender.yaml: its spec sets options, but no kustomization this app builds lists "
+                           "omerender.yaml, so they would not apply; list it last under transformers: of "
+                           "kustomization.yaml, or leave its spec empty (then the Application's options apply)\n")
+    kustomization = work / app / "kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "transformers:\n  - omerender.yaml\n")
+    done = generate_in(work, app)
+    assert done.returncode == 0, done.stderr
+    deployment = next(o for o in manifests(done.stdout) if o["kind"] == "Deployment")
+    assert "nodeSelector" not in deployment["spec"]["template"]["spec"]
+
+
+def test_a_kustomizations_bare_marker_leaves_the_options_to_the_application(tmp_path):
+    work = repo_copy(tmp_path)
+    app = "fixtures/quickstart"
+    (work / app / "omerender.yaml").write_text(CONFIG)
+    done = generate_in(work, app, parameters=[{"name": "no-model-node-selector", "string": "true"}])
+    assert done.returncode == 0, done.stderr
+    deployment = next(o for o in manifests(done.stdout) if o["kind"] == "Deployment")
+    assert "nodeSelector" not in deployment["spec"]["template"]["spec"]
+    assert "OMERender" not in {o["kind"] for o in manifests(done.stdout)}

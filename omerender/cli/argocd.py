@@ -18,7 +18,7 @@ import click
 
 from omerender.errors import OmeError
 from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, empty_render, flag_values, repo_root,
-                                     split_config)
+                                     split_config, unapplied_marker)
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -58,6 +58,9 @@ def generate():
         _fail_unserved(objects, environ)
         write_stream(objects, sys.stdout)
         return
+    unapplied = built_or_fail(lambda: unapplied_marker(root))
+    if unapplied is not None:
+        fail([unapplied.message()])
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
                                         timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),

@@ -157,3 +157,24 @@ def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options
     except OmeError as err:
         raise err.located(None, config.file) from None
     return rest, options
+
+
+def unapplied_marker(root: str) -> OmeError | None:
+    """In a kustomization app: an error when the app's omerender.yaml sets options (a non-empty spec) that the
+    build doesn't apply, because no kustomization it reaches lists that file (they would be silently ignored)."""
+    from omerender.yamlio.reading import parse_text, read_named_file
+    from . import kbuild
+    from .krm import CONFIG_API, CONFIG_KIND
+    if not os.path.isfile(MARKER):
+        return None
+    docs = parse_text(read_named_file(MARKER), MARKER)
+    configs = [d.data for d in docs if isinstance(d.data, dict)
+               and (d.data.get("apiVersion"), d.data.get("kind")) == (CONFIG_API, CONFIG_KIND)]
+    if not any(c.get("spec") for c in configs):
+        return None
+    marker = os.path.realpath(MARKER)
+    if any(ref.file == marker for ref in kbuild.scan(".", root).refs):
+        return None
+    return OmeError(f"its spec sets options, but no kustomization this app builds lists {MARKER}, so they would not "
+                    f"apply; list it last under transformers: of kustomization.yaml, or leave its spec empty (then "
+                    f"the Application's options apply)", file=MARKER)
