@@ -34,7 +34,10 @@ def argocd():
                                    "  ARGOCD_ENV_NO_MODEL_NODE_SELECTOR=true omerender argocd generate")
 def generate():
     """Write the Application's manifests to stdout: a kustomization is built with no plugin the repository
-    names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""
+    names (pipeline, or the installed omerender function where needed); a plain directory is rendered.
+
+    A render of no objects fails (set ALLOW_EMPTY=true where an empty app is meant), as does an object the
+    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes)."""
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
     from .build import built_or_fail, function_warnings
