@@ -17,8 +17,8 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, empty_render, flag_values, repo_root,
-                                     split_config, unapplied_marker)
+from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, cluster_setting, empty_render,
+                                     flag_values, repo_root, split_config, unapplied_marker)
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -48,6 +48,7 @@ def generate():
         values = flag_values(environ)
         cluster_config = cluster_config_path(environ, root)
         empty_ok = allow_empty(environ)
+        cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
@@ -58,7 +59,7 @@ def generate():
         objects, input_kinds = _render_plain(paths, options, named)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
-        _fail_unserved(objects, environ)
+        _fail_unserved(objects, cluster)
         write_stream(objects, sys.stdout)
         return
     unapplied = built_or_fail(lambda: unapplied_marker(root))
@@ -76,7 +77,7 @@ def generate():
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
         fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects if built.objects is not None else None, environ, built.stream)
+    _fail_unserved(built.objects, cluster, built.stream)
     if built.objects is not None:
         write_stream(built.objects, sys.stdout)
     else:
@@ -127,17 +128,17 @@ def _read_anyway(path: str) -> bool:
     return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))
 
 
-def _fail_unserved(objects: list[dict] | None, environ: dict, stream: str | None = None) -> None:
-    """Exit 1 naming each object the destination cluster doesn't serve, by the KUBE_API_VERSIONS and KUBE_VERSION
-    Argo CD passes (nothing is checked where they are empty)."""
+def _fail_unserved(objects: list[dict] | None, cluster: tuple, stream: str | None = None) -> None:
+    """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
+    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty). ``stream``: the function path's
+    output, where there are no ``objects``."""
     from omerender.errors import run_guarded
-    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+    from omerender.kube.apiversions import unserved
+    served, version = cluster
+    if served is None and version is None:
+        return
 
     def check():
-        served = parse_api_versions([environ.get("KUBE_API_VERSIONS", "")], "KUBE_API_VERSIONS")
-        version = parse_kube_version(environ.get("KUBE_VERSION"), "KUBE_VERSION")
-        if served is None and version is None:
-            return []
         import yaml
         found = objects if objects is not None else [d for d in yaml.safe_load_all(stream or "") if isinstance(d, dict)]
         return unserved(found, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")

@@ -126,6 +126,14 @@ def empty_render(input_kinds: list[str] | None, kustomization: bool = False) -> 
                     f"inputs are not written without keep-inputs); {EMPTY_FIX}")
 
 
+def cluster_setting(environ: dict) -> tuple:
+    """The destination cluster's served API versions and Kubernetes version, from the KUBE_API_VERSIONS and
+    KUBE_VERSION Argo CD passes every plugin (each None where empty: nothing is checked)."""
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version
+    return (parse_api_versions([environ.get("KUBE_API_VERSIONS", "")], "KUBE_API_VERSIONS"),
+            parse_kube_version(environ.get("KUBE_VERSION"), "KUBE_VERSION"))
+
+
 # ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
 
 MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
