@@ -642,3 +642,14 @@ def test_a_kustomizations_bare_marker_leaves_the_options_to_the_application(tmp_
     deployment = next(o for o in manifests(done.stdout) if o["kind"] == "Deployment")
     assert "nodeSelector" not in deployment["spec"]["template"]["spec"]
     assert "OMERender" not in {o["kind"] for o in manifests(done.stdout)}
+
+
+def test_a_marker_linking_out_of_the_repository_is_refused(tmp_path):
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(CONFIG.replace("spec: {}", "spec: {strict: true}") + "# hunter2\n")
+    work = repo_copy(tmp_path)
+    for app in ("fixtures/quickstart", "apps/plain"):
+        (work / app / "omerender.yaml").symlink_to(secret)
+        done = generate_in(work, app)
+        assert (done.returncode, done.stdout) == (1, ""), app
+        assert "hunter2" not in done.stderr and str(secret) in done.stderr and done.stderr.startswith("error: "), app
