@@ -18,7 +18,7 @@ MODEL_ANNOTATIONS = {"ome.io/base-model-format": "safetensors", "ome.io/base-mod
                      "ome.io/base-model-name": "llama-3-2-3b-instruct", "ome.io/base-model-vendor": "meta",
                      "ome.io/serving-runtime": "srt-llama-3-2-3b-instruct"}
 PROMETHEUS = {"prometheus.io/scrape": "true", "prometheus.io/port": "8080", "prometheus.io/path": "/metrics"}
-# What OME's pod webhook writes on every pod from the chart's metricsAggregator (render.md §14.2)
+# What OME's pod webhook writes on every pod from the chart's metricsAggregator (render.md §17)
 WEBHOOK = {"ome.io/enable-metric-aggregation": "false", "ome.io/enable-prometheus-scraping": "false"}
 L = {"team": "llm", "logging-forward": "enabled", "ome.io/inferenceservice": "llama-3-2-3b-instruct",
      "component": "engine", "serving-runtime": "srt-llama-3-2-3b-instruct", "fine-tuned-serving": "false",
@@ -154,7 +154,7 @@ def test_34_catalog_deepseek_rdma_without_a_model(F):
     where = "info: <stdin>: InferenceService serving/ds: "
     warn = "warning: <stdin>: InferenceService serving/ds: "
     literal = "runner ome-container: $(MODEL_PATH) is referenced but MODEL_PATH is not set; the runner gets the literal text"
-    # the leader's dshm and devinf mounts get their volumes from the oci-roce RDMA profile (render.md §14.2)
+    # the leader's dshm and devinf mounts get their volumes from the oci-roce RDMA profile (render.md §17)
     assert run.lines == [f"{where}engine {IMPLICIT}", f"{warn}engine.leader {literal}", f"{warn}engine.worker {literal}"]
     lws = run.find("LeaderWorkerSet", "lws-ds-engine")
     assert lws["spec"]["leaderWorkerTemplate"]["size"] == 2

@@ -1,4 +1,4 @@
-"""render.md §14.2: what OME v1.3's pod webhook does to each pod is in the rendered pod templates."""
+"""render.md §17: what OME v1.3's pod webhook does to each pod is in the rendered pod templates."""
 from __future__ import annotations
 
 import copy

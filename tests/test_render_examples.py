@@ -286,7 +286,7 @@ def test_29_runtime_only_isvc(F):
 
 
 def test_30_inject_model_init(F):
-    """OME's pod webhook adds the model-init container, which omerender does not reproduce (render.md §14.2)."""
+    """OME's pod webhook adds the model-init container, which omerender does not reproduce (render.md §17)."""
     F["isvc"]["spec"]["engine"]["annotations"] = {"ome.io/inject-model-init": "true"}
     assert failed(F).lines == [
         "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: engine pod: ome.io/inject-model-init: "

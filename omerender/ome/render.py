@@ -371,7 +371,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 # ---------------------------------------------------------------- one component
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
-    """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §14.2)."""
+    """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
     return mutate_workloads(_controller_objects(ctx, comp), comp.name,
                             ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
 

@@ -1,7 +1,7 @@
 """What OME's pod admission webhook does to each serving pod, done in the pod templates omerender writes.
 
 OME's webhook is served by its controller manager, so a cluster without OME has none; its work goes into the
-Deployment and LeaderWorkerSet templates instead (render.md "Pod webhook effects"). It mutates a pod that has the
+Deployment and LeaderWorkerSet templates instead (render.md §17, "Pod webhook effects"). It mutates a pod that has the
 ``ome.io/inferenceservice`` label, running its injectors in the order of ome-projects/ome v1.3
 pkg/webhook/admission/pod/mutator.go: model-init, metrics aggregation, fine-tuned adapter, serving sidecar, RDMA,
 shm, probes, observability. Every injector adds only what the pod lacks, as the webhook does.
