@@ -17,6 +17,9 @@ from . import agents, metrics, rdma, runtime_profiles
 from .pod import Pod
 
 POD_LABEL = "ome.io/inferenceservice"
+# The keys that start an injector other than metrics aggregation; a pod with none skips them (most pods).
+TRIGGER_PREFIXES = ("rdma.ome.io/", "runtime.ome.io/")
+TRIGGER_KEYS = frozenset({agents.MODEL_INIT, agents.ADAPTER, agents.SIDECAR})
 
 
 def injectors(config: MetricsAggregatorConfig) -> tuple[Callable[[Pod], None], ...]:
@@ -33,8 +36,11 @@ def mutate_template(template: dict, where: str, config: MetricsAggregatorConfig)
     annotations = metadata["annotations"] = dict(metadata.get("annotations") or {})
     spec = template.get("spec") or {}
     pod = Pod(where, metadata, copy_data(spec) if _changes_spec(annotations, config) else spec)
-    for inject in injectors(config):
-        inject(pod)
+    if any(k in TRIGGER_KEYS or k.startswith(TRIGGER_PREFIXES) for k in annotations):
+        for inject in injectors(config):
+            inject(pod)
+    else:   # the same result: every other injector needs one of those keys
+        metrics.inject(pod, config)
     return {**template, "metadata": metadata, "spec": pod.spec}
 
 

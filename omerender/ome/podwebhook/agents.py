@@ -1,7 +1,7 @@
-"""The OCI agent containers: ``model-init``, ``fine-tuned-adapter`` and ``serving-sidecar``. Not reproduced: each
-mounts the ``model-empty-dir`` volume and paths the controller prepares only for encrypted or fine-tuned models
-(which omerender does not render), and reads OCI Vault or Object Storage through settings and objects (the
-FineTunedWeight) a render does not have. A pod that asks for one is an error naming the annotation.
+"""The OCI agent containers: ``model-init``, ``fine-tuned-adapter`` and ``serving-sidecar``. Not reproduced
+(omerender decision, render.md §17.4): each reads OCI Vault or Object Storage with the OCI settings of its ConfigMap
+key into the ``model-empty-dir`` volume, and the adapter needs the FineTunedWeight object, which a render does not
+have. A pod that asks for one is an error naming the annotation.
 
 Docs: reference/api/labels-and-annotations.md ("Keys you set": ``ome.io/inject-model-init``,
 ``ome.io/inject-serving-sidecar``; "Keys OME sets": ``ome.io/inject-fine-tuned-adapter``). Triggers and the
