@@ -5,9 +5,10 @@ import copy
 import json
 
 import pytest
+import yaml
 
 from catalog import completed_model, load_runtime, models, paired_model_name
-from conftest import CATALOG, load_yaml, render_objects, validate_k8s
+from conftest import CATALOG, load_yaml, render_objects, run_cli, validate_k8s
 
 # oci-roce as OME v1.3 defines it (rdma_injector.go), in the order the webhook appends it (by name)
 OCI_ROCE = [
@@ -562,3 +563,26 @@ def test_the_inputs_are_not_changed_by_the_render():
     ok(inputs)
     assert inputs == before
     assert load_yaml(CATALOG / "runtimes" / "srt" / "deepseek-rdma-rt.yaml")[0] == before[1]
+
+
+def test_the_metrics_aggregator_key_gets_the_configmap_warnings(F):
+    data = '{"enableMetricAggregaton": "true", "enableprometheusscraping": "true"}'
+    run = ok(list(F.values()) + [config_map(metricsAggregator=data)])
+    where = "warning: <stdin>: ConfigMap ome/inferenceservice-config: data.metricsAggregator: "
+    assert run.lines == [f"{where}unknown field enableMetricAggregaton is ignored, as OME ignores it",
+                         f"{where}enableprometheusscraping is read as enablePrometheusScraping (OME matches field "
+                         f"names ignoring case); write enablePrometheusScraping"]
+    annotations = engine_pod(run)["metadata"]["annotations"]
+    assert (annotations["ome.io/enable-metric-aggregation"], annotations["ome.io/enable-prometheus-scraping"]) == (
+        "", "true")
+
+
+def test_config_shows_the_metrics_aggregator_settings(tmp_path):
+    path = tmp_path / "cm.yaml"
+    path.write_text(yaml.safe_dump(config_map(metricsAggregator='{"enablePrometheusScraping": "true"}')))
+    run = run_cli("config", "-o", "json", str(path))
+    assert run.code == 0
+    rows = [r for r in json.loads(run.stdout)["settings"] if r["setting"].startswith("metricsAggregator.")]
+    assert rows == [
+        {"setting": "metricsAggregator.enableMetricAggregation", "value": "", "source": "OME default"},
+        {"setting": "metricsAggregator.enablePrometheusScraping", "value": "true", "source": f"configmap {path}"}]
