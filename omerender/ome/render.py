@@ -18,6 +18,7 @@ from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
+from .podwebhook import mutate_workloads
 from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
                                   resolve_mode)
 from .runtimes.inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
@@ -370,6 +371,12 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 # ---------------------------------------------------------------- one component
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
+    """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
+    return mutate_workloads(_controller_objects(ctx, comp), comp.name,
+                            ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+
+
+def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:
     isvc, report = ctx.isvc, ctx.report
     comp_name = f"{isvc.name}-{comp.name}"
     namespace = isvc.namespace
