@@ -51,12 +51,14 @@ def test_136_inference_service_samples_render_and_12_fail_each_for_a_recorded_re
         assert runs[rel].code == 1 and runs[rel].stdout == "", rel
 
 
-def test_the_rdma_sample_s_pods_mount_volumes_only_the_pod_webhook_adds(runs):
-    # issue 31, part 2: the webhook's volumes go into the pod template; then this sample (and its entry in
-    # samples-expected.yaml) loses these problems.
-    assert mounts_without_volume(output_objects(runs["isvc/deepseek-ai/deepseek-r1.yaml"])) == [
-        f"LeaderWorkerSet deepseek-r1/lws-deepseek-r1-engine: spec.leaderWorkerTemplate.leaderTemplate.spec: "
-        f"container ome-container mounts {name}, which no volume of its pod defines" for name in ("dshm", "devinf")]
+def test_the_rdma_sample_s_pods_get_the_volumes_the_pod_webhook_adds(runs):
+    # issue 31, part 2: the RDMA profile's /dev/shm and /dev/infiniband volumes are in the pod template
+    (lws,) = [o for o in output_objects(runs["isvc/deepseek-ai/deepseek-r1.yaml"]) if o["kind"] == "LeaderWorkerSet"]
+    assert mounts_without_volume([lws]) == []
+    leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+    volumes = {v["name"]: v for v in leader["volumes"]}
+    assert volumes["dshm"]["emptyDir"]["medium"] == "Memory"
+    assert volumes["devinf"]["hostPath"]["path"] == "/dev/infiniband"
 
 
 def test_benchmark_jobs_pass_through_today(runs):
@@ -152,8 +154,6 @@ def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_nee
         "exit 1: " + expected()["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]["outcome"]]
     lws = "LeaderWorkerSet deepseek-r1/lws-deepseek-r1-engine: spec.leaderWorkerTemplate"
     assert failures["isvc/deepseek-ai/deepseek-r1.yaml"] == [
-        *(f"{lws}.leaderTemplate.spec: container ome-container mounts {name}, which no volume of its pod defines"
-          for name in ("dshm", "devinf")),
         *(f"{lws}.{template}.spec.nodeSelector selects models.ome.io/clusterbasemodel.deepseek-r1"
           for template in ("leaderTemplate", "workerTemplate")),
         *(f"{lws}.{template}.spec.volumes deepseek-r1 is hostPath /raid/models/deepseek-ai/deepseek-r1"
