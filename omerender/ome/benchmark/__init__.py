@@ -1,0 +1,59 @@
+"""BenchmarkJobs → the Jobs OME's benchmark controller creates (docs/spec/benchmarks.md).
+
+Pure: :func:`render_benchmarks` takes the input's BenchmarkJobs and what its InferenceServices rendered, and returns
+each Job with the BenchmarkJob it came from, and an error per BenchmarkJob that OME would refuse or never run.
+"""
+from __future__ import annotations
+
+from omerender.errors import OmeError
+from ..budget import BudgetError, charge_copy, text_values
+from ..load import Inputs, Obj
+from . import storage
+from .endpoint import Rendered, Target, isvc_target, url_target
+from .job import build_job
+from .validation import validate
+
+__all__ = ["Rendered", "render_benchmarks"]
+
+
+def render_benchmarks(inputs: Inputs, rendered: dict[tuple[str, str], Rendered],
+                      model_selector: bool) -> tuple[list[tuple[dict, Obj]], list[OmeError]]:
+    jobs, errors = [], []
+    for bench in sorted(inputs.benchmarks, key=lambda o: (o.namespace, o.name)):
+        try:
+            job = _render_one(bench, inputs, rendered, model_selector)
+        except BudgetError as err:
+            errors.append(err.located(bench.ref, bench.file))
+            break   # a limit of the whole render, as for InferenceServices
+        except OmeError as err:
+            errors.append(err.located(bench.ref, bench.file))
+            continue
+        if job is not None:
+            jobs.append((job, bench))
+    return jobs, errors
+
+
+def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool) -> dict | None:
+    validate(bench.spec)
+    endpoint = bench.spec["endpoint"]
+    if endpoint.get("endpoint") is not None:
+        target: Target | None = url_target(endpoint["endpoint"])
+    else:
+        target = isvc_target(endpoint["inferenceService"], rendered, inputs.cluster_config.ingress.url_scheme, inputs)
+        if target is None:
+            return None   # the InferenceService's own error says why it did not render
+    location = bench.spec["outputLocation"]
+    try:
+        output = storage.output(location["storageUri"], location.get("parameters") or {})
+    except storage.StorageURIError as err:
+        raise OmeError(f"{err}: OME accepts this URI but can't write results to it, and creates no Job; use "
+                       f"oci://, s3://, az://, gs://, github:// or pvc://", field="spec.outputLocation.storageUri") \
+            from None
+    config = inputs.benchmark_config
+    if not (bench.spec.get("podOverride") or {}).get("image") and not config.image:
+        raise OmeError(f"no genai-bench image: {config.source} sets no podConfig.image; set "
+                       f"spec.podOverride.image", field="spec.podOverride.image")
+    # each Job copies the InferenceService's URL, model name and tokenizer path: charged as runtimes are
+    charge_copy(sum(text_values(t) for t in (target.api_base, target.model_name, target.tokenizer)),
+                str(bench.ref), "benchmark fewer InferenceServices at a time", "spec.endpoint")
+    return build_job(bench, target, output, config, model_selector)
