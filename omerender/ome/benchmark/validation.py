@@ -20,12 +20,13 @@ ENGINES = ("vLLM", "SGLang", "TGI")
 GPU_TYPES = ("H100", "A100", "MI300", "A10")
 URL_PATTERN = re.compile(r"^(http|https)://")
 # The webhook's patterns, searched as Go's MatchString searches (the text-to-text one anchors only its first and
-# last alternative, so it is loose, as the v1.3 docs say); ASCII digits, as Go's \d.
+# last alternative, so it is loose, as the v1.3 docs say); ASCII digits, as Go's \d; \Z, as Go's $ (which matches
+# only at the end of the text, never before a final newline).
 SCENARIO_PATTERNS = {
-    "text-to-text": re.compile(r"^N\(\d+,\d+\)/\(\d+,\d+\)|U\(\d+,\d+\)(?:/\(\d+,\d+\))?|D\(\d+,\d+\)$", re.ASCII),
-    "text-to-embeddings": re.compile(r"^E\(\d+,\d+\)$", re.ASCII),
-    "image-to-text": re.compile(r"^I\(\d+,\d+(?:,\d+)?\)$", re.ASCII),
-    "image-to-embeddings": re.compile(r"^I\(\d+,\d+(?:,\d+)?\)$", re.ASCII),
+    "text-to-text": re.compile(r"^N\(\d+,\d+\)/\(\d+,\d+\)|U\(\d+,\d+\)(?:/\(\d+,\d+\))?|D\(\d+,\d+\)\Z", re.ASCII),
+    "text-to-embeddings": re.compile(r"^E\(\d+,\d+\)\Z", re.ASCII),
+    "image-to-text": re.compile(r"^I\(\d+,\d+(?:,\d+)?\)\Z", re.ASCII),
+    "image-to-embeddings": re.compile(r"^I\(\d+,\d+(?:,\d+)?\)\Z", re.ASCII),
 }
 # The scenarios the webhook checks when none are given (genai-bench's defaults as the webhook lists them).
 DEFAULT_SCENARIOS = {
