@@ -10,7 +10,7 @@ import time
 import pytest
 import yaml
 
-from conftest import render_objects, run_cli, validate_k8s, worked_example
+from conftest import FIXTURES, load_yaml, render_objects, run_cli, validate_k8s, worked_example
 
 CHART_IMAGE = "ghcr.io/moirai-internal/genai-bench:0.1.113"
 SAMPLE_IMAGE = "ghcr.io/sgl-project/genai-bench:0.1.132"
@@ -431,6 +431,26 @@ def test_with_ingress_the_url_is_the_routes_host_and_the_fronted_port():
     job = the_job(quickstart() + [ingress])
     args = job["spec"]["template"]["spec"]["containers"][0]["args"]
     assert args[args.index("--api-base") + 1] == "https://llama-3-2-3b-instruct.llama-demo.example.com:8080"
+
+
+def test_with_gateway_api_the_url_is_the_routes_host_and_the_shared_hosts_prefix_is_named():
+    objs = load_yaml(FIXTURES / "gateway-api" / "inputs.yaml")
+    objs.append(bench("chat-bench", "llama-demo",
+                      endpoint={"inferenceService": {"name": "llama-chat", "namespace": "llama-demo"}}))
+    run = render_objects(objs)
+    assert run.code == 0, run.stderr
+    args = run.find("Job")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--api-base") + 1] == "http://llm.example.com"
+    assert run.lines == [
+        "warning: <stdin>: BenchmarkJob llama-demo/chat-bench: InferenceService llama-demo/llama-chat is on the shared "
+        "host with the path prefix /llama-demo/llama-chat/, and OME gives genai-bench only the scheme and host of its "
+        'URL, so requests miss the prefix; give it its own hostname (annotation ome.io/ingress-per-isvc-subdomain: '
+        '"true") or benchmark a URL with spec.endpoint.endpoint']
+    objs[3]["metadata"]["annotations"] = {"ome.io/ingress-per-isvc-subdomain": "true"}
+    run = render_objects(objs)
+    args = run.find("Job")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--api-base") + 1] == "http://llama-chat.llama-demo.example.com"
+    assert not [line for line in run.lines if "BenchmarkJob" in line]
 
 
 def test_protocol_version_and_a_model_path_without_a_served_name():

@@ -109,7 +109,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
-    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors))
+    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report))
     errors.extend(unrendered_errors(inputs, options))
     kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
     rendered = _shared_once(rendered)
@@ -137,7 +137,7 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
 
 
 def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
-                    failed: set[tuple[str, str]], errors: list[OmeError]) -> list[tuple[dict, Obj]]:
+                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report) -> list[tuple[dict, Obj]]:
     """Each BenchmarkJob's Job (ome/benchmark), from what its InferenceService rendered."""
     if not inputs.benchmarks:
         return []
@@ -145,8 +145,9 @@ def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str
                for i in inputs.isvcs if (f := facts.get((i.namespace, i.name))) is not None}
     targets.update({(i.namespace, i.name): Rendered(i, failed=True) for i in inputs.isvcs
                     if (i.namespace, i.name) not in targets})   # not reached: a limit stopped the render before it
-    jobs, bench_errors = render_benchmarks(inputs, targets, options.model_node_selector)
+    jobs, bench_errors, messages = render_benchmarks(inputs, targets, options.model_node_selector)
     errors.extend(bench_errors)
+    report.extend(messages)
     checked = []
     for job, bench in jobs:
         try:

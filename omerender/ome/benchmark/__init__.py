@@ -5,7 +5,7 @@ each Job with the BenchmarkJob it came from, and an error per BenchmarkJob that 
 """
 from __future__ import annotations
 
-from omerender.errors import OmeError
+from omerender.errors import Message, OmeError
 from ..budget import BudgetError, charge_copy, text_values
 from ..load import Inputs, Obj
 from . import storage
@@ -16,12 +16,12 @@ from .validation import validate
 __all__ = ["Rendered", "render_benchmarks"]
 
 
-def render_benchmarks(inputs: Inputs, rendered: dict[tuple[str, str], Rendered],
-                      model_selector: bool) -> tuple[list[tuple[dict, Obj]], list[OmeError]]:
-    jobs, errors = [], []
+def render_benchmarks(inputs: Inputs, rendered: dict[tuple[str, str], Rendered], model_selector: bool
+                      ) -> tuple[list[tuple[dict, Obj]], list[OmeError], list[Message]]:
+    jobs, errors, messages = [], [], []
     for bench in sorted(inputs.benchmarks, key=lambda o: (o.namespace, o.name)):
         try:
-            job = _render_one(bench, inputs, rendered, model_selector)
+            job = _render_one(bench, inputs, rendered, model_selector, messages)
         except BudgetError as err:
             errors.append(err.located(bench.ref, bench.file))
             break   # a limit of the whole render, as for InferenceServices
@@ -30,10 +30,11 @@ def render_benchmarks(inputs: Inputs, rendered: dict[tuple[str, str], Rendered],
             continue
         if job is not None:
             jobs.append((job, bench))
-    return jobs, errors
+    return jobs, errors, messages
 
 
-def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool) -> dict | None:
+def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool,
+                messages: list[Message]) -> dict | None:
     validate(bench.spec)
     endpoint = bench.spec["endpoint"]
     if endpoint.get("endpoint") is not None:
@@ -42,6 +43,8 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
         target = isvc_target(endpoint["inferenceService"], rendered, inputs.cluster_config.ingress.url_scheme, inputs)
         if target is None:
             return None   # the InferenceService's own error says why it did not render
+        if target.warning:
+            messages.append(Message("warning", target.warning, bench.ref, bench.file, "spec.endpoint"))
     location = bench.spec["outputLocation"]
     try:
         output = storage.output(location["storageUri"], location.get("parameters") or {})

@@ -5,9 +5,9 @@ omerender renders for that InferenceService, as OME reads them from the cluster 
 ``concepts/serving/benchmarks.md``, "An InferenceService"; Go ``pkg/controller/v1beta1/benchmark/utils/utils.go``):
 
 * the base URL is the scheme and host of the InferenceService's ``status.url``, which OME sets to its external
-  Service ``http://<name>.<namespace>.svc.cluster.local:<port>`` with ingress creation off, or to the Ingress's or
-  HTTPRoute's host and the fronted component's port with it on (controller.go setExternalServiceURL,
-  raw_ingress_strategy.go; v0.1.5, which v1.3's docs confirm by example);
+  Service ``http://<name>.<namespace>.svc.cluster.local:<port>`` with ingress creation off (controller.go
+  setExternalServiceURL; v0.1.5, which v1.3's docs confirm by example), or with it on to the Ingress's host and the
+  fronted component's port (raw_ingress_strategy.go) or to the HTTPRoute's host alone (gateway_api_strategy.go);
 * the API format is ``PROTOCOL_VERSION`` of ``spec.engine.runner.env``, else ``openai``;
 * the model name (since v1.3) is the engine pods' ``--served-model-name``, else ``--model`` or ``--model-path``,
   with ``$(VAR)`` references to the container's literal variables expanded: omerender reads the rendered engine
@@ -47,6 +47,7 @@ class Target:
     api_key: str = ""
     tokenizer: str = ""
     model: Obj | None = None
+    warning: str = ""        # what the Job will do that its author may not expect
 
 
 def url_target(endpoint: dict) -> Target:
@@ -75,8 +76,24 @@ def isvc_target(ref: dict, rendered: dict[tuple[str, str], Rendered], url_scheme
         raise OmeError(f"BaseModel {model_name} has missing Storage or Path information: OME reads the tokenizer "
                        f"from the model's storage.path on the node, so it can't benchmark a model without one (such "
                        f"as a pvc:// model)", field="spec.endpoint.inferenceService")
-    return Target(_api_backend(isvc), _base_url(found, url_scheme), _served_model_name(found), "sample-key", path,
-                  found.model)
+    served = _served_model_name(found)   # before the URL, in the controller's order
+    return Target(_api_backend(isvc), _base_url(found, url_scheme), served, "sample-key", path, found.model,
+                  _prefix_note(found))
+
+
+def _prefix_note(found: Rendered) -> str:
+    """OME passes only the scheme and host of ``status.url``: behind a shared-host HTTPRoute (v1.3's default
+    Gateway API scheme, docs guides/networking/gateway-host-schemes.md) the path prefix is lost."""
+    isvc = found.isvc
+    entry = next((o for o in found.objects if o["kind"] == "HTTPRoute" and o["metadata"]["name"] == isvc.name), None)
+    rules = (entry or {}).get("spec", {}).get("rules") or [{}]
+    prefix = ((rules[0].get("matches") or [{}])[0].get("path") or {}).get("value", "/")
+    if prefix in ("/", ""):
+        return ""
+    return (f"InferenceService {isvc.namespace}/{isvc.name} is on the shared host with the path prefix {prefix}, and "
+            f"OME gives genai-bench only the scheme and host of its URL, so requests miss the prefix; give it its own "
+            f"hostname (annotation ome.io/ingress-per-isvc-subdomain: \"true\") or benchmark a URL with "
+            f"spec.endpoint.endpoint")
 
 
 def _api_backend(isvc: Obj) -> str:
@@ -96,26 +113,19 @@ def _base_url(found: Rendered, url_scheme: str) -> str:
     external = services.get(isvc.name)
     if external is not None:
         return f"http://{isvc.name}.{isvc.namespace}.{CLUSTER_DOMAIN}:{external['spec']['ports'][0]['port']}"
-    host = _route_host(by_kind)
-    fronted = services.get(f"{isvc.name}-router") or services.get(f"{isvc.name}-engine")
-    if host is None or fronted is None:
-        raise OmeError(f"InferenceService {isvc.namespace}/{isvc.name} has no URL.Host in status: it gets neither "
-                       f"the external Service nor an ingress route (it is cluster-local, or renders no workload), so "
-                       f"OME never sets its URL and never creates the Job; benchmark a URL with "
-                       f"spec.endpoint.endpoint instead", field="spec.endpoint.inferenceService")
     scheme = (isvc.metadata.get("annotations") or {}).get(URL_SCHEME_ANNOTATION) or url_scheme or "http"
-    return f"{scheme}://{host}:{fronted['spec']['ports'][0]['port']}"
-
-
-def _route_host(by_kind: dict[str, list[dict]]) -> str | None:
-    for ingress in by_kind.get("Ingress", []):
-        for rule in ingress["spec"].get("rules") or []:
-            if rule.get("host"):
-                return rule["host"]
-    for route in by_kind.get("HTTPRoute", []):
-        for hostname in route["spec"].get("hostnames") or []:
-            return hostname
-    return None
+    fronted = services.get(f"{isvc.name}-router") or services.get(f"{isvc.name}-engine")
+    ingress_host = next((rule["host"] for ingress in by_kind.get("Ingress", [])
+                         for rule in ingress["spec"].get("rules") or [] if rule.get("host")), None)
+    if ingress_host is not None and fronted is not None:   # raw_ingress_strategy: the host and the Service's port
+        return f"{scheme}://{ingress_host}:{fronted['spec']['ports'][0]['port']}"
+    entry = next((r for r in by_kind.get("HTTPRoute", []) if r["metadata"]["name"] == isvc.name), None)
+    if entry is not None and entry["spec"].get("hostnames"):   # gateway_api_strategy: the host alone
+        return f"{scheme}://{entry['spec']['hostnames'][0]}"
+    raise OmeError(f"InferenceService {isvc.namespace}/{isvc.name} has no URL.Host in status: it gets neither the "
+                   f"external Service nor an ingress route (it is cluster-local, or renders no workload), so OME "
+                   f"never sets its URL and never creates the Job; benchmark a URL with spec.endpoint.endpoint "
+                   f"instead", field="spec.endpoint.inferenceService")
 
 
 def _served_model_name(found: Rendered) -> str:
