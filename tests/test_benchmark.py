@@ -588,7 +588,26 @@ def test_a_name_the_api_server_would_refuse_in_the_job_is_an_error():
     long_name = "b" * 64
     assert errors(list(worked_example().values()) + [bench(long_name, "llama-demo")]) == [
         f"error: <stdin>: BenchmarkJob llama-demo/{long_name}: rendered Job llama-demo/{long_name}: "
-        f"metadata.labels.benchmark: Invalid value: \"{long_name}\": must be no more than 63 characters"]
+        f"metadata.labels.benchmark: Invalid value: \"{long_name}\": must be no more than 63 characters (the label "
+        f"benchmark carries the BenchmarkJob's name: shorten it)"]
+
+
+def test_a_container_name_the_api_server_would_refuse_is_an_error_with_the_fix():
+    assert errors(list(worked_example().values()) + [bench("bench.v1", "llama-demo")]) == [
+        "error: <stdin>: BenchmarkJob llama-demo/bench.v1: rendered Job llama-demo/bench.v1: spec.template.spec."
+        'containers[0].name: Invalid value: "bench.v1": a lowercase RFC 1123 label must consist of lower case '
+        "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+        "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?') (OME names the container after the "
+        "BenchmarkJob, or genai-bench when spec.podOverride is set: rename the BenchmarkJob, or set "
+        "spec.podOverride)"]
+    named = the_job(list(worked_example().values()) + [bench("bench.v1", "llama-demo", podOverride={})])
+    assert named["spec"]["template"]["spec"]["containers"][0]["name"] == "genai-bench"
+
+
+def test_a_request_above_its_limit_is_an_error():
+    assert error_of(podOverride={"resources": {"requests": {"cpu": "4"}}}) == (
+        'rendered Job llama-demo/llama-bench: spec.template.spec.containers[0].resources.requests: Invalid value: "4": '
+        "must be less than or equal to cpu limit of 2; raise the limit too (spec.podOverride.resources)")
 
 
 def test_scenarios_and_folder_names_are_arguments_never_shell_words():

@@ -6,6 +6,9 @@ each Job with the BenchmarkJob it came from, and an error per BenchmarkJob that 
 from __future__ import annotations
 
 from omerender.errors import Message, OmeError
+from omerender.kube.apirules import check_object
+from omerender.kube.quantities import parse_quantity
+from omerender.kube.shapes import check_pod
 from ..budget import BudgetError, charge_copy, text_values
 from ..load import Inputs, Obj
 from . import storage
@@ -59,4 +62,31 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
     # each Job copies the InferenceService's URL, model name and tokenizer path: charged as runtimes are
     charge_copy(sum(text_values(t) for t in (target.api_base, target.model_name, target.tokenizer)),
                 str(bench.ref), "benchmark fewer InferenceServices at a time", "spec.endpoint")
-    return build_job(bench, target, output, config, model_selector)
+    job = build_job(bench, target, output, config, model_selector)
+    check_job_pod(job)
+    return job
+
+
+def check_job_pod(job: dict) -> None:
+    """What the API server refuses in the Job OME writes (the BenchmarkJob would stay Pending): a label or a
+    container named after a BenchmarkJob whose name is too long or no DNS label, a volume named after such a model,
+    a request above its limit (v1.3 docs concepts/serving/benchmarks.md, "How a benchmark runs")."""
+    path = "spec.template.spec"
+    where = f"rendered Job {job['metadata']['namespace']}/{job['metadata']['name']}"
+    try:
+        check_object(job)
+        check_pod(job["spec"]["template"]["spec"], path)
+        resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
+        for name, request in sorted(resources.get("requests", {}).items()):
+            limit = resources.get("limits", {}).get(name)
+            if limit is not None and parse_quantity(request, "") > parse_quantity(limit, ""):
+                raise OmeError(f'{path}.containers[0].resources.requests: Invalid value: "{request}": must be less '
+                               f"than or equal to {name} limit of {limit}; raise the limit too "
+                               f"(spec.podOverride.resources)", field="spec.podOverride.resources")
+    except OmeError as err:
+        field = err.field if err.field == "spec.podOverride.resources" else None
+        hint = (" (OME names the container after the BenchmarkJob, or genai-bench when spec.podOverride is set: "
+                "rename the BenchmarkJob, or set spec.podOverride)" if ".containers[0].name:" in err.text
+                else " (the label benchmark carries the BenchmarkJob's name: shorten it)"
+                if "labels.benchmark:" in err.text else "")
+        raise OmeError(f"{where}: {err.text}{hint}", field=field) from None
