@@ -1,4 +1,5 @@
-"""What genai-bench is pointed at: the arguments OME's controller derives from a BenchmarkJob's endpoint.
+"""What genai-bench is pointed at: the arguments OME's controller derives from a BenchmarkJob's endpoint
+(benchmarks.md §2).
 
 A URL endpoint gives them as written. An InferenceService endpoint is resolved within the input, from the objects
 omerender renders for that InferenceService, as OME reads them from the cluster (v1.3 docs

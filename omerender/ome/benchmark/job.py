@@ -1,4 +1,4 @@
-"""The Kubernetes Job OME's benchmark controller creates for a BenchmarkJob.
+"""The Kubernetes Job OME's benchmark controller creates for a BenchmarkJob (benchmarks.md §3).
 
 OME v1.3 docs ``concepts/serving/benchmarks.md`` ("How a benchmark runs": the Job's name and label, no retry, the
 pod's defaults and what ``podOverride`` does to each); Go ``pkg/controller/v1beta1/benchmark/controller.go`` and

@@ -1,5 +1,5 @@
 """A BenchmarkJob's ``outputLocation``: the URI check of OME's admission webhook, and the genai-bench arguments and
-claim mount OME's controller derives from it.
+claim mount OME's controller derives from it (benchmarks.md §1, §3).
 
 Facts from OME v1.3's docs (``reference/storage/benchmark-output-storage.md``: URI formats, admission messages,
 arguments per backend, the ``..`` check since v1.3) and, where they are silent, OME's Go source

@@ -1,4 +1,4 @@
-"""What the API server and OME's BenchmarkJob admission webhook refuse, with their texts.
+"""What the API server and OME's BenchmarkJob admission webhook refuse, with their texts (benchmarks.md §1).
 
 The CRD's enums and URL pattern (pkg/apis/ome/v1beta1/benchmark_job.go), then the webhook's checks in its order
 (pkg/webhook/admission/benchmark/benchmark_webhook.go; v1.3 docs ``guides/deploy-models/run-benchmarks.md``,

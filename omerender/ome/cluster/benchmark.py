@@ -1,4 +1,5 @@
-"""OME's ConfigMap ``benchmarkjob-config`` among the inputs: the genai-bench image and resources of benchmark pods.
+"""OME's ConfigMap ``benchmarkjob-config`` among the inputs: the genai-bench image and resources of benchmark pods
+(benchmarks.md §4).
 
 OME's controller reads the data key ``benchmarkjob`` of ``benchmarkjob-config`` in its namespace for every
 BenchmarkJob it reconciles (constants.BenchmarkJobConfigMapName; controllerconfig.NewBenchmarkJobConfig, which
