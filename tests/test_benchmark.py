@@ -683,3 +683,32 @@ def test_benchmark_job_under_a_look_alike_group_is_a_warning_and_passes_through(
     assert run.lines == ["warning: <stdin>: BenchmarkJob a/b: apiVersion ome.oracle.com/v1beta1 is not OME's API "
                          "group, so this BenchmarkJob is passed through unrendered; to render it, use apiVersion: "
                          "ome.io/v1beta1"]
+
+
+def test_the_argo_cd_plugin_renders_the_job_and_refuses_what_it_cannot_render(tmp_path):
+    from test_argocd import PLUGIN, environment, manifests, repo_copy, run_command
+    work = repo_copy(tmp_path)
+    app = work / "apps" / "plain"
+    (app / "benchmark.yaml").write_text((FIXTURES / "benchmark" / "benchmark.yaml").read_text())
+
+    def generate(env):
+        environ = environment("apps/plain", env, [])
+        assert run_command(PLUGIN["spec"]["init"], app, environ).returncode == 0
+        return run_command(PLUGIN["spec"]["generate"], app, environ)
+
+    done = generate({})
+    assert done.returncode == 0, done.stderr
+    objs = manifests(done.stdout)
+    job = next(o for o in objs if o["kind"] == "Job")
+    validate_k8s(job)
+    assert job["metadata"]["name"] == "llama-3-2-3b-instruct-bench"
+    assert not [o for o in objs if o["apiVersion"].startswith("ome.io/")]
+    (app / "weight.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata:\n  name: lora\n")
+    done = generate({})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: ./weight.yaml:2:1: FineTunedWeight lora: omerender cannot render a FineTunedWeight "
+                           "(ome.io/v1beta1): it needs OME's controller; --keep-inputs passes it through, for a cluster "
+                           "that runs OME\n")
+    done = generate({"KEEP_INPUTS": "true"})
+    assert done.returncode == 0, done.stderr
+    assert {"FineTunedWeight", "BenchmarkJob", "Job"} <= {o["kind"] for o in manifests(done.stdout)}
