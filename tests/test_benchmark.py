@@ -305,6 +305,24 @@ def test_a_benchmarkjob_config_ome_cannot_use_is_an_error_naming_the_key(text, m
         f"error: <stdin>: ConfigMap ome/benchmarkjob-config: {message}"]
 
 
+def test_a_configmap_named_nearly_benchmarkjob_config_is_named_with_a_warning():
+    near = benchmark_config('{"podConfig": {"image": "x"}}')
+    near["metadata"]["name"] = "benchmarkjobs-config"
+    run = render_objects(quickstart() + [near])
+    assert run.code == 0, run.stderr
+    assert [line for line in run.lines if "benchmarkjobs-config" in line] == [
+        'warning: <stdin>: ConfigMap ome/benchmarkjobs-config: ConfigMap benchmarkjobs-config is not OME\'s BenchmarkJob '
+        'configuration, which is named "benchmarkjob-config" (namespace ome): omerender passes it through and does not '
+        'read it; did you mean "benchmarkjob-config"?']
+    assert run.find("Job")["spec"]["template"]["spec"]["containers"][0]["image"] == CHART_IMAGE
+    assert run.find("ConfigMap", "benchmarkjobs-config") == near
+
+
+def test_an_empty_storage_uri_is_an_unknown_storage_type():
+    assert error_of(outputLocation={"storageUri": ""}) == (
+        "invalid storage: error parsing storage URI: unknown storage type for URI: ")
+
+
 def test_pod_override_merges_as_the_docs_say():
     override = {"image": SAMPLE_IMAGE,
                 "env": [{"name": "MODEL_PATH", "value": "/elsewhere"}, {"name": "EXTRA", "value": "1"}],

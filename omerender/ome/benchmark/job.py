@@ -49,10 +49,14 @@ def build_job(bench: Obj, target: Target, output: Output, config: BenchmarkJobCo
         pod["nodeSelector"] = {key: "Ready"}
     if spec.get("podOverride") is not None:
         pod = apply_override(pod, spec["podOverride"])
-    meta = {"name": bench.name, "namespace": bench.namespace, "labels": {"benchmark": bench.name},
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _metadata(bench),
+            "spec": {"backoffLimit": 0, "template": {"metadata": _metadata(bench), "spec": pod}}}
+
+
+def _metadata(bench: Obj) -> dict:
+    """The Job's metadata, which OME gives its pod template too (buildMetadata; createJob)."""
+    return {"name": bench.name, "namespace": bench.namespace, "labels": {"benchmark": bench.name},
             "annotations": {"logging-forward": "true"}}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
-            "spec": {"backoffLimit": 0, "template": {"metadata": dict(meta), "spec": pod}}}
 
 
 def _env(spec: dict) -> list[dict]:

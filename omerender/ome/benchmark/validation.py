@@ -52,7 +52,7 @@ def validate(spec: dict) -> None:
     _check_scenarios(spec["task"], spec.get("trafficScenarios") or [])
     _check_request_params(spec.get("additionalRequestParams") or {})
     location = spec["outputLocation"]
-    if not location.get("storageUri"):
+    if location.get("storageUri") is None:
         raise OmeError("invalid storage: storageUri cannot be empty", field="spec.outputLocation.storageUri")
     try:
         storage.validate_uri(location["storageUri"])

@@ -11,6 +11,7 @@ the Helm chart's defaults (``chart_benchmark_defaults.yaml``) apply.
 """
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from omerender.errors import Message, OmeError
 from omerender.kube.quantities import parse_quantity
 from omerender.yamlio.reading import parse_text as parse_yaml
 from . import gojson
-from .configmap import NAMESPACE, Candidate, _data
+from .configmap import NAMESPACE, NEAR_MISS_CUTOFF, Candidate, _data
 from .gojson import STRING, Decoded, GoJSONError, struct
 from .settings import CHART_SOURCE
 
@@ -45,6 +46,17 @@ class BenchmarkJobConfig:
 def is_benchmark_config(data: dict) -> bool:
     return (data.get("kind") == "ConfigMap" and data.get("apiVersion") == "v1"
             and (data.get("metadata") or {}).get("name") == NAME)
+
+
+def near_miss(data: dict) -> str | None:
+    """A warning for a ConfigMap named nearly ``benchmarkjob-config``, which omerender would pass through unread."""
+    name = (data.get("metadata") or {}).get("name")
+    if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
+        return None
+    if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
+        return None
+    return (f'ConfigMap {name} is not OME\'s BenchmarkJob configuration, which is named "{NAME}" (namespace '
+            f'{NAMESPACE}): omerender passes it through and does not read it; did you mean "{NAME}"?')
 
 
 def select(candidates: list[Candidate]) -> tuple[BenchmarkJobConfig, list[Message]]:
