@@ -261,7 +261,7 @@ def test_docs_example_writes_to_a_claim():
         node_selector={"models.ome.io/clusterbasemodel.llama-3-2-1b-instruct": "Ready"})
 
 
-# ---------------------------------------------------------------- the pod: defaults, the cluster's settings, podOverride
+# ---------------------------------------------------------------- the pod: defaults, cluster settings, podOverride
 
 def test_without_pod_override_the_chart_image_and_the_benchmark_jobs_name_for_the_container():
     job = the_job(quickstart(resultFolderName="baseline"))
@@ -311,9 +311,9 @@ def test_a_configmap_named_nearly_benchmarkjob_config_is_named_with_a_warning():
     run = render_objects(quickstart() + [near])
     assert run.code == 0, run.stderr
     assert [line for line in run.lines if "benchmarkjobs-config" in line] == [
-        'warning: <stdin>: ConfigMap ome/benchmarkjobs-config: ConfigMap benchmarkjobs-config is not OME\'s BenchmarkJob '
-        'configuration, which is named "benchmarkjob-config" (namespace ome): omerender passes it through and does not '
-        'read it; did you mean "benchmarkjob-config"?']
+        "warning: <stdin>: ConfigMap ome/benchmarkjobs-config: ConfigMap benchmarkjobs-config is not OME's "
+        'BenchmarkJob configuration, which is named "benchmarkjob-config" (namespace ome): omerender passes it '
+        'through and does not read it; did you mean "benchmarkjob-config"?']
     assert run.find("Job")["spec"]["template"]["spec"]["containers"][0]["image"] == CHART_IMAGE
     assert run.find("ConfigMap", "benchmarkjobs-config") == near
 
@@ -408,8 +408,8 @@ def test_the_inference_service_is_looked_up_in_the_namespace_the_endpoint_names(
     objs = list(worked_example().values()) + [bench("b", "bench", endpoint={
         "inferenceService": {"name": "llama-3-2-3b-instruct", "namespace": "other"}})]
     assert errors(objs) == [
-        "error: <stdin>: BenchmarkJob bench/b: failed to get InferenceService other/llama-3-2-3b-instruct: it is not in "
-        "the inputs; OME creates the Job only for an InferenceService it serves: add it, or benchmark a URL with "
+        "error: <stdin>: BenchmarkJob bench/b: failed to get InferenceService other/llama-3-2-3b-instruct: it is not "
+        "in the inputs; OME creates the Job only for an InferenceService it serves: add it, or benchmark a URL with "
         "spec.endpoint.endpoint"]
     found = list(worked_example().values()) + [bench("b", "bench")]
     assert the_job(found)["metadata"]["namespace"] == "bench"
@@ -724,9 +724,9 @@ def test_the_argo_cd_plugin_renders_the_job_and_refuses_what_it_cannot_render(tm
     (app / "weight.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata:\n  name: lora\n")
     done = generate({})
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ("error: ./weight.yaml:2:1: FineTunedWeight lora: omerender cannot render a FineTunedWeight "
-                           "(ome.io/v1beta1): it needs OME's controller; --keep-inputs passes it through, for a cluster "
-                           "that runs OME\n")
+    assert done.stderr == ("error: ./weight.yaml:2:1: FineTunedWeight lora: omerender cannot render a "
+                           "FineTunedWeight (ome.io/v1beta1): it needs OME's controller; --keep-inputs passes it "
+                           "through, for a cluster that runs OME\n")
     done = generate({"KEEP_INPUTS": "true"})
     assert done.returncode == 0, done.stderr
     assert {"FineTunedWeight", "BenchmarkJob", "Job"} <= {o["kind"] for o in manifests(done.stdout)}

@@ -61,7 +61,8 @@ def _prefix(kind: str) -> str:
 def _oci(rest: str) -> dict:
     parts = rest.split("/")
     if len(parts) < 6 or parts[0] != "n" or parts[2] != "b" or parts[4] != "o":
-        raise StorageURIError("invalid OCI storage URI format. Expected: oci://n/{namespace}/b/{bucket}/o/{object_path}")
+        raise StorageURIError("invalid OCI storage URI format. Expected: "
+                              "oci://n/{namespace}/b/{bucket}/o/{object_path}")
     return {"namespace": parts[1], "bucket": parts[3], "prefix": "/".join(parts[5:])}
 
 
