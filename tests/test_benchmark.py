@@ -652,6 +652,20 @@ def test_a_scenario_built_to_backtrack_is_refused_in_linear_work():
     assert time.process_time() - start < 10
 
 
+def test_many_benchmark_jobs_copying_one_long_model_path_meet_the_copy_budget():
+    objs = list(worked_example().values())
+    objs[0]["spec"]["storage"]["path"] = "/raid/" + "m" * 100_000
+    objs += [bench(f"b{i}", "llama-demo") for i in range(1000)]
+    start = time.process_time()
+    found = errors(objs)
+    assert time.process_time() - start < 30
+    assert found == [   # b322 is the 250th in name order: 250 Jobs of 4,006 values pass the free 1,000,000
+        "error: <stdin>: BenchmarkJob llama-demo/b322: the InferenceServices rendered so far copy more than 1,000,000 "
+        "values of runtime specs, policies and cluster settings in all (this one 4,006, from BenchmarkJob "
+        "llama-demo/b322); the limit is 8 times the values of the input, at least 1,000,000 and at most 20,000,000; "
+        "render fewer InferenceServices at a time, or render fewer BenchmarkJobs at a time"]
+
+
 def test_two_benchmark_jobs_of_one_name_are_an_error():
     objs = quickstart() + [bench("llama-bench", "llama-demo")]
     assert errors(objs) == ["error: <stdin>: BenchmarkJob llama-demo/llama-bench: duplicate BenchmarkJob llama-bench "

@@ -59,9 +59,10 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
     if not (bench.spec.get("podOverride") or {}).get("image") and not config.image:
         raise OmeError(f"no genai-bench image: {config.source} sets no podConfig.image; set "
                        f"spec.podOverride.image", field="spec.podOverride.image")
-    # each Job copies the InferenceService's URL, model name and tokenizer path: charged as runtimes are
-    charge_copy(sum(text_values(t) for t in (target.api_base, target.model_name, target.tokenizer)),
-                str(bench.ref), "benchmark fewer InferenceServices at a time", "spec.endpoint")
+    # each Job copies the InferenceService's URL and model name, and the model's path four times (volume, mount,
+    # MODEL_PATH, --model-tokenizer): charged as runtimes are, so many Jobs of one long path can't multiply it
+    charge_copy(text_values(target.api_base) + text_values(target.model_name) + 4 * text_values(target.tokenizer),
+                str(bench.ref), "render fewer BenchmarkJobs at a time", "spec.endpoint")
     job = build_job(bench, target, output, config, model_selector)
     check_job_pod(job)
     return job
