@@ -293,6 +293,19 @@ def test_the_clusters_benchmarkjob_config_sets_the_image_and_resources_and_is_ne
     assert not [o for o in again.objects if o["kind"] == "ConfigMap"]
 
 
+def test_config_shows_the_benchmark_settings_and_their_source(tmp_path):
+    import json
+    run = run_cli("config", "-o", "json", "-", input=yaml.safe_dump_all(quickstart()))
+    rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(run.stdout)["settings"]}
+    assert rows["benchmarkjob.podConfig.image"] == (CHART_IMAGE, "chart default")
+    (tmp_path / "bench-config.yaml").write_text(yaml.safe_dump(benchmark_config(
+        '{"podConfig": {"image": "i", "cpuRequest": "1", "memoryRequest": "1Gi", "cpuLimit": "1", '
+        '"memoryLimit": "1Gi"}}')))
+    run = run_cli("config", "-o", "json", str(tmp_path))
+    rows = {r["setting"]: (r["value"], r["source"]) for r in json.loads(run.stdout)["settings"]}
+    assert rows["benchmarkjob.podConfig.memoryLimit"] == ("1Gi", f"configmap {tmp_path}/bench-config.yaml")
+
+
 @pytest.mark.parametrize("text, message", [
     ('{"podConfig": {"image": "x", "cpuRequest": "two"}}',
      'data.benchmarkjob: podConfig.cpuRequest: "two" is not a quantity, and OME\'s controller fails on every '

@@ -41,6 +41,13 @@ class BenchmarkJobConfig:
     cpu_limit: str
     memory_limit: str
     source: str = CHART_SOURCE
+    file: str | None = None   # the ConfigMap's file; None: the chart's defaults
+
+    def settings(self) -> list[tuple[str, str, str]]:
+        """(setting, value, source) for ``omerender config``, as cluster/view.py words its sources."""
+        source = f"configmap {self.file}" if self.file else "chart default"
+        values = (self.image, self.cpu_request, self.memory_request, self.cpu_limit, self.memory_limit)
+        return [(f"{KEY}.podConfig.{key}", value, source) for key, value in zip(POD_CONFIG, values)]
 
 
 def is_benchmark_config(data: dict) -> bool:
@@ -81,12 +88,12 @@ def select(candidates: list[Candidate]) -> tuple[BenchmarkJobConfig, list[Messag
 
 def parse_candidate(candidate: Candidate) -> BenchmarkJobConfig:
     try:
-        return parse_text(_data(candidate).get(KEY), f"{candidate.file}: {candidate.ref}")
+        return parse_text(_data(candidate).get(KEY), f"{candidate.file}: {candidate.ref}", candidate.file)
     except ValueError as err:
         raise OmeError(f"data.{KEY}: {err}", candidate.ref, candidate.file, f"data.{KEY}") from None
 
 
-def parse_text(text: str | None, source: str) -> BenchmarkJobConfig:
+def parse_text(text: str | None, source: str, file: str | None = None) -> BenchmarkJobConfig:
     """The key as OME decodes it; ValueError with OME's text, or for values its controller cannot use (it parses
     each quantity with resource.MustParse, which panics on a bad or empty one)."""
     pod: dict = {}
@@ -104,7 +111,7 @@ def parse_text(text: str | None, source: str) -> BenchmarkJobConfig:
                              f"every BenchmarkJob with it (resource.MustParse); set it, such as \"2\" or "
                              f"\"2Gi\"") from None
     return BenchmarkJobConfig(values["image"], values["cpuRequest"], values["memoryRequest"], values["cpuLimit"],
-                              values["memoryLimit"], source)
+                              values["memoryLimit"], source, file)
 
 
 def _chart_default() -> BenchmarkJobConfig:
