@@ -12,6 +12,7 @@ from omerender.kube.names import trunc63
 from omerender.suggest import did_you_mean
 from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
+from .benchmark import Rendered, render_benchmarks
 from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
@@ -54,6 +55,7 @@ class IsvcFacts:
     """What one InferenceService rendered with, for commands that report on a render (``diff``)."""
 
     runtime: Obj | None = None
+    model: Obj | None = None
     auto_selected: bool = False
     classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
     objects: list[dict] = field(default_factory=list)
@@ -90,6 +92,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
+    failed: set[tuple[str, str]] = set()
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -103,9 +106,12 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             errors.append(err.located(isvc.ref, isvc.file))
             break  # a limit of the whole render: every InferenceService after it would pass it too
         except OmeError as err:
+            failed.add((isvc.namespace, isvc.name))
             if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
+    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report))
+    errors.extend(unrendered_errors(inputs, options))
     kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
     rendered = _shared_once(rendered)
     errors.extend(duplicate_errors(kept + rendered))
@@ -131,9 +137,36 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
     return out
 
 
+def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
+                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report) -> list[tuple[dict, Obj]]:
+    """Each BenchmarkJob's Job (ome/benchmark, which checks it as check_rendered does), from what its
+    InferenceService rendered; one a render limit kept from rendering counts as failed."""
+    if not inputs.benchmarks:
+        return []
+    targets = {}
+    for isvc in inputs.isvcs:
+        key = (isvc.namespace, isvc.name)
+        done = facts.get(key)
+        targets[key] = (Rendered(isvc, done.model, done.objects, key in failed) if done is not None
+                        else Rendered(isvc, failed=True))
+    jobs, bench_errors, messages = render_benchmarks(inputs, targets, options.model_node_selector)
+    errors.extend(bench_errors)
+    report.extend(messages)
+    return jobs
+
+
+def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:
+    """A kind of OME's API groups that omerender cannot render is an error, unless --keep-inputs passes it on."""
+    if options.keep_inputs:
+        return []
+    return [obj.error(f"omerender cannot render a {obj.kind} ({obj.api_version}): it needs OME's controller; "
+                      f"--keep-inputs passes it through, for a cluster that runs OME", "kind")
+            for obj in sorted(inputs.unrendered, key=_object_order)]
+
+
 def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
     """Objects that are not rendered, in an order that does not depend on the input's order."""
-    kept = [o for o in inputs.objects if (not o.is_ome or options.keep_inputs) and not is_lock_object(o)]
+    kept = [o for o in inputs.objects if (not o.in_ome_groups or options.keep_inputs) and not is_lock_object(o)]
     return sorted(kept, key=_object_order)
 
 
@@ -327,7 +360,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     resolution, runtime_spec = pinned.resolution, pinned.spec
     runtime = resolution.runtime
     if facts is not None:
-        facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
+        facts.runtime, facts.auto_selected, facts.model = runtime, resolution.auto_selected, resolution.model
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
