@@ -116,9 +116,27 @@ def _sample(rel: str) -> tuple[str, tuple[dict, ...], tuple[dict, ...]]:
     own = tuple(d for d in yaml.safe_load_all(text) if isinstance(d, dict))
     extra: list[dict] = []
     for doc in own:
+        if doc.get("kind") == "BenchmarkJob":  # the sample InferenceService it benchmarks, with that sample's objects
+            ref = ((doc.get("spec") or {}).get("endpoint") or {}).get("inferenceService") or {}
+            extra += [o for o in _isvc_samples().get((ref.get("namespace"), ref.get("name")), ()) if o not in extra]
+    for doc in own + tuple(extra):
         if doc.get("kind") == "InferenceService":
             extra += [o for o in catalog_objects(doc) if o not in extra]
     return text, own, tuple(extra)
+
+
+@lru_cache(maxsize=None)
+def _isvc_samples() -> dict[tuple[str, str], tuple[dict, ...]]:
+    """(namespace, name) of each sample InferenceService -> the objects of its sample file."""
+    found = {}
+    for rel in sample_files():
+        if rel.startswith("isvc/"):
+            docs = tuple(d for d in yaml.safe_load_all((SAMPLES / rel).read_text()) if isinstance(d, dict))
+            for doc in docs:
+                if doc.get("kind") == "InferenceService":
+                    meta = doc.get("metadata") or {}
+                    found.setdefault((meta.get("namespace"), meta.get("name")), docs)
+    return found
 
 
 @lru_cache(maxsize=None)

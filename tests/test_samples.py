@@ -61,15 +61,15 @@ def test_the_rdma_sample_s_pods_get_the_volumes_the_pod_webhook_adds(runs):
     assert volumes["devinf"]["hostPath"]["path"] == "/dev/infiniband"
 
 
-def test_benchmark_jobs_pass_through_today(runs):
-    # issue 31, part 3 renders them into Jobs; then these entries change.
-    for rel in ("benchmark/deepseek-r1-rdma.yaml", "benchmark/e5-mistral-7b-instruct.yaml",
-                "benchmark/llama3-1-70b-instruct.yaml"):
-        (job,) = output_objects(runs[rel])
-        assert (job["apiVersion"], job["kind"]) == ("ome.io/v1beta1", "BenchmarkJob")
-        assert foreign_kinds([job]) == [
-            f"BenchmarkJob {job['metadata']['namespace']}/{job['metadata']['name']}: ome.io/v1beta1 is neither "
-            "Kubernetes' own nor an add-on's"]
+def test_benchmark_jobs_become_jobs_against_their_sample_inference_services(runs):
+    # issue 31, part 3: each BenchmarkJob renders to the Job OME's benchmark controller creates
+    for rel, isvc_url in (("benchmark/deepseek-r1-rdma.yaml", "http://deepseek-r1.deepseek-r1.svc.cluster.local"),
+                          ("benchmark/llama3-1-70b-instruct.yaml",
+                           "http://llama-3-1-70b-instruct.llama-3-1-70b-instruct.svc.cluster.local")):
+        (job,) = [o for o in output_objects(runs[rel]) if o["kind"] == "Job"]
+        assert job["apiVersion"] == "batch/v1" and foreign_kinds([job]) == []
+        assert any(a.startswith(isvc_url) for a in job["spec"]["template"]["spec"]["containers"][0]["args"]), rel
+    assert runs["benchmark/e5-mistral-7b-instruct.yaml"].code == 1
 
 
 def test_every_rendered_object_validates(runs):
@@ -159,8 +159,7 @@ def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_nee
         *(f"{lws}.{template}.spec.volumes deepseek-r1 is hostPath /raid/models/deepseek-ai/deepseek-r1"
           for template in ("leaderTemplate", "workerTemplate"))]
     assert failures["benchmark/e5-mistral-7b-instruct.yaml"] == [
-        "BenchmarkJob e5-mistral-7b-instruct/e5-mistral-7b-instruct-benchmark: ome.io/v1beta1 is neither "
-        "Kubernetes' own nor an add-on's"]
+        "exit 1: " + expected()["benchmark/e5-mistral-7b-instruct.yaml"]["outcome"]]
     with pytest.raises(AssertionError, match="is hostPath /raid/models/meta/llama-3-1-8b-instruct"):
         assert_samples_fit_a_cluster_without_ome(files=files[:1])
     assert_samples_fit_a_cluster_without_ome(checks=AGENT_MODE, files=files[:1])
