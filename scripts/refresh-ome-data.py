@@ -29,6 +29,8 @@ FOLDERS = (
     ("modelconfig", "pkg/hfutil/modelconfig/testdata",
      "real Hugging Face `config.json` / `model_index.json` files and a tiny two-shard safetensors model "
      "(`modelconfig/README.md`)"),
+    ("samples", "config/samples",
+     "OME's sample InferenceServices (`isvc/`) and BenchmarkJobs with the Secret one of them reads (`benchmark/`)"),
 )
 # Files of ours inside DEST, never taken from OME nor removed.
 OURS = {"PROVENANCE.md", "modelconfig/README.md"}
@@ -70,6 +72,16 @@ def check_checkout(checkout: Path) -> None:
     if dirty:
         raise Refused(f"{checkout} has uncommitted changes in the folders copied "
                       f"({dirty.splitlines()[0].strip()}...); commit or discard them first")
+
+
+def refuse_links_on_the_way(base: Path, rel: str) -> None:
+    """Refuse a symbolic link at ``base / rel`` or at any folder between: reading or writing through one would
+    leave the checkout or the data folder, as a link inside them would (``files_under``)."""
+    path = base
+    for part in Path(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            raise Refused(f"{path} is a symbolic link; the data holds regular files only: remove it")
 
 
 def files_under(root: Path) -> set[str]:
@@ -125,8 +137,9 @@ What was trimmed: nothing inside these folders. The rest of OME's repository (it
 `docs/spec/api.md` §1.1 cite the CRDs at OME's public source instead. `modelconfig/README.md` and this file
 are omerender's.
 
-Used by the catalog sweep (`tests/catalog.py`), the multi-node and prefill-decode tests, `model-info`'s tests
-(`$OME_DATA` in the README's snippets) and the benchmark fleets (`benchmarks/fleet.py`).
+Used by the catalog sweep (`tests/catalog.py`), the samples sweep (`tests/samples.py`), the multi-node and
+prefill-decode tests, `model-info`'s tests (`$OME_DATA` in the README's snippets) and the benchmark fleets
+(`benchmarks/fleet.py`).
 
 Refresh from a checkout of OME (it prints what changed; then run the tests):
 
@@ -138,7 +151,11 @@ Refresh from a checkout of OME (it prints what changed; then run the tests):
 def refresh(checkout: Path, dest: Path, repository: str) -> list[str]:
     check_checkout(checkout)
     for here, ome, _ in FOLDERS:  # every link refused before anything is written
+        refuse_links_on_the_way(checkout, ome), refuse_links_on_the_way(dest, here)
         files_under(checkout / ome), files_under(dest / here)
+    refuse_links_on_the_way(checkout, "LICENSE")
+    for name in ("LICENSE", "PROVENANCE.md"):
+        refuse_links_on_the_way(dest, name)
     commit = git(checkout, "rev-parse", "HEAD")
     date = git(checkout, "log", "-1", "--format=%cs", "HEAD")
     dest.mkdir(parents=True, exist_ok=True)

@@ -246,15 +246,20 @@ def test_unknown_kind_in_the_ome_group_is_an_error_with_the_nearest_kind():
     thing = {"apiVersion": "ome.io/v1beta1", "kind": "Frobnicator", "metadata": {"name": "x"}}
     assert failed(render_objects([thing])) == [
         'error: <stdin>: Frobnicator x: kind: Unsupported value: "Frobnicator": not a kind of the ome.io API group; '
-        "the kinds of ome.io are ServingRuntime, ClusterServingRuntime, InferenceService, BaseModel, "
-        "ClusterBaseModel, AcceleratorClass, AutoscalerPolicy"]
+        "the kinds of ome.io are AcceleratorClass, AcceleratorQuota, AutoscalerPolicy, BaseModel, BenchmarkJob, "
+        "ClusterBaseModel, ClusterServingRuntime, FineTunedWeight, InferenceReplica, InferenceService, RolloutPolicy, "
+        "ServingRuntime, TrafficMap, WorkloadCluster"]
 
 
-def test_other_ome_kinds_pass_through():
-    job = {"apiVersion": "ome.io/v1beta1", "kind": "BenchmarkJob", "metadata": {"name": "bench", "namespace": "a"},
-           "spec": {"task": "text-to-text"}}
-    run = render_objects([job])
-    assert run.code == 0 and run.lines == [] and run.objects == [job]
+def test_other_ome_kinds_pass_through_only_with_keep_inputs():
+    """Issue 31: no kind of OME's API group passes through silently (tests/test_benchmark.py has the rest)."""
+    weight = {"apiVersion": "ome.io/v1beta1", "kind": "FineTunedWeight", "metadata": {"name": "lora"},
+              "spec": {"baseModelRef": {"name": "m"}}}
+    assert failed(render_objects([weight])) == [
+        "error: <stdin>: FineTunedWeight lora: omerender cannot render a FineTunedWeight (ome.io/v1beta1): it needs "
+        "OME's controller; --keep-inputs passes it through, for a cluster that runs OME"]
+    run = render_objects([weight], "--keep-inputs")
+    assert run.code == 0 and run.lines == [] and run.objects == [weight]
 
 
 def test_ome_kind_under_another_group_is_a_warning_and_passes_through():

@@ -30,7 +30,9 @@ FIX = ("copy what it holds into the repository and name it by a relative path, o
 FILE_WHY = "file:// names a directory on this machine"
 PATH_WHY = "git reads a URL with no :// and no colon before its first slash as a directory on this machine"
 TIMEOUT_FIX = ("a kustomization that needs longer can have it with omerender build --timeout SECONDS or "
-               "OMERENDER_BUILD_TIMEOUT (Argo CD itself gives up on a manifest generation after 90 s by default)")
+               "OMERENDER_BUILD_TIMEOUT (on Argo CD's plugin sidecar, together with the repo-server's deadline, 60 s by "
+               "default: controller.repo.server.timeout.seconds and server.repo.server.timeout.seconds in "
+               "argocd-cmd-params-cm)")
 # Stands in for kustomize: notes its own and its child's process ids, then sleeps in that child.
 SLOW_KUSTOMIZE = '#!/bin/sh\nsleep 60 &\necho "$$ $!" > "{pids}"\nwait\n'
 

@@ -64,12 +64,13 @@ def run_entrypoint(stdin: str) -> subprocess.CompletedProcess:
 
 def test_image_is_small_python_running_the_function():
     steps = instructions(ROOT / "Dockerfile")
-    assert steps[0] == ("FROM", "python:3.11-slim")
+    assert steps[0][0] == "ARG" and steps[0][1].startswith("PYTHON_IMAGE=python:3.11-slim-trixie@sha256:")
+    assert [rest for word, rest in steps if word == "FROM"] == ["${PYTHON_IMAGE} AS build", "${PYTHON_IMAGE}"]
     assert entrypoint() == ["omerender-fn"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["omerender-fn"] == "omerender.cli.fn:main"
     for word, rest in steps:
-        if word == "COPY":
+        if word == "COPY" and "--from=build" not in rest:
             for source in rest.split()[:-1]:
                 if not source.startswith("--"):
                     assert (ROOT / source).exists(), f"COPY source {source} is missing from the build context"
@@ -119,10 +120,11 @@ def test_container_function_config_matches_the_exec_one():
 
 def test_argocd_sidecar_image_bakes_the_plugin_config_in():
     steps = instructions(ROOT / "plugins" / "argocd" / "Dockerfile")
-    assert steps[0] == ("FROM", "python:3.11-slim-trixie")
+    assert steps[0][0] == "ARG" and steps[0][1].startswith("PYTHON_IMAGE=python:3.11-slim-trixie@sha256:")
     assert ("USER", "999") in steps
-    copies = [rest.split() for word, rest in steps if word == "COPY"]
-    assert ["--chown=999:999", "plugins/argocd/plugin.yaml", "/home/argocd/cmp-server/config/plugin.yaml"] in copies
+    copies = [rest.split() for word, rest in steps if word == "COPY" and "--from=build" not in rest]
+    assert ["--chown=0:0", "--chmod=0644", "plugins/argocd/plugin.yaml",
+            "/home/argocd/cmp-server/config/plugin.yaml"] in copies
     for parts in copies:
         for source in [p for p in parts[:-1] if not p.startswith("--")]:
             assert (ROOT / source).exists(), source

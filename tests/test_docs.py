@@ -38,6 +38,21 @@ SKIP = {
         "a placeholder URL and commit the reader replaces; needs the network",
     ("README.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
         "reads the Hugging Face Hub (tests/test_modelinfo_hub.py runs the same through a local server)",
+    **{("docs/cluster-needs.md", first): "installs a component into a Kubernetes cluster: needs one, and the network"
+       for first in (
+           "helm upgrade --install ome-crd oci://ghcr.io/moirai-internal/charts/ome-crd \\",
+           "cat > agent-values.yaml <<'EOF'",
+           "kubectl get nodes -L models.ome.io/clusterbasemodel.llama-3-2-3b-instruct",
+           "VERSION=v0.8.0",
+           "helm repo add kedacore https://kedacore.github.io/charts",
+           "helm install eg oci://docker.io/envoyproxy/gateway-helm --version v1.8.2 \\",
+           "kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.1/"
+           "standard-install.yaml",
+           "kubectl apply --server-side -f https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/"
+           "v0.79.2/example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",
+           "helm repo add prometheus-community https://prometheus-community.github.io/helm-charts",
+           "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update",
+       )},
 }
 SETUP = {
     ("docs/integrations.md", "omerender render omedeploy/ --output-dir rendered/"):

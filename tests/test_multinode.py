@@ -18,6 +18,8 @@ MODEL_ANNOTATIONS = {"ome.io/base-model-format": "safetensors", "ome.io/base-mod
                      "ome.io/base-model-name": "llama-3-2-3b-instruct", "ome.io/base-model-vendor": "meta",
                      "ome.io/serving-runtime": "srt-llama-3-2-3b-instruct"}
 PROMETHEUS = {"prometheus.io/scrape": "true", "prometheus.io/port": "8080", "prometheus.io/path": "/metrics"}
+# What OME's pod webhook writes on every pod from the chart's metricsAggregator (render.md §17)
+WEBHOOK = {"ome.io/enable-metric-aggregation": "false", "ome.io/enable-prometheus-scraping": "false"}
 L = {"team": "llm", "logging-forward": "enabled", "ome.io/inferenceservice": "llama-3-2-3b-instruct",
      "component": "engine", "serving-runtime": "srt-llama-3-2-3b-instruct", "fine-tuned-serving": "false",
      "base-model-name": "llama-3-2-3b-instruct", "base-model-size": "SMALL", "base-model-type": "Serving",
@@ -97,10 +99,10 @@ def test_16_metadata_of_the_set_its_templates_and_service(F):
          "ome.io/deploymentMode": "MultiNode", **MODEL_ANNOTATIONS}
     assert lws["metadata"] == {"name": LWS, "namespace": "llama-demo", "labels": L, "annotations": A}
     leader, worker = templates(lws)
-    assert leader["metadata"] == {"name": COMP, "namespace": "llama-demo", "annotations": A,
+    assert leader["metadata"] == {"name": COMP, "namespace": "llama-demo", "annotations": {**A, **WEBHOOK},
                                   "labels": {**L, "app": COMP, "ray.io/node-type": "head",
                                              "volcano.sh/queue-name": "q1"}}
-    worker_annotations = {k: v for k, v in A.items() if not k.startswith("prometheus.io/")}
+    worker_annotations = {**{k: v for k, v in A.items() if not k.startswith("prometheus.io/")}, **WEBHOOK}
     assert worker["metadata"] == {"name": COMP, "namespace": "llama-demo", "annotations": worker_annotations,
                                   "labels": {**L, "volcano.sh/queue-name": "q1"}}
     service = run.find("Service", COMP)
@@ -152,17 +154,16 @@ def test_34_catalog_deepseek_rdma_without_a_model(F):
     where = "info: <stdin>: InferenceService serving/ds: "
     warn = "warning: <stdin>: InferenceService serving/ds: "
     literal = "runner ome-container: $(MODEL_PATH) is referenced but MODEL_PATH is not set; the runner gets the literal text"
-    mounts = ("engine.leader container ome-container mounts {}, which names no volume of the pod (OME's pod webhook "
-              "may add it at pod creation)")
-    assert run.lines == [f"{where}engine {IMPLICIT}", f"{warn}engine.leader {literal}", warn + mounts.format("dshm"),
-                         warn + mounts.format("devinf"), f"{warn}engine.worker {literal}"]
+    # the leader's dshm and devinf mounts get their volumes from the oci-roce RDMA profile (render.md §17)
+    assert run.lines == [f"{where}engine {IMPLICIT}", f"{warn}engine.leader {literal}", f"{warn}engine.worker {literal}"]
     lws = run.find("LeaderWorkerSet", "lws-ds-engine")
     assert lws["spec"]["leaderWorkerTemplate"]["size"] == 2
     leader, worker = templates(lws)
     assert env_of(leader, "PARALLELISM_SIZE") == env_of(worker, "PARALLELISM_SIZE") == "16"
     assert leader["spec"]["hostNetwork"] is True and leader["spec"]["dnsPolicy"] == "ClusterFirstWithHostNet"
     assert [v["name"] for v in worker["spec"]["volumes"]] == ["dshm", "devinf"]
-    assert "volumes" not in leader["spec"]
+    assert leader["spec"]["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory"}},
+                                         {"name": "devinf", "hostPath": {"path": "/dev/infiniband"}}]
     assert run.find("Service", "ds-engine")["spec"]["selector"] == {"ray.io/node-type": "head"}
     assert run.find("Service", "ds")["spec"]["selector"] == {"ome.io/inferenceservice": "ds", "component": "router"}
 

@@ -44,14 +44,17 @@ def test_without_decryption_annotations_none_are_added(F):
     assert KEY not in annotations and SECRET not in annotations
 
 
-def test_fine_tuned_adapter_adds_the_memory_empty_dir(F):
+def test_fine_tuned_adapter_needs_omes_pod_webhook(F):
+    """The controller would add model-empty-dir for the adapter, but only OME's pod webhook adds the container that
+    fills it, which omerender does not reproduce (render.md §17.4)."""
     F["isvc"]["metadata"]["annotations"] = {"ome.io/inject-fine-tuned-adapter": "my-adapter"}
-    run = ok(F)
-    pod = pod_of(run)
-    assert pod["volumes"][-1] == {"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}}
-    # the adapter is downloaded next to the base model, which stays mounted
-    assert MODEL_VOLUME in [m["name"] for m in container(run.find("Deployment", ENGINE))["volumeMounts"]]
-    assert "ome.io/inject-fine-tuned-adapter" not in run.find("Service", ENGINE)["metadata"]["annotations"]
+    run = render_objects(list(F.values()))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: engine pod: "
+        "ome.io/inject-fine-tuned-adapter: \"my-adapter\" asks OME's pod webhook for the fine-tuned-adapter init "
+        "container (the adapter from OCI Object Storage); omerender cannot add it; apply this InferenceService on a "
+        "cluster that runs OME's controller manager (its pod webhook), or remove the annotation"]
 
 
 def test_an_empty_adapter_name_adds_nothing(F):

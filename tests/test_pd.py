@@ -113,8 +113,13 @@ def test_engine_and_decoder_are_merged_and_rendered_on_their_own():
                     engine={"runner": {"env": [{"name": "ROLE", "value": "p"}]}}, decoder={"minReplicas": 2})
     engine_env = run.find("Deployment", "chat-engine")["spec"]["template"]["spec"]["containers"][0]["env"]
     decoder_env = run.find("Deployment", "chat-decoder")["spec"]["template"]["spec"]["containers"][0]["env"]
-    assert [e["name"] for e in engine_env] == ["ROLE", "MODEL_PATH", "PARALLELISM_SIZE"]
-    assert [e["name"] for e in decoder_env] == ["MODEL_PATH", "PARALLELISM_SIZE"]
+    # the runtime asks for the oci-roce RDMA profile: its variables follow, in name order (render.md §17)
+    rdma = ["GLOO_SOCKET_IFNAME", "HCOLL_ENABLE_MCAST_ALL", "IB_RX_QUEUE_LEN", "NCCL_CROSS_NIC", "NCCL_CUMEM_ENABLE",
+            "NCCL_DEBUG", "NCCL_IB_GID_INDEX", "NCCL_IB_HCA", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SL",
+            "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_TC", "NCCL_IB_TIMEOUT", "NCCL_IGNORE_CPU_AFFINITY", "NCCL_NET_PLUGIN",
+            "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_NTHREADS", "RX_QUEUE_LEN", "coll_hcoll_enable"]
+    assert [e["name"] for e in engine_env] == ["ROLE", "MODEL_PATH", "PARALLELISM_SIZE", *rdma]
+    assert [e["name"] for e in decoder_env] == ["MODEL_PATH", "PARALLELISM_SIZE", *rdma]
     assert run.find("HorizontalPodAutoscaler", "chat-decoder")["spec"]["minReplicas"] == 2
     assert run.find("HorizontalPodAutoscaler", "chat-engine")["spec"]["minReplicas"] == 1
     affinity = run.find("Deployment", "chat-decoder")["spec"]["template"]["spec"]["affinity"]

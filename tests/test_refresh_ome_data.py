@@ -30,7 +30,7 @@ def refresh(checkout: Path, dest: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
-    """A tiny OME: its module line, the three folders the tests read, its LICENSE, one commit."""
+    """A tiny OME: its module line, the four folders the tests read, its LICENSE, one commit."""
     ome = tmp_path / "ome"
     write(ome, {"go.mod": "module github.com/sgl-project/ome\n\ngo 1.24\n",
                 "LICENSE": "Apache License 2.0\n",
@@ -38,6 +38,8 @@ def checkout(tmp_path: Path) -> Path:
                 "config/runtimes/kustomization.yaml": "resources: [srt/a-rt.yaml]\n",
                 "config/models/meta/m.yaml": "kind: ClusterBaseModel # new\n",
                 "pkg/hfutil/modelconfig/testdata/llama.json": "{}\n",
+                "config/samples/isvc/meta/s.yaml": "kind: InferenceService\n",
+                "config/samples/benchmark/b.yaml": "kind: BenchmarkJob\n",
                 "pkg/agent/main.go": "package main\n"})
     git(ome, "init", "-q")
     git(ome, "add", ".")
@@ -58,8 +60,10 @@ def test_refresh_copies_the_folders_and_says_what_changed(checkout, tmp_path):
                           "D runtimes/vllm/gone-rt.yaml\n"
                           "A models/meta/m.yaml\n"
                           "A modelconfig/llama.json\n"
+                          "A samples/benchmark/b.yaml\n"
+                          "A samples/isvc/meta/s.yaml\n"
                           "A LICENSE\n"
-                          "5 files changed: 3 added, 1 modified, 1 removed\n")
+                          "7 files changed: 5 added, 1 modified, 1 removed\n")
     assert (dest / "runtimes/srt/a-rt.yaml").read_text() == "kind: ClusterServingRuntime # a\n"
     assert not (dest / "runtimes/vllm").exists()
     assert (dest / "modelconfig/README.md").read_text() == "ours\n"
@@ -67,6 +71,9 @@ def test_refresh_copies_the_folders_and_says_what_changed(checkout, tmp_path):
     provenance = (dest / "PROVENANCE.md").read_text()
     assert f"`sgl-project/ome`, commit `{git(checkout, 'rev-parse', 'HEAD')}`" in provenance
     assert "(committed " in provenance and "(2 files)" in provenance and "(1 file)" in provenance
+    assert ("| `samples/` | `config/samples/` | OME's sample InferenceServices (`isvc/`) and BenchmarkJobs with the "
+            "Secret one of them reads (`benchmark/`) (2 files) |") in provenance
+    assert (dest / "samples/isvc/meta/s.yaml").read_text() == "kind: InferenceService\n"
 
     again = refresh(checkout, dest)
     assert (again.returncode, again.stdout) == (0, "no change: the data already matches this commit\n")
@@ -127,3 +134,57 @@ def test_refresh_refuses_a_symbolic_link_in_the_checkout_or_the_data_and_writes_
     assert run.stderr == (f"error: {data}/models/out.yaml is a symbolic link; the data holds regular files only: "
                           "remove it\n")
     assert secret.read_text() == "not OME's\n"
+
+
+def test_refresh_refuses_a_checkout_without_the_samples(checkout, tmp_path):
+    git(checkout, "rm", "-rq", "config/samples")
+    git(checkout, "commit", "-qm", "no samples")
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {checkout} is not a checkout of OME with the data the tests read: "
+                          "missing config/samples\n")
+    assert not (tmp_path / "data").exists()
+
+
+def _link_in_checkout(checkout: Path, rel: str, target: Path) -> Path:
+    """Commit ``rel`` in the checkout as a symbolic link to ``target`` (replacing what was there)."""
+    link = checkout / rel
+    if link.exists():
+        git(checkout, "rm", "-rq", rel)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "a link")
+    return link
+
+
+@pytest.mark.parametrize("rel", ["config/samples/isvc/meta/leak.yaml", "config/samples/isvc", "config/samples",
+                                 "LICENSE"])
+def test_refresh_refuses_a_sample_folder_or_file_of_the_checkout_that_is_a_link(checkout, tmp_path, rel):
+    outside = tmp_path / "outside"
+    (outside / "isvc").mkdir(parents=True)
+    (outside / "isvc" / "secret.yaml").write_text("not OME's\n")
+    target = outside / "isvc" / "secret.yaml" if rel.endswith((".yaml", "LICENSE")) else outside
+    link = _link_in_checkout(checkout, rel, target)
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == f"error: {link} is a symbolic link; the data holds regular files only: remove it\n"
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("rel", ["samples/isvc/out.yaml", "samples/isvc", "samples", "LICENSE", "PROVENANCE.md"])
+def test_refresh_refuses_a_link_in_the_data_folder_and_writes_nothing_through_it(checkout, tmp_path, rel):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("not OME's\n")
+    data = tmp_path / "data"
+    link = data / rel
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret if "." in link.name else outside)
+    run = refresh(checkout, data)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == f"error: {link} is a symbolic link; the data holds regular files only: remove it\n"
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"] and secret.read_text() == "not OME's\n"
+    assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*")) == sorted(
+        p.relative_to(data).as_posix() for p in link.parents if data in p.parents) + [rel]

@@ -69,11 +69,18 @@ def cli():
                    "for Flux) instead of stdout.")
 @click.option("-o", "old_output_dir", metavar="DIR", hidden=True)
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+@click.option("-a", "--api-versions", "api_versions", multiple=True, metavar="LIST",
+              help="The API versions the target cluster serves (as kubectl api-versions prints them; comma-separated "
+                   "or repeated, as helm template has it): an object of any other fails the render, naming what to "
+                   "install.")
+@click.option("--kube-version", metavar="VERSION",
+              help="The target cluster's Kubernetes version (e.g. 1.30.2): an object of a built-in API it is too old "
+                   "for fails the render.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, model_weights=None, weights_storage_class=None, weights_access_mode=None,
-               downloader_image=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, model_weights=None,
+               weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -99,6 +106,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
             inputs = index(read_plain(list(paths), notes))
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
+        _check_cluster(result.objects, api_versions, kube_version)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict")):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
@@ -114,6 +122,18 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         write_stream(result.objects, sys.stdout)
+
+
+def _check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None) -> None:
+    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve."""
+    if not api_versions and not kube_version:
+        return
+    from omerender.errors import OmeErrors
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+    served = parse_api_versions(list(api_versions), "--api-versions")
+    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions")
+    if errors:
+        raise OmeErrors(errors)
 
 
 def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:

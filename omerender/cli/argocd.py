@@ -17,7 +17,9 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import FLAGS, WEIGHTS_FLAGS, cluster_config_path, flag_values, repo_root, weights_values
+from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_empty, cluster_config_path, cluster_setting,
+                                     empty_render, flag_values, repo_root, split_config, unapplied_marker,
+                                     weights_values)
 from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -33,18 +35,22 @@ def argocd():
                                    "  ARGOCD_ENV_NO_MODEL_NODE_SELECTOR=true omerender argocd generate")
 def generate():
     """Write the Application's manifests to stdout: a kustomization is built with no plugin the repository
-    names (pipeline, or the installed omerender function where needed); a plain directory is rendered."""
+    names (pipeline, or the installed omerender function where needed); a plain directory is rendered.
+
+    A render of no objects fails (set ALLOW_EMPTY=true where an empty app is meant), as does an object the
+    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes)."""
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
-    from .app import render_cmd
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
-    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"))
+    root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"), environ)
     try:
         values = flag_values(environ)
         mode, settings, weights = weights_values(environ)
         cluster_config = cluster_config_path(environ, root)
+        empty_ok = allow_empty(environ)
+        cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on) + tuple(
@@ -54,18 +60,17 @@ def generate():
                       weights=settings)
     if find_kustomization(".") is None:
         paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
-        click.get_current_context().invoke(render_cmd, paths=paths, keep_inputs=options.keep_inputs,
-                                           no_model_node_selector=not options.model_node_selector,
-                                           locked=False, lock_path=None, output_dir=None, old_output_dir=None,
-                                           pod_monitors=options.pod_monitors,
-                                           model_weights=weights.get("MODEL_WEIGHTS"),
-                                           weights_storage_class=weights.get("WEIGHTS_STORAGE_CLASS"),
-                                           weights_access_mode=weights.get("WEIGHTS_ACCESS_MODE"),
-                                           downloader_image=weights.get("DOWNLOADER_IMAGE"),
-                                           strict=values["STRICT"], debug=False)
+        objects, input_kinds = _render_plain(paths, options, named)
+        if not objects and not empty_ok:
+            fail([empty_render(input_kinds).message()])
+        _fail_unserved(objects, cluster)
+        write_stream(objects, sys.stdout)
         return
+    unapplied = built_or_fail(lambda: unapplied_marker(root))
+    if unapplied is not None:
+        fail([unapplied.message()])
     built = built_or_fail(lambda: build(".", root, options if named else None, named,
-                                        timeout=timeout_setting(None, environ),
+                                        timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),
                                         extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
@@ -73,13 +78,75 @@ def generate():
         click.echo(message.line(), err=True)
     fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
+    if not empty_ok and _built_nothing(built):
+        input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
+        fail([empty_render(input_kinds, kustomization=True).message()])
+    _fail_unserved(built.objects, cluster, built.stream)
     if built.objects is not None:
         write_stream(built.objects, sys.stdout)
     else:
         sys.stdout.write(built.stream)
 
 
+def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...]) -> tuple[list[dict], list[str]]:
+    """``omerender render PATHS`` with ``options`` (those of the directory's OMERender config where it holds one):
+    the rendered objects and the kinds of the objects read. Messages are printed; errors (and, with strict,
+    warnings) exit 1."""
+    from omerender.errors import run_guarded
+    from omerender.gitops.overlays import read_plain
+    from omerender.ome.load import index
+    from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
+    from omerender.ome.render import render
+    notes: list = []
+    used = [options, "--strict"]
+
+    def run():
+        docs, config_options = split_config(read_plain(list(paths), notes), named)
+        if config_options is not None:
+            used[:] = [config_options, "strict: true in the OMERender config"]
+        inputs = index(docs)
+        lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), None))
+        return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
+
+    done, failures = run_guarded(run)
+    for message in notes:
+        click.echo(message.line(), err=True)
+    if failures:
+        fail(failures)
+    result, input_kinds = done
+    for message in result.messages:
+        click.echo(message.line(), err=True)
+    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1])
+    return result.objects, input_kinds
+
+
+def _built_nothing(built) -> bool:
+    """Whether a kustomization's build wrote no object (the function path's output is kustomize's text)."""
+    if built.objects is not None:
+        return not built.objects
+    return not (built.stream or "").strip()
+
 
 def _read_anyway(path: str) -> bool:
     """Whether rendering the app's directory reads ``path`` already (a YAML file below it)."""
     return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))
+
+
+def _fail_unserved(objects: list[dict] | None, cluster: tuple, stream: str | None = None) -> None:
+    """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
+    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty). ``stream``: the function path's
+    output, where there are no ``objects``."""
+    from omerender.errors import run_guarded
+    from omerender.kube.apiversions import unserved
+    served, version = cluster
+    if served is None and version is None:
+        return
+
+    def check():
+        import yaml
+        found = objects if objects is not None else [d for d in yaml.safe_load_all(stream or "") if isinstance(d, dict)]
+        return unserved(found, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+
+    errors, failures = run_guarded(check)
+    if failures or errors:
+        fail(failures or [err.message() for err in errors])

@@ -24,7 +24,7 @@ from .shell import deprecated_spelling, fail, fail_if_strict, render_options, we
                                             "holding DIR, else the working directory).")
 @click.option("--timeout", metavar="SECONDS", help="Stop kustomize (and fail) after this long (default: "
                                                    "$OMERENDER_BUILD_TIMEOUT, else 10 s under "
-                                                   "$ARGOCD_EXEC_TIMEOUT, else 80, under Argo CD's 90).")
+                                                   "$ARGOCD_EXEC_TIMEOUT, else 80).")
 @click.option("--no-remote", is_flag=True, help="Refuse remote bases (https://…, git@…) instead of letting "
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")

@@ -38,7 +38,8 @@ Examples:
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def config_cmd(paths, isvc_name, namespace, output, debug):
     """Show the cluster settings a render of PATH... ("." if none) applies, and where each came from: the
-    ConfigMap inferenceservice-config among the inputs, OME's own default, or the Helm chart's defaults."""
+    ConfigMap inferenceservice-config among the inputs, OME's own default, or the Helm chart's defaults; and the
+    image and resources of BenchmarkJob pods, from the ConfigMap benchmarkjob-config or the chart's defaults."""
     value, failures = run_guarded(lambda: _inspect(index(read_paths(paths or (".",))), isvc_name, namespace), debug)
     if failures:
         fail(failures)
@@ -74,7 +75,7 @@ def _inspect(inputs: Inputs, isvc_name: str | None, namespace: str) -> tuple[Inp
         overrides = [{"annotation": key, "value": annotations[key],
                       "source": f"annotation on {isvc.ref} ({isvc.file}), over the cluster's ingress settings"}
                      for key in sorted(annotations) if key.startswith(INGRESS_ANNOTATIONS)]
-    rows = settings(inputs.cluster_config)
+    rows = settings(inputs.cluster_config) + [Setting(*row) for row in inputs.benchmark_config.settings()]
     if isvc_name is not None:
         by_name = {row.name: row.source for row in rows}
         config = inputs.cluster_config

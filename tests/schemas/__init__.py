@@ -25,6 +25,10 @@ from pathlib import Path
 
 import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
+
+# kubernetes_validate reads and parses a schema file (and its definitions) on every call; they never change.
+kubernetes_validate.utils.schema_contents = lru_cache(maxsize=None)(kubernetes_validate.utils.schema_contents)
 
 HERE = Path(__file__).resolve().parent
 K8S_VERSION = "1.30"

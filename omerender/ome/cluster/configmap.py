@@ -144,8 +144,11 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     # The AutoscalerPolicy resolver's config, loaded per reconcile (NewAutoscalerPolicyConfigCached) when a
     # component's policy renders; refused here like the others, so a broken key never passes silently.
     autoscaler_policy = parse.parse_autoscaler_policy(data, notes)
+    # The pod webhook's key: read for every pod it mutates (render.md §17).
+    metrics_aggregator = parse.parse_metrics_aggregator(data, notes)
     return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file=file, keys=frozenset(data),
-                         fields=frozenset(notes.fields), autoscaler_policy=autoscaler_policy), notes
+                         fields=frozenset(notes.fields), autoscaler_policy=autoscaler_policy,
+                         metrics_aggregator=metrics_aggregator), notes
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:

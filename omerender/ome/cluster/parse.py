@@ -18,12 +18,14 @@ from . import gojson
 from .gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
                      ptr, slice_of, struct)
 from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
-                       NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
+                       MetricsAggregatorConfig, NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
                        SecretKeyRef)
 
 INGRESS, DEPLOY, POD_MONITOR = "ingress", "deploy", "podMonitor"
 PDB, ACCELERATORS, AUTOSCALER_POLICY = "podDisruptionBudget", "acceleratorResources", "autoscalerPolicy"
-KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS, AUTOSCALER_POLICY)   # the data keys omerender reads
+METRICS_AGGREGATOR = "metricsAggregator"
+KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS, AUTOSCALER_POLICY,
+        METRICS_AGGREGATOR)   # the data keys omerender reads
 
 DEFAULT_DOMAIN_TEMPLATE = "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"
 DEFAULT_INGRESS_DOMAIN = "example.com"
@@ -77,6 +79,8 @@ AUTOSCALER_POLICY_TYPE = struct(
                          ("skewDeadlineSeconds", INT32))),
 )
 DEFAULT_MEMBER_GET_TIMEOUT_SECONDS, DEFAULT_SKEW_DEADLINE_SECONDS = 5, 900
+METRICS_AGGREGATOR_TYPE = struct("pod.MetricsAggregator", ("enableMetricAggregation", STRING),
+                                 ("enablePrometheusScraping", STRING))
 UPDATE_STRATEGIES = ("", "SurgeThenDrain", "RecreatePod", "InPlaceIfPossible", "InPlaceOnly")
 
 
@@ -472,3 +476,29 @@ def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
 def _quoted(text: str) -> str:
     """Go's %q of ``text``."""
     return f'"{_go_quote(text)}"'
+
+
+# ---------------------------------------------------------------- metricsAggregator (the pod webhook's key)
+
+def parse_metrics_aggregator(data: dict, notes: Notes) -> MetricsAggregatorConfig:
+    """The key OME v1.3's pod webhook reads for every pod it mutates (pkg/webhook/admission/pod/
+    metrics_aggregate_injector.go, newMetricsAggregator): two strings, "" when the key or a field is absent. A value
+    json.Unmarshal refuses makes the webhook deny every pod, so it is refused here with the webhook's text."""
+    if METRICS_AGGREGATOR not in data:
+        return MetricsAggregatorConfig()
+    prefix = f"OME's pod webhook denies every pod: unable to unmarshall {METRICS_AGGREGATOR} json string due to"
+    raw = _unmarshal_due(data[METRICS_AGGREGATOR], prefix, notes)
+    if raw is None:   # Unmarshal leaves the webhook a nil config, which it dereferences
+        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} null: give an object, or remove the key")
+    return MetricsAggregatorConfig(raw.get("enableMetricAggregation", ""), raw.get("enablePrometheusScraping", ""))
+
+
+def _unmarshal_due(text: str, prefix: str, notes: Notes):
+    found = Decoded()
+    try:
+        raw = gojson.decode(gojson.scan(text), METRICS_AGGREGATOR_TYPE, found)
+    except GoJSONError as err:   # the webhook's "due to %w " (its trailing space too)
+        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ") from None
+    notes.add(METRICS_AGGREGATOR, found)
+    notes.fields.update(_paths(METRICS_AGGREGATOR, raw, METRICS_AGGREGATOR_TYPE))
+    return raw

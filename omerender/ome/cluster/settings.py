@@ -154,6 +154,15 @@ class AutoscalerPolicyConfig:
 
 
 @dataclass(frozen=True)
+class MetricsAggregatorConfig:
+    """Go pod.MetricsAggregator, data key ``metricsAggregator``: read by OME's pod webhook, never by the controller.
+    Strings as written ("" when unset); the webhook acts on exactly "true"."""
+
+    enable_metric_aggregation: str = ""
+    enable_prometheus_scraping: str = ""
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     """The whole configuration the render reads, and where it came from."""
 
@@ -164,6 +173,7 @@ class ClusterConfig:
     pod_disruption_budget: PodDisruptionBudgetConfig = field(default_factory=PodDisruptionBudgetConfig)
     accelerator_resources: tuple[str, ...] = ("nvidia.com/gpu",)   # AcceleratorResourceNames(), fallback applied
     autoscaler_policy: AutoscalerPolicyConfig = field(default_factory=AutoscalerPolicyConfig)
+    metrics_aggregator: MetricsAggregatorConfig = field(default_factory=MetricsAggregatorConfig)
     file: str | None = None                       # the ConfigMap's file; None for the chart's defaults
     keys: frozenset[str] = frozenset()            # the data keys the ConfigMap sets (all of them, read or not)
     fields: frozenset[str] = frozenset()          # "<key>.<json path>" of each field the data sets ("deploy.replicas")

@@ -84,6 +84,9 @@ ROWS: tuple[tuple[str, Callable], ...] = (
     ("autoscalerPolicy.metricProviders", _providers),
     ("autoscalerPolicy.preflight.memberGetTimeoutSeconds", lambda c: c.autoscaler_policy.member_get_timeout_seconds),
     ("autoscalerPolicy.preflight.skewDeadlineSeconds", lambda c: c.autoscaler_policy.skew_deadline_seconds),
+    # read by OME's pod webhook, which writes "" for an unset field (render.md §17.3)
+    ("metricsAggregator.enableMetricAggregation", lambda c: c.metrics_aggregator.enable_metric_aggregation),
+    ("metricsAggregator.enablePrometheusScraping", lambda c: c.metrics_aggregator.enable_prometheus_scraping),
 )
 # Filled by OME's loader when the data leaves them out (configmap.go parseIngressConfig, AcceleratorResourceNames,
 # parseAutoscalerPolicyConfig, which also fills a non-positive preflight value).

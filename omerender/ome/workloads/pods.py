@@ -90,7 +90,6 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     # specdefaults.terminationGracePeriod fills it where neither the InferenceService nor the runtime set it
     pod.setdefault("terminationGracePeriodSeconds",
                    KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
-    _check_mounts(pod, plan, report)
     check_pod_template(pod, plan.path)
     try:
         check_pod(pod, "spec.template.spec")
@@ -301,15 +300,6 @@ def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
         pod["nodeSelector"] = selector
     else:
         pod.pop("nodeSelector", None)
-
-
-def _check_mounts(pod: dict, plan: PodPlan, report: Report) -> None:
-    names = {v.get("name") for v in pod.get("volumes") or []}
-    for container in pod.get("containers") or []:
-        for mount in container.get("volumeMounts") or []:
-            if mount.get("name") not in names:
-                report.warn(f"{plan.path} container {container.get('name')} mounts {mount.get('name')}, which names no "
-                            f"volume of the pod (OME's pod webhook may add it at pod creation)")
 
 
 # ---------------------------------------------------------------- what the API server would reject (E-I8)

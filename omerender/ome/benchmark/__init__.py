@@ -1,0 +1,93 @@
+"""BenchmarkJobs → the Jobs OME's benchmark controller creates (docs/spec/benchmarks.md).
+
+Pure: :func:`render_benchmarks` takes the input's BenchmarkJobs and what its InferenceServices rendered, and returns
+each Job with the BenchmarkJob it came from, and an error per BenchmarkJob that OME would refuse or never run.
+"""
+from __future__ import annotations
+
+from omerender.errors import Message, OmeError
+from omerender.kube.apirules import check_object
+from omerender.kube.quantities import parse_quantity
+from omerender.kube.shapes import check_pod
+from ..budget import BudgetError, charge_copy, text_values
+from ..load import Inputs, Obj
+from . import storage
+from .endpoint import Rendered, Target, isvc_target, url_target
+from .job import build_job
+from .validation import validate
+
+__all__ = ["Rendered", "render_benchmarks"]
+
+
+def render_benchmarks(inputs: Inputs, rendered: dict[tuple[str, str], Rendered], model_selector: bool
+                      ) -> tuple[list[tuple[dict, Obj]], list[OmeError], list[Message]]:
+    jobs, errors, messages = [], [], []
+    for bench in sorted(inputs.benchmarks, key=lambda o: (o.namespace, o.name)):
+        try:
+            job = _render_one(bench, inputs, rendered, model_selector, messages)
+        except BudgetError as err:
+            errors.append(err.located(bench.ref, bench.file))
+            break   # a limit of the whole render, as for InferenceServices
+        except OmeError as err:
+            errors.append(err.located(bench.ref, bench.file))
+            continue
+        if job is not None:
+            jobs.append((job, bench))
+    return jobs, errors, messages
+
+
+def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool,
+                messages: list[Message]) -> dict | None:
+    validate(bench.spec)
+    endpoint = bench.spec["endpoint"]
+    if endpoint.get("endpoint") is not None:
+        target: Target | None = url_target(endpoint["endpoint"])
+    else:
+        target = isvc_target(endpoint["inferenceService"], rendered, inputs.cluster_config.ingress.url_scheme, inputs)
+        if target is None:
+            return None   # the InferenceService's own error says why it did not render
+        if target.warning:
+            messages.append(Message("warning", target.warning, bench.ref, bench.file, "spec.endpoint"))
+    location = bench.spec["outputLocation"]
+    try:
+        output = storage.output(location["storageUri"], location.get("parameters") or {})
+    except storage.StorageURIError as err:
+        raise OmeError(f"{err}: OME accepts this URI but can't write results to it, and creates no Job; use "
+                       f"oci://, s3://, az://, gs://, github:// or pvc://", field="spec.outputLocation.storageUri") \
+            from None
+    config = inputs.benchmark_config
+    if not (bench.spec.get("podOverride") or {}).get("image") and not config.image:
+        raise OmeError(f"no genai-bench image: {config.source} sets no podConfig.image; set "
+                       f"spec.podOverride.image", field="spec.podOverride.image")
+    # each Job copies the InferenceService's URL and model name, and the model's path four times (volume, mount,
+    # MODEL_PATH, --model-tokenizer): charged as runtimes are, so many Jobs of one long path can't multiply it
+    charge_copy(text_values(target.api_base) + text_values(target.model_name) + 4 * text_values(target.tokenizer),
+                str(bench.ref), "render fewer BenchmarkJobs at a time", "spec.endpoint")
+    job = build_job(bench, target, output, config, model_selector)
+    check_job_pod(job)
+    return job
+
+
+def check_job_pod(job: dict) -> None:
+    """What the API server refuses in the Job OME writes (the BenchmarkJob would stay Pending): a label or a
+    container named after a BenchmarkJob whose name is too long or no DNS label, a volume named after such a model,
+    a request above its limit (v1.3 docs concepts/serving/benchmarks.md, "How a benchmark runs")."""
+    path = "spec.template.spec"
+    where = f"rendered Job {job['metadata']['namespace']}/{job['metadata']['name']}"
+    try:
+        check_object(job)
+        check_pod(job["spec"]["template"]["spec"], path)
+        resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
+        for name, request in sorted(resources.get("requests", {}).items()):
+            limit = resources.get("limits", {}).get(name)
+            if limit is not None and parse_quantity(request, "") > parse_quantity(limit, ""):
+                raise OmeError(f'{path}.containers[0].resources.requests: Invalid value: "{request}": must be less '
+                               f"than or equal to {name} limit of {limit}; raise the limit too "
+                               f"(spec.podOverride.resources)", field="spec.podOverride.resources")
+    except OmeError as err:
+        field = err.field if err.field == "spec.podOverride.resources" else None
+        hint = (" (OME names the container after the BenchmarkJob, or genai-bench when spec.podOverride is set: "
+                "rename the BenchmarkJob, or set spec.podOverride)" if ".containers[0].name:" in err.text
+                else " (the label benchmark carries the BenchmarkJob's name: shorten it)"
+                if "labels.benchmark:" in err.text else "")
+        raise OmeError(f"{where}: {err.text}{hint}", field=field) from None
