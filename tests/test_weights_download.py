@@ -425,3 +425,21 @@ def test_the_wait_step_goes_before_the_runtimes_init_containers(F):
 def test_stdin_yaml_round_trips(F):
     run = download(list(F.values()))
     assert yaml.safe_load_all(run.stdout)
+
+
+def test_a_benchmark_job_reads_the_tokenizer_from_the_claim(F):
+    from test_benchmark import quickstart
+    run = download(quickstart())
+    assert run.code == 0, run.stderr
+    claim = claim_of(run)
+    (bench,) = [o for o in run.objects if o["kind"] == "Job" and o["metadata"]["name"] == "llama-bench"]
+    pod = bench["spec"]["template"]["spec"]
+    assert pod["volumes"][0] == {"name": "llama-3-2-3b-instruct",
+                                 "persistentVolumeClaim": {"claimName": claim, "readOnly": True}}
+    assert pod["containers"][0]["volumeMounts"][0] == {"name": "llama-3-2-3b-instruct",
+                                                       "mountPath": "/raid/models/meta/llama-3-2-3b-instruct",
+                                                       "subPath": "model", "readOnly": True}
+    assert pod["initContainers"][0]["name"] == "wait-llama-3-2-3b-instruct" and "nodeSelector" not in pod
+    assert "models.ome.io/" not in run.stdout and "hostPath" not in run.stdout
+    for obj in run.objects:
+        validate_k8s(obj)

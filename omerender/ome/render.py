@@ -36,6 +36,7 @@ from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
 from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
 from .weights.book import Book
+from .weights.download import mount_claim
 from .weights.settings import AGENT, DOWNLOAD, WeightsSettings
 from .weights.source import is_pvc
 
@@ -128,7 +129,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             if err.text not in runtime_errors and not any(e is err for e in errors):
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
-    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report))
+    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report, book))
     errors.extend(unrendered_errors(inputs, options))
     kept = [(o.data, o) for o in passthrough_objects(inputs, options, list(used_models.values()))]
     rendered = _shared_once(rendered) + book.objects()
@@ -158,7 +159,8 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
 
 
 def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
-                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report) -> list[tuple[dict, Obj]]:
+                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report,
+                    book: Book) -> list[tuple[dict, Obj]]:
     """Each BenchmarkJob's Job (ome/benchmark, which checks it as check_rendered does), from what its
     InferenceService rendered; one a render limit kept from rendering counts as failed."""
     if not inputs.benchmarks:
@@ -173,7 +175,23 @@ def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str
     jobs, bench_errors, messages = render_benchmarks(inputs, targets, selector)
     errors.extend(bench_errors)
     report.extend(messages)
+    if options.model_weights == DOWNLOAD:
+        jobs = [(_benchmark_weights(job, bench, targets, book), bench) for job, bench in jobs]
     return jobs
+
+
+def _benchmark_weights(job: dict, bench: Obj, targets: dict, book: Book) -> dict:
+    """--model-weights download: the benchmark Job reads the tokenizer from the model's claim, as the serving pods
+    do, not from the node's disk where OME's agent would have put it."""
+    ref = (bench.spec.get("endpoint") or {}).get("inferenceService") or {}
+    found = targets.get((ref.get("namespace"), ref.get("name")))
+    model = found.model if found is not None else None
+    if model is None or is_pvc(model):
+        return job
+    pod = job["spec"]["template"]["spec"]
+    staged = book.stage(model, job["metadata"]["namespace"], model.name)
+    job["spec"]["template"]["spec"] = mount_claim(pod, staged)
+    return job
 
 
 def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:

@@ -115,3 +115,23 @@ def wait_container(volume_name: str, image: str) -> dict:
             "env": [{"name": "OMERENDER_MARKER", "value": f"{CLAIM_ROOT}/{MARKER}"},
                     {"name": "OMERENDER_POLL_SECONDS", "value": POLL_SECONDS}],
             "volumeMounts": [{"name": volume_name, "mountPath": CLAIM_ROOT, "readOnly": True}]}
+
+
+def mount_claim(pod: dict, staged: Staged) -> dict:
+    """``pod`` (a copy) with the model's node-disk volume (the one named as the claim's) replaced by the claim, its
+    mounts reading the model directory, and the wait step first: for pods omerender builds from OME's own recipe
+    (a BenchmarkJob's), which mount the model where OME's agent puts it."""
+    name = staged.volume["name"]
+    volumes = [dict(staged.volume) if v.get("name") == name else v for v in pod.get("volumes") or []]
+    if not any(v.get("name") == name and "persistentVolumeClaim" in v for v in volumes):
+        return pod
+    containers = [{**c, "volumeMounts": [{**m, "subPath": MODEL_DIR, "readOnly": True} if m.get("name") == name
+                                         else m for m in c.get("volumeMounts") or []]}
+                  if c.get("volumeMounts") else c for c in pod.get("containers") or []]
+    waits = [] if any(c.get("name") == staged.wait["name"] for c in pod.get("initContainers") or []) \
+        else [dict(staged.wait)]
+    out = {**pod, "volumes": volumes, "containers": containers}
+    init = waits + list(pod.get("initContainers") or [])
+    if init:
+        out["initContainers"] = init
+    return out
