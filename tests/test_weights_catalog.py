@@ -80,3 +80,11 @@ def test_every_catalog_runtime_renders_in_download_mode(sweep):
 def test_two_renders_are_byte_identical(sweep):
     for rel, (_, objects, run) in list(sweep.items())[::7]:
         assert render_objects(objects, "--model-weights", "download").stdout == run.stdout, rel
+
+
+def test_every_ome_sample_that_renders_fits_a_cluster_without_ome_in_download_mode():
+    """api.md §9.9's sweep: each of OME's samples that renders today renders with --model-weights download, with no
+    models.ome.io/ placement, no weights on a node's disk, every mount backed, every claim in the output, every kind
+    a cluster without OME serves, every object valid and a second render the same."""
+    from samples import assert_samples_fit_a_cluster_without_ome
+    assert_samples_fit_a_cluster_without_ome("--model-weights", "download")
