@@ -18,9 +18,9 @@ import click
 
 from omerender.errors import OmeError
 from omerender.gitops.argocd import FLAGS, cluster_config_path, flag_values, repo_root
-from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
+from omerender.yamlio.reading import paths_reading
 from .shell import fail, fail_if_strict
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
@@ -50,7 +50,7 @@ def generate():
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
-        paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
+        paths = (".",) if cluster_config is None else paths_reading((".",), cluster_config)
         click.get_current_context().invoke(render_cmd, paths=paths, keep_inputs=options.keep_inputs,
                                            no_model_node_selector=not options.model_node_selector,
                                            locked=False, lock_path=None, output_dir=None, old_output_dir=None,
@@ -70,9 +70,3 @@ def generate():
         write_stream(built.objects, sys.stdout)
     else:
         sys.stdout.write(built.stream)
-
-
-
-def _read_anyway(path: str) -> bool:
-    """Whether rendering the app's directory reads ``path`` already (a YAML file below it)."""
-    return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))
