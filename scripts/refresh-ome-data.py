@@ -113,7 +113,10 @@ def uncommitted(checkout: Path, paths: list[str]) -> list[str]:
         info, name = entry.split("\t", 1)
         committed[name] = info.split()[2]
     algorithm = git(checkout, "rev-parse", "--show-object-format")
-    present = {f"{ome}/{rel}" for ome in paths[1:] for rel in files_under(checkout / ome)} | {"LICENSE"}
+    present = set()
+    for path in paths:
+        present |= {f"{path}/{rel}" for rel in files_under(checkout / path)} if (checkout / path).is_dir() \
+            else {path} if (checkout / path).is_file() else set()
     changes = []
     for name in sorted(committed.keys() | present):
         if name not in committed:
