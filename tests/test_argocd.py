@@ -426,3 +426,48 @@ def test_an_absolute_cluster_config_is_an_error(tmp_path):
     done = generate(repo_copy(tmp_path), "apps/plain", env={"CLUSTER_CONFIG": "/etc/passwd"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == 'error: CLUSTER_CONFIG must be a path relative to the app\'s directory, got "/etc/passwd"\n'
+
+
+def test_a_cluster_config_the_directory_walk_passes_over_is_read_all_the_same(tmp_path):
+    """The walk of a plain directory skips dot-directories, dot-files and directories `render --output-dir` wrote
+    (which a contributor can add); a ConfigMap CLUSTER_CONFIG names there is read anyway (issue 33), never
+    silently replaced by the chart's defaults."""
+    for case, where in (("dot-dir", "apps/plain/.cluster/config.yaml"), ("dot-file", "apps/plain/.config.yaml"),
+                        ("output", "apps/plain/out/config.yaml"), ("deep-dot-dir", "apps/plain/a/.b/c/config.yml")):
+        work = repo_copy(tmp_path / case)
+        (work / where).parent.mkdir(parents=True, exist_ok=True)
+        (work / where).write_text(CLUSTER_CM)
+        if case == "output":
+            (work / where).with_name(".omerender-rendered.yaml").write_text("{}\n")
+        value = where.removeprefix("apps/plain/")
+        done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": value})
+        assert done.returncode == 0, (case, done.stderr)
+        spec = deployment(manifests(done.stdout))["spec"]["template"]["spec"]
+        assert spec["terminationGracePeriodSeconds"] == 45, case
+
+
+def test_a_cluster_config_link_to_a_file_the_walk_reads_is_read_once(tmp_path):
+    work = repo_copy(tmp_path)
+    plain = work / "apps" / "plain"
+    (plain / "cluster.yaml").write_text(CLUSTER_CM)
+    (plain / "cm.yaml").symlink_to("cluster.yaml")
+    done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": "cm.yaml"})
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
+def test_an_isvc_no_transformer_saw_is_said_and_strict_in_the_config_fails_the_sync(tmp_path):
+    """On the function path, an overlay's own InferenceService ships unrendered: generate says so on stderr, and
+    ``strict: true`` in the OMERender config fails the sync (issue 33), as it does for ``omerender build``."""
+    from test_safe_build import UNRENDERED, own_isvc_overlay, strict_config
+    work = repo_copy(tmp_path)
+    own_isvc_overlay(work / "fixtures" / "kustomize")
+    done = generate(work, "fixtures/kustomize/overlays/above")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [UNRENDERED]
+    assert "extra" in [o["metadata"]["name"] for o in manifests(done.stdout) if o["kind"] == "InferenceService"]
+    strict_config(work / "fixtures" / "kustomize")
+    done = generate(work, "fixtures/kustomize/overlays/above")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [UNRENDERED, "error: 1 warning, and strict: true in the OMERender config "
+                                                    "makes every warning fail the run"]
