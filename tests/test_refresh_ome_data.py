@@ -73,8 +73,8 @@ def test_refresh_copies_the_folders_and_says_what_changed(checkout, tmp_path):
     provenance = (dest / "PROVENANCE.md").read_text()
     assert f"`sgl-project/ome`, commit `{git(checkout, 'rev-parse', 'HEAD')}`" in provenance
     assert "(committed " in provenance and "(2 files)" in provenance and "(1 file)" in provenance
-    assert ("| `samples/` | `config/samples/` | OME's sample InferenceServices (`isvc/`) and BenchmarkJobs with the "
-            "Secret one of them reads (`benchmark/`) (2 files) |") in provenance
+    assert ("| `samples/` | `config/samples/` | OME's sample InferenceServices (`isvc/`) and BenchmarkJobs "
+            "(`benchmark/`) (2 files) |") in provenance
     assert (dest / "samples/isvc/meta/s.yaml").read_text() == "kind: InferenceService\n"
 
     again = refresh(checkout, dest)
@@ -270,3 +270,19 @@ def test_refresh_refuses_an_untracked_or_deleted_file_in_the_copied_folders(chec
     assert run.stderr == (f"error: {checkout} has uncommitted changes in the folders copied "
                           "(D config/runtimes/srt/a-rt.yaml...); commit or discard them first\n")
     assert not (tmp_path / "data").exists()
+
+
+def test_refresh_leaves_out_the_sample_secret_holding_a_token_shaped_value(checkout, tmp_path):
+    """OME's ``config/samples/benchmark/huggingface-secret.yaml`` holds a value shaped like a Hugging Face token:
+    never copied (a secret scanner would flag every clone), and removed where an older refresh copied it."""
+    write(checkout, {"config/samples/benchmark/huggingface-secret.yaml": "kind: Secret\n"})
+    git(checkout, "add", ".")
+    git(checkout, "commit", "-qm", "the sample secret")
+    dest = tmp_path / "data"
+    write(dest, {"samples/benchmark/huggingface-secret.yaml": "kind: Secret\n"})
+    run = refresh(checkout, dest)
+    assert run.returncode == 0, run.stderr
+    assert "D samples/benchmark/huggingface-secret.yaml\n" in run.stdout
+    assert not (dest / "samples/benchmark/huggingface-secret.yaml").exists()
+    assert ("What was trimmed: `samples/benchmark/huggingface-secret.yaml`, a Secret holding a Hugging Face "
+            "token-shaped value.") in (dest / "PROVENANCE.md").read_text()
