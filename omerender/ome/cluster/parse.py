@@ -1,5 +1,5 @@
 """Each data key of ``inferenceservice-config`` parsed as OME v1.3's loader parses it: the same Go struct (as a
-:class:`~.gojson.GoType`), the same load-time defaults and validation, the same error texts.
+:class:`~omerender.gorules.gojson.GoType`), the same load-time defaults and validation, the same error texts.
 
 Source: ome-projects/ome pkg/controller/v1beta1/controllerconfig/configmap.go at commit
 4dfb96b1a473d68f5c0da4ccdc17b313069d59bb (parseIngressConfig, parseDeployConfig,
@@ -14,8 +14,8 @@ from types import MappingProxyType
 from typing import Callable
 
 from omerender.kube.apirules import dns1123_label
-from . import gojson
-from .gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
+from omerender.gorules import gojson
+from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
                      ptr, slice_of, struct)
 from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
                        NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,

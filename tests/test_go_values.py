@@ -1,0 +1,129 @@
+"""Values read as OME's Go code reads them (issue 33, causes 1 and 2): encoding/json's syntax, its U+FFFD for a lone
+surrogate and its depth, strings.EqualFold and strings.TrimSpace; a string the writer cannot write as UTF-8 is
+refused; names the API server validates are checked before they are written."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from conftest import render_objects, run_cli
+from omerender.errors import Report
+from omerender.gorules.text import equal_fold, trim_space
+from omerender.ome.monitoring.podmonitor import extra_endpoints
+
+GATEWAYS = "ome.io/ingress-additional-gateways"
+IGNORED = ("; OME ignores the annotation and keeps the cluster's additionalIngressGateways: write a JSON array such "
+           'as [{"omeIngressGateway": "gateway-ns/gateway", "ingressDomain": "example.com"}]')
+ISVC_REF = "<stdin>: InferenceService llama-demo/llama-3-2-3b-instruct"
+
+
+def configmap(**ingress) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
+            "data": {"ingress": json.dumps({"disableIngressCreation": False, "ingressDomain": "example.com",
+                                            "ingressGateway": "istio-system/ingress-gateway",
+                                            "ingressService": "istio-ingressgateway.istio-system.svc", **ingress})}}
+
+
+GATEWAY_API = dict(enableGatewayAPI=True, omeIngressGateway="envoy-gateway-system/ome-gateway")
+
+
+def with_annotation(F, value: str, **ingress) -> list[dict]:
+    F["isvc"]["metadata"]["annotations"] = {GATEWAYS: value}
+    return [configmap(**(ingress or GATEWAY_API)), *F.values()]
+
+
+def parents(run) -> list[str]:
+    route = run.find("HTTPRoute", "llama-3-2-3b-instruct")
+    return [f"{p['namespace']}/{p['name']}" for p in route["spec"]["parentRefs"]]
+
+
+# ---------------------------------------------------------------- encoding/json in annotations
+
+@pytest.mark.parametrize("literal, error", [("NaN", "'N' looking for beginning of value"),
+                                            ("Infinity", "'I' looking for beginning of value"),
+                                            ("-Infinity", "'I' in numeric literal")])
+def test_nan_and_infinity_make_the_annotation_invalid_as_to_go(F, literal, error):
+    value = f'[{{"omeIngressGateway": "evil/gw", "ingressDomain": "evil.io", "weight": {literal}}}]'
+    run = render_objects(with_annotation(F, value))
+    assert run.code == 0, run.stderr
+    assert parents(run) == ["envoy-gateway-system/ome-gateway"]
+    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character {error}){IGNORED}"]
+
+
+def test_a_lone_surrogate_is_replaced_as_go_replaces_it(F):
+    value = '[{"omeIngressGateway": "other/gw", "ingressDomain": "other.io", "\\ud800": "x"}]'
+    run = render_objects(with_annotation(F, value))
+    assert run.code == 0, run.stderr
+    assert parents(run) == ["envoy-gateway-system/ome-gateway", "other/gw"]
+    assert run.lines == [f'warning: {ISVC_REF}: {GATEWAYS}: entry 0: unknown key "\ufffd", which OME ignores']
+
+
+def test_a_lone_surrogate_in_the_function_and_argocd(F, tmp_path, monkeypatch):
+    value = '[{"omeIngressGateway": "other/gw", "ingressDomain": "other.io", "\\udfff": 1}]'
+    items = with_annotation(F, value)
+    rl = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
+    run = run_cli("fn", input=rl)
+    assert run.code == 0, run.stderr
+    assert any(r["message"].endswith('unknown key "\ufffd", which OME ignores')
+               for r in yaml.safe_load(run.stdout)["results"])
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump_all(items))
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("argocd", "generate")
+    assert run.code == 0, run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+
+
+def test_a_deep_array_in_the_annotation_is_ignored_as_go_ignores_it(F):
+    value = "[" * 2000 + "]" * 2000
+    run = render_objects(with_annotation(F, value))
+    assert run.code == 0, run.stderr
+    assert parents(run) == ["envoy-gateway-system/ome-gateway"]
+    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: entry 0 is not an object{IGNORED}"]
+
+
+def test_past_go_depth_the_annotation_is_ignored(F):
+    value = "[" * 10_001 + "]" * 10_001
+    run = render_objects(with_annotation(F, value))
+    assert run.code == 0, run.stderr
+    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character '[' exceeded max "
+                         f"depth){IGNORED}"]
+
+
+def test_gateway_keys_fold_as_go_folds_them(F):
+    """encoding/json matches a key to a field with Unicode simple folding: the long s is an s, the Kelvin sign a k."""
+    value = '[{"omeIngreſſGateway": "other/gw", "ingressDomain": "other.io"}]'
+    run = render_objects(with_annotation(F, value))
+    assert run.code == 0, run.stderr
+    assert parents(run) == ["envoy-gateway-system/ome-gateway", "other/gw"]
+
+
+# ---------------------------------------------------------------- strings.EqualFold and TrimSpace
+
+def test_equal_fold_is_go_simple_folding():
+    assert equal_fold("ſerverAddress", "serverAddress") and equal_fold("authModeſ", "AUTHMODES")
+    assert equal_fold("\u212aey", "key") and equal_fold("ẞ", "ß")
+    assert not equal_fold("ß", "ss") and not equal_fold("ı", "i") and not equal_fold("İ", "i")
+
+
+def test_trim_space_keeps_what_go_keeps():
+    assert trim_space("\x1c a \u3000\x85") == "\x1c a"
+    assert trim_space("\t\n\v\f\r \xa0x\u2028") == "x"
+
+
+@pytest.mark.parametrize("key", ["ſerverAddress", "authModeſ", "SERVERADDREſS"])
+def test_forbidden_policy_keys_compare_as_go_compares_them(F, key):
+    from test_autoscaler_policy import errors_of, policy, policy_error, prometheus_trigger
+    spec = {"class": "KEDA", "keda": {"triggers": [prometheus_trigger()]}}
+    spec["keda"]["triggers"][0]["metadata"][key] = "http://attacker.invalid"
+    text = (f'ForbiddenMetadataKey: trigger 0: metadata key "{key}" is provider-owned; bind endpoints via '
+            f'providerRef')
+    assert errors_of(list(F.values()) + [policy("queue-depth", spec)]) == [policy_error("queue-depth", text)]
+
+
+def test_extra_endpoints_are_trimmed_as_go_trims_them():
+    report = Report()
+    found = extra_endpoints({"prometheus.ome.io/extra-endpoints": " side:/x\x1c , \x1fother:/y"}, report)
+    assert found == [{"port": "side", "path": "/x\x1c", "interval": "10s"},
+                     {"port": "\x1fother", "path": "/y", "interval": "10s"}]
