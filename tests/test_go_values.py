@@ -127,3 +127,40 @@ def test_extra_endpoints_are_trimmed_as_go_trims_them():
     found = extra_endpoints({"prometheus.ome.io/extra-endpoints": " side:/x\x1c , \x1fother:/y"}, report)
     assert found == [{"port": "side", "path": "/x\x1c", "interval": "10s"},
                      {"port": "\x1fother", "path": "/y", "interval": "10s"}]
+
+
+# ---------------------------------------------------------------- model-info's config.json
+
+def model_with(tmp_path, replace: tuple[str, str]):
+    from conftest import CATALOG
+    text = (CATALOG / "modelconfig" / "llama3_2_1b.json").read_text()
+    assert replace[0] in text
+    directory = tmp_path / "model"
+    directory.mkdir(parents=True)
+    (directory / "config.json").write_text(text.replace(*replace, 1))
+    return directory
+
+
+def test_a_lone_surrogate_in_config_json_is_u_fffd(tmp_path):
+    directory = model_with(tmp_path, ('"model_type": "llama"', '"model_type": "llama", "x\\udc00": "\\ud800"'))
+    run = run_cli("model-info", str(directory), "-o", "yaml")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(run.stdout)["spec"]["modelType"] == "llama"
+    directory = model_with(tmp_path / "b", ('"LlamaForCausalLM"', '"LlamaForCausalLM\\ud800"'))
+    run = run_cli("model-info", str(directory), "-o", "yaml")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(run.stdout)["spec"]["modelArchitecture"] == "LlamaForCausalLM\ufffd"
+    target = tmp_path / "model.yaml"
+    target.write_text("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\nspec:\n"
+                      "  storage:\n    storageUri: hf://meta/m\n")
+    run = run_cli("model-info", "--update", str(target), str(directory))
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(target.read_text())["spec"]["modelArchitecture"] == "LlamaForCausalLM\ufffd"
+
+
+def test_nan_in_config_json_is_not_json_to_go(tmp_path):
+    directory = model_with(tmp_path, ('"rope_theta": 500000.0', '"rope_theta": NaN'))
+    run = run_cli("model-info", str(directory), "-o", "yaml")
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [f"error: {directory}/config.json: not valid JSON: invalid character 'N' looking for "
+                         f"beginning of value"]
