@@ -164,3 +164,45 @@ def test_nan_in_config_json_is_not_json_to_go(tmp_path):
     assert (run.code, run.stdout) == (1, "")
     assert run.lines == [f"error: {directory}/config.json: not valid JSON: invalid character 'N' looking for "
                          f"beginning of value"]
+
+
+# ---------------------------------------------------------------- the writer takes UTF-8 only
+
+BAD = "team-\udcff"  # what os.fsdecode keeps of the byte 0xff
+
+
+@pytest.mark.parametrize("value, path", [
+    ({"metadata": {"labels": {"team": BAD}}}, "metadata.labels.team"),
+    ({"metadata": {"labels": {BAD: "a"}}}, f"metadata.labels.{BAD}"),
+    ({"spec": {"args": ["--x", f"line\n{BAD}"]}}, "spec.args[1]"),  # a text PyYAML writes over lines
+])
+def test_the_writer_refuses_a_string_it_cannot_write_as_utf8(value, path):
+    from omerender.errors import OmeError
+    from omerender.yamlio.emit import dump_stream
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "ns"}}
+    for key, part in value.items():
+        obj[key] = {**obj.get(key, {}), **part}
+    with pytest.raises(OmeError) as err:
+        dump_stream([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok"}}, obj])
+    assert str(err.value.ref) == "ConfigMap ns/cm" and err.value.field == path
+    shown = (BAD if "line" not in path and "args" not in path else f"line\n{BAD}")
+    shown = shown.encode("utf-8", "backslashreplace").decode()
+    where = path.encode("utf-8", "backslashreplace").decode()
+    assert err.value.text == (f'{where}: the string "{shown}" cannot be written as UTF-8: it holds half of a UTF-16 '
+                              f"surrogate pair (U+D800 to U+DFFF), which no UTF-8 text can hold; write the character it "
+                              f"stands for")
+
+
+def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monkeypatch):
+    from omerender.ome import render as render_module
+    real = render_module.render
+
+    def with_bad_label(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.objects[0]["metadata"].setdefault("labels", {})["team"] = BAD
+        return result
+    monkeypatch.setattr("omerender.cli.app.render", with_bad_label)
+    run = render_objects(list(F.values()))
+    assert (run.code, run.stdout) == (1, "")
+    assert len(run.lines) == 1 and run.lines[0].startswith("error: ") and "metadata.labels.team: the string" in \
+        run.lines[0] and "cannot be written as UTF-8" in run.lines[0]

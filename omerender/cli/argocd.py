@@ -67,7 +67,10 @@ def generate():
     fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if built.objects is not None:
-        write_stream(built.objects, sys.stdout)
+        try:
+            write_stream(built.objects, sys.stdout)
+        except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+            fail([err.message()])
     else:
         sys.stdout.write(built.stream)
 
