@@ -206,3 +206,40 @@ def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monke
     assert (run.code, run.stdout) == (1, "")
     assert len(run.lines) == 1 and run.lines[0].startswith("error: ") and "metadata.labels.team: the string" in \
         run.lines[0] and "cannot be written as UTF-8" in run.lines[0]
+
+
+# ---------------------------------------------------------------- fields the API server validates
+
+SUBDOMAIN_TEXT = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+                  "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+                  "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("Bad Class!", SUBDOMAIN_TEXT), ("NGINX", SUBDOMAIN_TEXT), ("a/b", SUBDOMAIN_TEXT),
+    ("a" * 254, "must be no more than 253 characters"),
+])
+def test_an_invalid_ingress_class_is_the_api_servers_error(F, name, problem):
+    """k8s.io/kubernetes pkg/apis/networking/validation: spec.ingressClassName must be a DNS-1123 subdomain."""
+    run = render_objects([configmap(ingressClassName=name), *F.values()])
+    assert (run.code, run.stdout) == (1, "")
+    shown = name if len(name) <= 80 else f"{name[:80]}... ({len(name)} characters)"
+    assert run.lines == [f"error: {ISVC_REF}: the Ingress's spec.ingressClassName: Invalid value: \"{shown}\": "
+                         f"{problem} (it comes from ingress.ingressClassName in <stdin>: ConfigMap "
+                         f"ome/inferenceservice-config); name the IngressClass of your ingress controller (kubectl get ingressclass), such as nginx"]
+
+
+def test_a_valid_ingress_class_renders(F):
+    run = render_objects([configmap(ingressClassName="nginx.example"), *F.values()])
+    assert run.code == 0, run.stderr
+    assert run.find("Ingress")["spec"]["ingressClassName"] == "nginx.example"
+
+
+def test_a_passed_through_ingress_is_checked_too():
+    ingress = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "x", "namespace": "a"},
+               "spec": {"ingressClassName": "Bad Class!", "defaultBackend": {"service": {"name": "s",
+                                                                                          "port": {"number": 80}}}}}
+    run = render_objects([ingress])
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [f'error: <stdin>: Ingress a/x: spec.ingressClassName: Invalid value: "Bad Class!": '
+                         f"{SUBDOMAIN_TEXT}"]
