@@ -260,6 +260,22 @@ def read_tagged(tag: str, text: str):
     return agreed
 
 
+def read_nonspecific(text: str) -> str:
+    """The value of a plain scalar with the non-specific tag ``!`` (``! 12``), as both readers take it: kubectl's
+    go-yaml v2 reads the text as a string whatever it says, kustomize's v3 resolves it as if untagged. The string
+    where kustomize reads the same string; raises ValueError with the message otherwise. (A quoted scalar with
+    ``!`` is the string to both.)"""
+    kustomize = go_value(text, v3=True)
+    if kustomize.__class__ is str and kustomize == text:
+        return text
+    described = _described(kustomize)
+    advice = f"quote it{f' ({json.dumps(text)})' if len(text) <= SNIPPET_CHARS else ''} if you mean the string"
+    if not isinstance(kustomize, _Unwritable):
+        advice += f", or remove the ! if you mean {described}"
+    raise ValueError(f"! {_shown(text) or '(nothing)'} is the string {json.dumps(_cut(text))} to kubectl but "
+                     f"{described} to kustomize; {advice}")
+
+
 def _tagged(tag: str, value):
     kind = _TAGS.get(value.__class__)
     if kind == tag:
