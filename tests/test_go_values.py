@@ -243,3 +243,13 @@ def test_a_passed_through_ingress_is_checked_too():
     assert (run.code, run.stdout) == (1, "")
     assert run.lines == [f'error: <stdin>: Ingress a/x: spec.ingressClassName: Invalid value: "Bad Class!": '
                          f"{SUBDOMAIN_TEXT}"]
+
+
+def test_a_superscript_digit_in_a_parallelism_flag_is_not_a_crash(F):
+    """str.isdigit() holds for "²", which int() refuses: the flag's value is then not a number, as $(VAR) is."""
+    runner = F["runtime"]["spec"]["engineConfig"]["runner"]
+    part = next(p for p in ("command", "args") if "--tp-size" in (runner.get(p) or []))
+    runner[part][runner[part].index("--tp-size") + 1] = "²"
+    run = render_objects(list(F.values()))
+    assert run.code == 0, run.stderr
+    assert "internal error" not in run.stderr
