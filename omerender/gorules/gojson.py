@@ -171,8 +171,8 @@ def scan(text: str):
 
 
 def loads(text: str):
-    """``text`` as Go decodes it into ``interface{}``: dict (a key given twice: the last value), list, str, int or
-    float, bool, None. :class:`GoJSONError` with Go's message when it is not JSON to Go."""
+    """``text`` as Go decodes it: dict (a key given twice: the last value), list, str, int or float, bool, None.
+    :class:`GoJSONError` with Go's message when it is not JSON to Go."""
     return plain(scan(text))
 
 
@@ -203,16 +203,12 @@ _INTEGER = re.compile(r"-?[0-9]{1,300}")
 
 
 def _plain_scalar(node):
-    """A number as Python's json reads it (an int where written as one); what a float64 cannot hold is Go's
-    error."""
+    """A number as Python's json reads it: an int where written as one, else a float (infinite past float64's
+    range: the typed reader that wants the field says so, as Go's decoder does for the struct field it fills,
+    while a field nobody reads may hold it)."""
     if not isinstance(node, Num):
         return node
-    if _INTEGER.fullmatch(node.text):
-        return int(node.text)
-    value = float(node.text)
-    if value in (float("inf"), float("-inf")):
-        raise GoJSONError(f"json: cannot unmarshal number {_shown(node.text)} into Go value of type float64")
-    return value
+    return int(node.text) if _INTEGER.fullmatch(node.text) else float(node.text)
 
 
 def scan_prefix(text: str) -> tuple[object, int]:
