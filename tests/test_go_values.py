@@ -193,7 +193,8 @@ def test_the_writer_refuses_a_string_it_cannot_write_as_utf8(value, path):
                               f"stands for")
 
 
-def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monkeypatch):
+def bad_label_in_the_output(monkeypatch, where: str) -> None:
+    """The render's first object gets a label value no UTF-8 holds (no input can give one: this is the last guard)."""
     from omerender.ome import render as render_module
     real = render_module.render
 
@@ -201,11 +202,24 @@ def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monke
         result = real(*args, **kwargs)
         result.objects[0]["metadata"].setdefault("labels", {})["team"] = BAD
         return result
-    monkeypatch.setattr("omerender.cli.app.render", with_bad_label)
+    monkeypatch.setattr(where, with_bad_label)
+
+
+def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monkeypatch):
+    bad_label_in_the_output(monkeypatch, "omerender.cli.app.render")
     run = render_objects(list(F.values()))
     assert (run.code, run.stdout) == (1, "")
     assert len(run.lines) == 1 and run.lines[0].startswith("error: ") and "metadata.labels.team: the string" in \
         run.lines[0] and "cannot be written as UTF-8" in run.lines[0]
+
+
+def test_the_function_refuses_it_with_an_error_line(F, monkeypatch):
+    bad_label_in_the_output(monkeypatch, "omerender.gitops.krm.render")
+    rl = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": list(F.values())})
+    run = run_cli("fn", input=rl)
+    assert (run.code, run.stdout) == (1, "")
+    (error,) = [line for line in run.lines if line.startswith("error: ")]
+    assert "metadata.labels.team: the string" in error and "cannot be written as UTF-8" in error
 
 
 # ---------------------------------------------------------------- fields the API server validates
