@@ -267,3 +267,21 @@ def test_a_superscript_digit_in_a_parallelism_flag_is_not_a_crash(F):
     run = render_objects(list(F.values()))
     assert run.code == 0, run.stderr
     assert "internal error" not in run.stderr
+
+
+def test_to_lower_is_go_simple_lowercase():
+    from omerender.gorules.text import to_lower
+    assert to_lower("ΟΔΟΣ") == "οδοσ" and to_lower("İ") == "i" and to_lower("FP16") == "fp16"
+
+
+def test_accelerator_families_compare_as_go_compares_them():
+    """acceleratorclassselector/policy_helpers.go (ome-projects/ome, 87db7db8): strings.EqualFold against the lowered
+    vendor-family."""
+    from omerender.ome.accelerators.choice import _family_matches
+    from omerender.ome.load import Obj
+    cls = Obj({"apiVersion": "ome.io/v1beta1", "kind": "AcceleratorClass", "metadata": {"name": "h100"},
+               "spec": {"vendor": "NVIDIA", "family": "Hopper"}}, "classes.yaml", 0)
+    assert _family_matches("nvidia-hopper", cls) and _family_matches("NVIDIA-HOPPER", cls)
+    cls.spec["family"] = "Grace-Superchip"
+    assert _family_matches("grace-ſuperchip", cls) is False  # has "-": compared with vendor-family
+    assert _family_matches("nvidia-grace-ſuperchip", cls) and _family_matches("nvidia-grace-\u017fuperchip", cls)

@@ -1,4 +1,4 @@
-"""Go's ``strings.EqualFold`` and ``strings.TrimSpace``, and the UTF-8 a Go program can hold.
+"""Go's ``strings.EqualFold``, ``strings.ToLower`` and ``strings.TrimSpace``, and the UTF-8 a Go program can hold.
 
 * ``EqualFold`` compares rune by rune under Unicode simple case folding (CaseFolding.txt, statuses C and S): the
   long s (U+017F) is an s, the Kelvin sign (U+212A) a k, ẞ (U+1E9E) a ß, but ß is not "ss" (a full folding) and
@@ -45,6 +45,19 @@ def fold(text: str) -> str:
             folded = _FOLDS[char] = _fold_char(char)
         out.append(folded)
     return "".join(out)
+
+
+def to_lower(text: str) -> str:
+    """strings.ToLower: each rune's simple lowercase (unicode.ToLower), with no context. Python's ``lower()`` writes
+    İ (U+0130) as two characters and a final Σ as ς; Go writes i and σ."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_lower_char(char) for char in text)
+
+
+def _lower_char(char: str) -> str:
+    lower = char.lower()  # one character alone: no final-sigma context
+    return lower if len(lower) == 1 else lower[0]  # U+0130's full mapping is i + U+0307, its simple one i
 
 
 def equal_fold(a: str, b: str) -> bool:
