@@ -122,6 +122,17 @@ def test_forbidden_policy_keys_compare_as_go_compares_them(F, key):
     assert errors_of(list(F.values()) + [policy("queue-depth", spec)]) == [policy_error("queue-depth", text)]
 
 
+@pytest.mark.parametrize("kind", ["prometheuſ", "PROMETHEUS"])
+def test_endpoint_trigger_types_compare_as_go_compares_them(F, kind):
+    """render.go IsEndpointTriggerType (ome-projects/ome, 2af192b3): strings.EqualFold with "prometheus"."""
+    from test_autoscaler_policy import errors_of, policy, policy_error, prometheus_trigger
+    trigger = prometheus_trigger(type=kind)
+    trigger.pop("providerRef")
+    spec = {"class": "KEDA", "keda": {"triggers": [trigger]}}
+    text = f"ProviderRefRequired: trigger 0 ({kind}): providerRef is required for endpoint trigger types"
+    assert errors_of(list(F.values()) + [policy("queue-depth", spec)]) == [policy_error("queue-depth", text)]
+
+
 def test_extra_endpoints_are_trimmed_as_go_trims_them():
     report = Report()
     found = extra_endpoints({"prometheus.ome.io/extra-endpoints": " side:/x\x1c , \x1fother:/y"}, report)

@@ -158,7 +158,8 @@ def _forbidden(key: str) -> bool:
 
 
 def _is_endpoint(trigger_type: str) -> bool:
-    return trigger_type.lower() == "prometheus"
+    """render.go IsEndpointTriggerType: strings.EqualFold with "prometheus" (``prometheuſ`` is one too)."""
+    return equal_fold(trigger_type, "prometheus")
 
 
 # ---------------------------------------------------------------- rendering one component's block
