@@ -20,7 +20,8 @@ ISVC_REF = "<stdin>: InferenceService llama-demo/llama-3-2-3b-instruct"
 
 
 def configmap(**ingress) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
             "data": {"ingress": json.dumps({"disableIngressCreation": False, "ingressDomain": "example.com",
                                             "ingressGateway": "istio-system/ingress-gateway",
                                             "ingressService": "istio-ingressgateway.istio-system.svc", **ingress})}}
@@ -200,8 +201,8 @@ def test_the_writer_refuses_a_string_it_cannot_write_as_utf8(value, path):
     shown = shown.encode("utf-8", "backslashreplace").decode()
     where = path.encode("utf-8", "backslashreplace").decode()
     assert err.value.text == (f'{where}: the string "{shown}" cannot be written as UTF-8: it holds half of a UTF-16 '
-                              f"surrogate pair (U+D800 to U+DFFF), which no UTF-8 text can hold; write the character it "
-                              f"stands for")
+                              f"surrogate pair (U+D800 to U+DFFF), which no UTF-8 text can hold; write the "
+                              f"character it stands for")
 
 
 def bad_label_in_the_output(monkeypatch, where: str) -> None:
@@ -251,7 +252,8 @@ def test_an_invalid_ingress_class_is_the_api_servers_error(F, name, problem):
     shown = name if len(name) <= 80 else f"{name[:80]}... ({len(name)} characters)"
     assert run.lines == [f"error: {ISVC_REF}: the Ingress's spec.ingressClassName: Invalid value: \"{shown}\": "
                          f"{problem} (it comes from ingress.ingressClassName in <stdin>: ConfigMap "
-                         f"ome/inferenceservice-config); name the IngressClass of your ingress controller (kubectl get ingressclass), such as nginx"]
+                         f"ome/inferenceservice-config); name the IngressClass of your ingress controller "
+                         f"(kubectl get ingressclass), such as nginx"]
 
 
 def test_a_valid_ingress_class_renders(F):
@@ -296,3 +298,11 @@ def test_accelerator_families_compare_as_go_compares_them():
     cls.spec["family"] = "Grace-Superchip"
     assert _family_matches("grace-ſuperchip", cls) is False  # has "-": compared with vendor-family
     assert _family_matches("nvidia-grace-ſuperchip", cls) and _family_matches("nvidia-grace-\u017fuperchip", cls)
+
+
+def test_a_configmap_value_of_unicode_white_space_is_blank_as_to_go(F):
+    """strings.TrimSpace of the podDisruptionBudget value: U+3000 and U+2028 are white space to Go too."""
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
+          "data": {"podDisruptionBudget": "\u3000\u2028 "}}
+    run = render_objects([cm, *F.values()])
+    assert run.code == 0, run.stderr

@@ -15,8 +15,9 @@ from typing import Callable
 
 from omerender.kube.apirules import dns1123_label
 from omerender.gorules import gojson
-from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
-                     ptr, slice_of, struct)
+from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError,
+                                      IntOrString, map_of, ptr, slice_of, struct)
+from omerender.gorules.text import trim_space
 from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
                        NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
                        SecretKeyRef)
@@ -129,7 +130,7 @@ def _paths(prefix: str, value, gotype) -> list[str]:
 
 
 def _blank(text: str) -> bool:
-    return text.strip(" \t\n\r\v\f\x85\xa0") == ""   # strings.TrimSpace's ASCII and Latin-1 spaces
+    return trim_space(text) == ""
 
 
 # ---------------------------------------------------------------- ingress (parseIngressConfig)
