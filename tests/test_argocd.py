@@ -25,12 +25,13 @@ COMPONENT = f"{ISVC}-engine"
 MODEL_SELECTOR = f"models.ome.io/clusterbasemodel.{ISVC}"
 # What Argo CD passes for a 1.30 cluster with OME's CRDs installed (group/versions, then group/version/Kinds).
 KUBE_API_VERSIONS = ",".join([
-    "apps/v1", "apps/v1/Deployment", "autoscaling/v2", "autoscaling/v2/HorizontalPodAutoscaler", "ome.io/v1beta1",
-    *(f"ome.io/v1beta1/{kind}" for kind in ("BaseModel", "ClusterBaseModel", "ClusterServingRuntime",
+    "apps/v1", "apps/v1/Deployment", "batch/v1", "batch/v1/Job", "autoscaling/v2", "autoscaling/v2/HorizontalPodAutoscaler", "ome.io/v1beta1",
+    *(f"ome.io/v1beta1/{kind}" for kind in ("AcceleratorClass", "AutoscalerPolicy", "BaseModel", "BenchmarkJob",
+                                            "ClusterBaseModel", "ClusterServingRuntime", "FineTunedWeight",
                                             "InferenceService", "ServingRuntime")),
     "networking.k8s.io/v1", "networking.k8s.io/v1/Ingress", "policy/v1", "policy/v1/PodDisruptionBudget",
     "rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/Role", "rbac.authorization.k8s.io/v1/RoleBinding",
-    "v1", "v1/ConfigMap", "v1/Namespace", "v1/Secret", "v1/Service", "v1/ServiceAccount"])
+    "v1", "v1/ConfigMap", "v1/Namespace", "v1/PersistentVolumeClaim", "v1/Secret", "v1/Service", "v1/ServiceAccount"])
 RENDERED_KINDS = ["Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "Service"]
 
 

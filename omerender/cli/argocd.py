@@ -79,7 +79,10 @@ def generate():
         fail([empty_render(input_kinds, kustomization=True).message()])
     _fail_unserved(built.objects, cluster, built.stream)
     if built.objects is not None:
-        write_stream(built.objects, sys.stdout)
+        try:
+            write_stream(built.objects, sys.stdout)
+        except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+            fail([err.message()])
     else:
         sys.stdout.write(built.stream)
 

@@ -52,7 +52,10 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)
-    text = dump_stream(built.objects) if built.objects is not None else built.stream
+    text, failures = run_guarded(lambda: dump_stream(built.objects), debug) if built.objects is not None \
+        else (built.stream, None)
+    if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+        fail(failures)
     warnings = list(built.messages) + function_warnings(built.tool_stderr)
     fail_if_strict(strict or built.strict, warnings,
                    switch="--strict" if strict else "strict: true in the OMERender config")
