@@ -280,6 +280,31 @@ def many_object_warnings(size: int) -> str:
     return _annotated_isvcs(size, head, lambda i: {"ome.io/ingress-domian": "a.io"})
 
 
+def _alternating_lists(size: int, annotation: str) -> str:
+    """Two ``kind: List`` documents of InferenceServices, the even-numbered in the first and the odd in the
+    second, each with ``annotation``: the render reaches them in name order, alternating between the documents."""
+    def isvc(i: int) -> dict:
+        body = _isvc(f"s-{i:05d}", "m", "rt")
+        body["metadata"]["annotations"] = {annotation: "a.io", "note": "x" * 50}
+        return body
+    head = _doc(_runtime("rt")) + _doc(_model("m"))
+    count = (size - len(head) - 200) // (len(_doc(isvc(0))) - 4)
+    lists = [{"apiVersion": "v1", "kind": "List", "items": [isvc(i) for i in range(first, count, 2)]}
+             for first in (0, 1)]
+    return head + "".join(_doc(items) for items in lists)
+
+
+def alternating_list_warnings(size: int) -> str:
+    """:func:`_alternating_lists` with a misspelt annotation: a warning per InferenceService, each with the line
+    and column of its key, alternating between two documents each larger than the trees kept between messages."""
+    return _alternating_lists(size, "ome.io/ingress-domian")
+
+
+def alternating_list_quiet(size: int) -> str:
+    """:func:`alternating_list_warnings` spelt right: the same render without a message, to compare with."""
+    return _alternating_lists(size, "ome.io/ingress-domain")
+
+
 def many_distinct_misspellings(size: int) -> str:
     """InferenceServices with three distinct long unknown ``ome.io/ingress-*`` annotations each: a "did you mean"
     for each is compared anew (the comparisons are budgeted per render)."""
@@ -349,6 +374,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "many-field-warnings": many_field_warnings,
     "many-object-warnings": many_object_warnings,
     "many-distinct-misspellings": many_distinct_misspellings,
+    "alternating-list-warnings": alternating_list_warnings,
+    "alternating-list-quiet": alternating_list_quiet,
     "autoscaler-policies": autoscaler_policies,
     "hash-headers": hash_headers,
     "accelerator-resources": accelerator_resources,

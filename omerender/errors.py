@@ -71,6 +71,13 @@ class Message:
     origin: object = dc_field(default=None, compare=False, repr=False)  # else the ref's origin
     folded: int = dc_field(default=0, compare=False, repr=False)  # a count line: the messages it stands for
 
+    def __post_init__(self) -> None:
+        # Say now which field this message's line will name: the fields of all messages made before the first
+        # is printed are placed in one composition of their document (omerender.yamlio.marks).
+        want = getattr(self.where(), "want", None) if self.file else None
+        if want is not None:
+            want(self.field)
+
     def line(self) -> str:
         """The CLI line: ``<severity>: [<file>[:<line>:<column>]: ][<Kind> <ns>/<name>: ]<text>``, the
         position that of the field in the file, else of the object (the compiler convention that editors and

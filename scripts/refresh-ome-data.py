@@ -9,12 +9,21 @@ what changed, one ``A``/``M``/``D`` line per file and a count at the end, then t
 omerender still agrees with the new catalog.
 
 Only committed content is copied: a work tree with changes in these folders is refused, since
-PROVENANCE.md would name a commit that does not hold them.
+PROVENANCE.md would name a commit that does not hold them. The work tree is compared with the commit by
+hashing its files here (``git ls-tree`` says what the commit holds), so git never looks at the work tree.
+
+Every path is judged by where it leads: a symbolic link anywhere between the checkout and what is read from it
+(a copied folder, a folder above one, ``go.mod``, ``LICENSE``), or between DEST and what is written there
+(a folder, ``LICENSE``, ``PROVENANCE.md``, any file), is refused before anything is written. git runs with
+the machine's and the user's config ignored and ``core.fsmonitor`` off, so the checkout's own config names no
+program that runs.
 """
 from __future__ import annotations
 
 import argparse
 import filecmp
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -30,10 +39,13 @@ FOLDERS = (
      "real Hugging Face `config.json` / `model_index.json` files and a tiny two-shard safetensors model "
      "(`modelconfig/README.md`)"),
     ("samples", "config/samples",
-     "OME's sample InferenceServices (`isvc/`) and BenchmarkJobs with the Secret one of them reads (`benchmark/`)"),
+     "OME's sample InferenceServices (`isvc/`) and BenchmarkJobs (`benchmark/`)"),
 )
 # Files of ours inside DEST, never taken from OME nor removed.
 OURS = {"PROVENANCE.md", "modelconfig/README.md"}
+# OME's files never copied, and why (PROVENANCE.md says so): a token-shaped value would trip every secret scanner
+# (and GitHub's push protection) on a clone of omerender, and no test reads the Secret.
+LEFT_OUT = {"samples/benchmark/huggingface-secret.yaml": "a Secret holding a Hugging Face token-shaped value"}
 DEST = Path(__file__).resolve().parents[1] / "tests" / "data" / "ome"
 
 
@@ -41,11 +53,32 @@ class Refused(Exception):
     pass
 
 
-def git(checkout: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True)
+# git reads no config but the checkout's, and nothing there may start a program: the commands below read
+# objects only, never the work tree, and the one setting they would run a program for is off.
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+           "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+GIT_SETTINGS = ("-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
+LINK = "is a symbolic link; the data holds regular files only: remove it"
+
+
+def git(checkout: Path, *args: str, strip: bool = True) -> str:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    done = subprocess.run(["git", *GIT_SETTINGS, "-C", str(checkout), *args], capture_output=True, text=True,
+                          env={**env, **GIT_ENV})
     if done.returncode:
         raise Refused(f"{checkout}: git {' '.join(args)} failed: {done.stderr.strip()}")
-    return done.stdout.strip()
+    return done.stdout.strip() if strip else done.stdout
+
+
+def no_link(root: Path, rel: str) -> Path:
+    """``root / rel``, refused when it or any folder between ``root`` and it is a symbolic link: what is read
+    stays inside the checkout, and what is written inside the data folder."""
+    path = root
+    for part in Path(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            raise Refused(f"{path} {LINK}")
+    return path
 
 
 def check_checkout(checkout: Path) -> None:
@@ -55,33 +88,54 @@ def check_checkout(checkout: Path) -> None:
     if (checkout / "HEAD").is_file() and (checkout / "objects").is_dir():
         raise Refused(f"{checkout} is a bare git repository; clone it into a work tree first: "
                       f"git clone {checkout} /tmp/ome-checkout")
-    go_mod = checkout / "go.mod"
+    go_mod = no_link(checkout, "go.mod")
     module = go_mod.read_text().splitlines()[0] if go_mod.is_file() else ""
     if not module.startswith("module ") or not module.rstrip().endswith("/ome"):
         raise Refused(f"{checkout} is not a checkout of OME: its go.mod does not declare OME's module "
                       "(github.com/sgl-project/ome)")
-    missing = [ome for _, ome, _ in FOLDERS if not (checkout / ome).is_dir()]
-    if not (checkout / "LICENSE").is_file():
+    missing = [ome for _, ome, _ in FOLDERS if not no_link(checkout, ome).is_dir()]
+    if not no_link(checkout, "LICENSE").is_file():
         missing.append("LICENSE")
     if missing:
         raise Refused(f"{checkout} is not a checkout of OME with the data the tests read: "
                       f"missing {', '.join(missing)}")
-    if git(checkout, "rev-parse", "--is-inside-work-tree") != "true":
+    if git(checkout, "rev-parse", "--is-inside-work-tree") != "true" \
+            or Path(git(checkout, "rev-parse", "--show-toplevel")).resolve() != checkout:
         raise Refused(f"{checkout} is not a git work tree, so no commit can be named in PROVENANCE.md")
-    dirty = git(checkout, "status", "--porcelain", "--", "LICENSE", *(ome for _, ome, _ in FOLDERS))
+    dirty = uncommitted(checkout, ["LICENSE", *(ome for _, ome, _ in FOLDERS)])
     if dirty:
         raise Refused(f"{checkout} has uncommitted changes in the folders copied "
-                      f"({dirty.splitlines()[0].strip()}...); commit or discard them first")
+                      f"({dirty[0]}...); commit or discard them first")
 
 
-def refuse_links_on_the_way(base: Path, rel: str) -> None:
-    """Refuse a symbolic link at ``base / rel`` or at any folder between: reading or writing through one would
-    leave the checkout or the data folder, as a link inside them would (``files_under``)."""
-    path = base
-    for part in Path(rel).parts:
-        path = path / part
-        if path.is_symlink():
-            raise Refused(f"{path} is a symbolic link; the data holds regular files only: remove it")
+def uncommitted(checkout: Path, paths: list[str]) -> list[str]:
+    """How the work tree's files at ``paths`` differ from HEAD's (``M``, ``D``, ``??`` lines, as ``git status``
+    writes them), found without git reading the work tree: HEAD's blobs from ``git ls-tree``, the files' ids
+    hashed here."""
+    listed = git(checkout, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *paths, strip=False)
+    committed = {}
+    for entry in filter(None, listed.split("\0")):
+        info, name = entry.split("\t", 1)
+        committed[name] = info.split()[2]
+    algorithm = git(checkout, "rev-parse", "--show-object-format")
+    present = set()
+    for path in paths:
+        present |= {f"{path}/{rel}" for rel in files_under(checkout / path)} if (checkout / path).is_dir() \
+            else {path} if (checkout / path).is_file() else set()
+    changes = []
+    for name in sorted(committed.keys() | present):
+        if name not in committed:
+            changes.append(f"?? {name}")
+        elif name not in present:
+            changes.append(f"D {name}")
+        elif _object_id(checkout / name, algorithm) != committed[name]:
+            changes.append(f"M {name}")
+    return changes
+
+
+def _object_id(path: Path, algorithm: str) -> str:
+    data = path.read_bytes()
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def files_under(root: Path) -> set[str]:
@@ -99,8 +153,9 @@ def files_under(root: Path) -> set[str]:
 
 
 def sync(src: Path, dst: Path, prefix: str, ours: set[str]) -> list[str]:
-    """Make dst hold exactly src's files (but ours); return the changes as "A path" lines."""
-    new, old = files_under(src), files_under(dst) - ours
+    """Make dst hold exactly src's files (but ours, and those LEFT_OUT); return the changes as "A path" lines."""
+    new = {rel for rel in files_under(src) if f"{prefix}{rel}" not in LEFT_OUT}
+    old = files_under(dst) - ours
     changes = []
     for rel in sorted(new | old):
         target = dst / rel
@@ -122,6 +177,7 @@ def sync(src: Path, dst: Path, prefix: str, ours: set[str]) -> list[str]:
 def provenance(repository: str, commit: str, date: str, counts: dict[str, int]) -> str:
     rows = "\n".join(f"| `{here}/` | `{ome}/` | {what} ({counts[here]} file{'s' * (counts[here] != 1)}) |"
                      for here, ome, what in FOLDERS)
+    trimmed = "; ".join(f"`{rel}`, {why}" for rel, why in sorted(LEFT_OUT.items())) or "nothing inside these folders"
     return f"""# OME's data, vendored for the tests
 
 Copied unchanged from OME's repository `{repository}`, commit `{commit}`
@@ -132,7 +188,7 @@ this file.
 | --- | --- | --- |
 {rows}
 
-What was trimmed: nothing inside these folders. The rest of OME's repository (its Go source, the CRDs in
+What was trimmed: {trimmed}. The rest of OME's repository (its Go source, the CRDs in
 `config/crd/`, charts, docs) is not copied: no test reads it; `omerender/kube/shapes.py` and
 `docs/spec/api.md` §1.1 cite the CRDs at OME's public source instead. `modelconfig/README.md` and this file
 are omerender's.
@@ -151,11 +207,8 @@ Refresh from a checkout of OME (it prints what changed; then run the tests):
 def refresh(checkout: Path, dest: Path, repository: str) -> list[str]:
     check_checkout(checkout)
     for here, ome, _ in FOLDERS:  # every link refused before anything is written
-        refuse_links_on_the_way(checkout, ome), refuse_links_on_the_way(dest, here)
-        files_under(checkout / ome), files_under(dest / here)
-    refuse_links_on_the_way(checkout, "LICENSE")
-    for name in ("LICENSE", "PROVENANCE.md"):
-        refuse_links_on_the_way(dest, name)
+        files_under(no_link(checkout, ome)), files_under(no_link(dest, here))
+    no_link(dest, "LICENSE"), no_link(dest, "PROVENANCE.md")
     commit = git(checkout, "rev-parse", "HEAD")
     date = git(checkout, "log", "-1", "--format=%cs", "HEAD")
     dest.mkdir(parents=True, exist_ok=True)
@@ -180,7 +233,7 @@ def main(argv: list[str]) -> int:
                         help="the GitHub repository the checkout is of, for PROVENANCE.md (default: %(default)s)")
     args = parser.parse_args(argv)
     try:
-        changes = refresh(args.checkout.resolve(), args.dest, args.repository)
+        changes = refresh(args.checkout.resolve(), args.dest.resolve(), args.repository)
     except Refused as refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1

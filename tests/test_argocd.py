@@ -25,14 +25,13 @@ COMPONENT = f"{ISVC}-engine"
 MODEL_SELECTOR = f"models.ome.io/clusterbasemodel.{ISVC}"
 # What Argo CD passes for a 1.30 cluster with OME's CRDs installed (group/versions, then group/version/Kinds).
 KUBE_API_VERSIONS = ",".join([
-    "apps/v1", "apps/v1/Deployment", "autoscaling/v2", "autoscaling/v2/HorizontalPodAutoscaler", "batch/v1",
-    "batch/v1/Job", "ome.io/v1beta1",
-    *(f"ome.io/v1beta1/{kind}" for kind in ("BaseModel", "ClusterBaseModel", "ClusterServingRuntime",
+    "apps/v1", "apps/v1/Deployment", "batch/v1", "batch/v1/Job", "autoscaling/v2", "autoscaling/v2/HorizontalPodAutoscaler", "ome.io/v1beta1",
+    *(f"ome.io/v1beta1/{kind}" for kind in ("AcceleratorClass", "AutoscalerPolicy", "BaseModel", "BenchmarkJob",
+                                            "ClusterBaseModel", "ClusterServingRuntime", "FineTunedWeight",
                                             "InferenceService", "ServingRuntime")),
     "networking.k8s.io/v1", "networking.k8s.io/v1/Ingress", "policy/v1", "policy/v1/PodDisruptionBudget",
     "rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/Role", "rbac.authorization.k8s.io/v1/RoleBinding",
-    "v1", "v1/ConfigMap", "v1/Namespace", "v1/PersistentVolumeClaim", "v1/Secret", "v1/Service",
-    "v1/ServiceAccount"])
+    "v1", "v1/ConfigMap", "v1/Namespace", "v1/PersistentVolumeClaim", "v1/Secret", "v1/Service", "v1/ServiceAccount"])
 RENDERED_KINDS = ["Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "Service"]
 
 
@@ -430,3 +429,48 @@ def test_an_absolute_cluster_config_is_an_error(tmp_path):
     done = generate(repo_copy(tmp_path), "apps/plain", env={"CLUSTER_CONFIG": "/etc/passwd"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == 'error: CLUSTER_CONFIG must be a path relative to the app\'s directory, got "/etc/passwd"\n'
+
+
+def test_a_cluster_config_the_directory_walk_passes_over_is_read_all_the_same(tmp_path):
+    """The walk of a plain directory skips dot-directories, dot-files and directories `render --output-dir` wrote
+    (which a contributor can add); a ConfigMap CLUSTER_CONFIG names there is read anyway (issue 33), never
+    silently replaced by the chart's defaults."""
+    for case, where in (("dot-dir", "apps/plain/.cluster/config.yaml"), ("dot-file", "apps/plain/.config.yaml"),
+                        ("output", "apps/plain/out/config.yaml"), ("deep-dot-dir", "apps/plain/a/.b/c/config.yml")):
+        work = repo_copy(tmp_path / case)
+        (work / where).parent.mkdir(parents=True, exist_ok=True)
+        (work / where).write_text(CLUSTER_CM)
+        if case == "output":
+            (work / where).with_name(".omerender-rendered.yaml").write_text("{}\n")
+        value = where.removeprefix("apps/plain/")
+        done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": value})
+        assert done.returncode == 0, (case, done.stderr)
+        spec = deployment(manifests(done.stdout))["spec"]["template"]["spec"]
+        assert spec["terminationGracePeriodSeconds"] == 45, case
+
+
+def test_a_cluster_config_link_to_a_file_the_walk_reads_is_read_once(tmp_path):
+    work = repo_copy(tmp_path)
+    plain = work / "apps" / "plain"
+    (plain / "cluster.yaml").write_text(CLUSTER_CM)
+    (plain / "cm.yaml").symlink_to("cluster.yaml")
+    done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": "cm.yaml"})
+    assert done.returncode == 0, done.stderr
+    assert deployment(manifests(done.stdout))["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 45
+
+
+def test_an_isvc_no_transformer_saw_is_said_and_strict_in_the_config_fails_the_sync(tmp_path):
+    """On the function path, an overlay's own InferenceService ships unrendered: generate says so on stderr, and
+    ``strict: true`` in the OMERender config fails the sync (issue 33), as it does for ``omerender build``."""
+    from test_safe_build import UNRENDERED, own_isvc_overlay, strict_config
+    work = repo_copy(tmp_path)
+    own_isvc_overlay(work / "fixtures" / "kustomize")
+    done = generate(work, "fixtures/kustomize/overlays/above")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [UNRENDERED]
+    assert "extra" in [o["metadata"]["name"] for o in manifests(done.stdout) if o["kind"] == "InferenceService"]
+    strict_config(work / "fixtures" / "kustomize")
+    done = generate(work, "fixtures/kustomize/overlays/above")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [UNRENDERED, "error: 1 warning, and strict: true in the OMERender config "
+                                                    "makes every warning fail the run"]

@@ -342,3 +342,67 @@ def test_every_string_omerender_writes_reads_back_as_itself(values):
     """A string the emitter writes plain is one both Go readers read as that string."""
     text = emit.dump({"data": values})
     assert load_one(text, Budget()) == {"data": values}
+
+
+# ---------------------------------------------------------------- the non-specific tag and aliased keys
+
+NONSPECIFIC = ['! "12"', "! '0x1F'", "! 'true'", '! abc', '! yes', '! 12', '! true', '! null', '! 0x1F', '! 1.5',
+               '! ~', '!', '! 2001-01-02', '! .inf']
+
+
+def test_the_non_specific_tag_reads_as_kubectl_and_kustomize_read_it():
+    """``!`` on a quoted value is the string to both; on a plain one kubectl reads the string and kustomize the
+    value as if untagged: where they differ, refused (as any value they read differently)."""
+    kubectl, kustomize = _each(_kubectl, NONSPECIFIC), _each(_kustomize, NONSPECIFIC)
+    agreed = {}
+    for value, by_kubectl, by_kustomize in zip(NONSPECIFIC, kubectl, kustomize):
+        ours = _omerender(value)
+        if by_kubectl is not ERROR and _same(by_kubectl, by_kustomize):
+            assert _same(ours, by_kubectl), (value, ours, by_kubectl)
+            agreed[value] = ours
+        else:
+            assert ours is ERROR, (value, ours, by_kubectl, by_kustomize)
+    assert agreed == {'! "12"': "12", "! '0x1F'": "0x1F", "! 'true'": "true", "! abc": "abc", "! yes": "yes"}
+
+
+@pytest.mark.parametrize("value, message", [
+    ("! 12", '! 12 is the string "12" to kubectl but 12 to kustomize; quote it ("12") if you mean the string, or '
+             "remove the ! if you mean 12"),
+    ("! true", '! true is the string "true" to kubectl but true to kustomize; quote it ("true") if you mean the '
+               "string, or remove the ! if you mean true"),
+    ("! null", '! null is the string "null" to kubectl but null to kustomize; quote it ("null") if you mean the '
+               "string, or remove the ! if you mean null"),
+])
+def test_a_non_specific_tag_the_readers_disagree_on_is_refused(value, message):
+    run = render(configmap("x", value))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.stderr == f"error: <stdin>: {message} (line 8, column 7)\n"
+
+
+def test_a_quoted_value_with_the_non_specific_tag_is_the_string():
+    run = render(configmap('! "12"', "! '0x1F'", '! "true"'))
+    assert (run.code, run.stderr) == (0, "")
+    assert "\ndata:\n  k0: '12'\n  k1: '0x1F'\n  k2: 'true'\n" in run.stdout
+
+
+def test_a_key_aliased_in_its_own_mapping_is_a_duplicate():
+    """kustomize: line 6: mapping key "namespace" already defined at line 4 (kubectl takes the alias's value)."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  &k namespace: llm\n  name: x\n  *k : victim-ns\n"
+            "data: {a: '1'}\n")
+    run = render(text)
+    assert (run.code, run.stdout) == (1, "")
+    assert run.stderr == ('error: <stdin>: malformed YAML: mapping key "namespace" already defined at line 4; remove '
+                          "one of them (line 6, column 8)\n")
+    with tempfile.TemporaryDirectory(prefix="omerender-goyaml-") as tmp:
+        Path(tmp, "cm.yaml").write_text(text)
+        Path(tmp, "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+        proc = subprocess.run(["kustomize", "build", tmp], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and 'line 6: mapping key "namespace" already defined at line 4' in proc.stderr
+
+
+def test_a_key_aliased_from_another_mapping_is_not_a_duplicate():
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: ns\n  labels: {&k team: a}\n"
+            "data: {*k : b}\n")
+    run = render(text)
+    assert (run.code, run.stderr) == (0, "")
+    assert "\ndata:\n  team: b\n" in run.stdout

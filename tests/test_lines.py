@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 import yaml
 
 from conftest import FIXTURES, run_cli
@@ -207,3 +209,47 @@ def test_a_document_too_large_to_compose_again_names_its_objects_line(monkeypatc
     monkeypatch.setattr(marks, "MAX_COMPOSED_CHARS", 100)
     run = run_cli("render", "-", input=TYPO)
     assert run.placed_lines[0].startswith("error: <stdin>:9:1: InferenceService default/typo: spec.engine.maxReplica")
+
+
+RUNTIME = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt
+spec:
+  supportedModelFormats:
+  - {modelFormat: {name: safetensors}, modelFramework: {name: transformers}, autoSelect: true}
+  engineConfig: {runner: {name: ome-container, image: img}}
+---
+"""
+
+
+@pytest.mark.parametrize("severity", ["warning", "error"])
+def test_messages_alternating_between_two_list_documents_compose_each_document_once(monkeypatch, severity):
+    """Messages that alternate between two ``kind: List`` documents, each larger than the trees kept for the next
+    message, cost one composition per document (issue 33), not one per message: warnings of a render, and the
+    errors of one that fails (no runtime)."""
+    from omerender.yamlio import marks
+    monkeypatch.setattr(marks, "CACHED_CHARS", 1_000)
+    composed = []
+    compose = marks.Source._compose
+    monkeypatch.setattr(marks.Source, "_compose", lambda self, root, start, end: (
+        composed.append(root.line), compose(self, root, start, end))[1])
+
+    def isvc(i: int) -> dict:
+        return {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+                "metadata": {"name": f"s-{i:03d}", "annotations": {"ome.io/ingress-domian": "a.io"}},
+                "spec": {"model": {"name": "m"}, "engine": {"minReplicas": 1}}}
+    lists = [{"apiVersion": "v1", "kind": "List", "items": [isvc(i) for i in range(first, 60, 2)]}
+             for first in (0, 1)]
+    model = MODEL.replace("spec:\n", "spec:\n  modelFramework: {name: transformers}\n")
+    text = (RUNTIME if severity == "warning" else "") + model + "---\n" + yaml.safe_dump_all(lists, sort_keys=False)
+    run = run_cli("render", "-", input=text)
+    assert run.code == (0 if severity == "warning" else 1), run.placed
+    lines = [line for line in run.placed_lines if line.startswith(f"{severity}: <stdin>:") and "auto-sel" not in line]
+    assert len(lines) == 60
+    assert [line.split(": ")[2] for line in lines[:2]] == ["InferenceService default/s-000",
+                                                           "InferenceService default/s-001"]
+    first, second = (int(line.split(":")[2]) for line in lines[:2])
+    assert first < 100 < second  # the lines are those of two documents, alternating
+    assert len(composed) == 2 and len(set(composed)) == 2, composed

@@ -93,3 +93,34 @@ def test_a_single_file_is_never_written_through_a_parent_link_out(repo):
         1, "", f"error: omedeploy/omerender.lock.yaml: omedeploy is a symbolic link to {repo.parent / 'outside'}, "
                f"outside {repo}; omerender never writes through a link that leads out of the directory holding it")
     assert sorted(os.listdir(repo.parent / "outside")) == ["apps", "secret.yaml"]
+
+
+def test_one_function_says_which_files_the_walk_of_a_directory_reads(tmp_path):
+    """``walk_skips`` is the walk's own answer (issue 33): for every file of a tree, it says None exactly for the
+    files a render of the tree reads, and names why for the rest."""
+    from omerender.yamlio.reading import paths_reading, read_paths, walk_skips
+    tree = tmp_path / "app"
+    files = ["a.yaml", "b.yml", "c.json", ".d.yaml", "kustomization.yaml", "sub/e.yaml", ".hidden/f.yaml",
+             "sub/.g/h.yaml", "out/i.yaml", "out/deeper/j.yaml", "k/l.yaml"]
+    for name in files:
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x{len(name)}}}\n")
+    (tree / "out" / ".omerender-rendered.yaml").write_text("{}\n")
+    (tree / "link.yaml").symlink_to("c.json")
+    (tree / "k-link").symlink_to("k", target_is_directory=True)
+    (tree / "kustomization.yaml").write_text("resources: []\n")
+    read = {os.path.relpath(doc.file, tree) for doc in read_paths([str(tree)])}
+    assert read == {"a.yaml", "b.yml", "sub/e.yaml", "k/l.yaml"}
+    assert {name: walk_skips(str(tree / name), str(tree)) for name in files + ["link.yaml", "k-link/l.yaml"]} == {
+        "a.yaml": None, "b.yml": None, "sub/e.yaml": None, "k/l.yaml": None, "k-link/l.yaml": None,
+        "c.json": "c.json is not named .yaml or .yml", "link.yaml": "c.json is not named .yaml or .yml",
+        ".d.yaml": ".d.yaml is a file whose name starts with a dot",
+        "kustomization.yaml": "kustomization.yaml is a kustomization",
+        ".hidden/f.yaml": "app/.hidden is a directory whose name starts with a dot",
+        "sub/.g/h.yaml": "app/sub/.g is a directory whose name starts with a dot",
+        "out/i.yaml": "app/out holds .omerender-rendered.yaml: `omerender render --output-dir` wrote it",
+        "out/deeper/j.yaml": "app/out holds .omerender-rendered.yaml: `omerender render --output-dir` wrote it"}
+    assert walk_skips(str(tmp_path / "elsewhere.yaml"), str(tree)) == f"outside {tree}"
+    assert paths_reading([str(tree)], str(tree / "k-link" / "l.yaml")) == (str(tree),)
+    assert paths_reading([str(tree)], str(tree / ".d.yaml")) == (str(tree), str(tree / ".d.yaml"))
+    assert paths_reading(["-", str(tree / ".d.yaml")], str(tree / ".d.yaml")) == ("-", str(tree / ".d.yaml"))

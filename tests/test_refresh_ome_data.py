@@ -1,6 +1,8 @@
 """scripts/refresh-ome-data.py: refreshes tests/data/ome from a checkout of OME and says what changed."""
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,8 +73,8 @@ def test_refresh_copies_the_folders_and_says_what_changed(checkout, tmp_path):
     provenance = (dest / "PROVENANCE.md").read_text()
     assert f"`sgl-project/ome`, commit `{git(checkout, 'rev-parse', 'HEAD')}`" in provenance
     assert "(committed " in provenance and "(2 files)" in provenance and "(1 file)" in provenance
-    assert ("| `samples/` | `config/samples/` | OME's sample InferenceServices (`isvc/`) and BenchmarkJobs with the "
-            "Secret one of them reads (`benchmark/`) (2 files) |") in provenance
+    assert ("| `samples/` | `config/samples/` | OME's sample InferenceServices (`isvc/`) and BenchmarkJobs "
+            "(`benchmark/`) (2 files) |") in provenance
     assert (dest / "samples/isvc/meta/s.yaml").read_text() == "kind: InferenceService\n"
 
     again = refresh(checkout, dest)
@@ -188,3 +190,99 @@ def test_refresh_refuses_a_link_in_the_data_folder_and_writes_nothing_through_it
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"] and secret.read_text() == "not OME's\n"
     assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*")) == sorted(
         p.relative_to(data).as_posix() for p in link.parents if data in p.parents) + [rel]
+
+
+def outside(tmp_path: Path) -> Path:
+    """A folder outside the checkout and the data, shaped like both: what a link out would reach."""
+    out = tmp_path / "outside"
+    write(out, {"LICENSE": "not OME's\n", "PROVENANCE.md": "not ours\n", "secret.yaml": "kind: Secret\n",
+                "config/runtimes/s.yaml": "kind: Secret\n", "config/models/s.yaml": "kind: Secret\n"})
+    return out
+
+
+def contents(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): p.read_text() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+@pytest.mark.parametrize("link, target", [
+    ("LICENSE", "LICENSE"),                              # a file read from outside the checkout
+    ("config/models", "config/models"),                  # a copied folder that is a link out
+    ("config", "config"),                                # the parent of copied folders
+    ("pkg/hfutil", "config"),                            # a folder further up the way to one
+])
+def test_refresh_refuses_a_link_on_the_way_out_of_the_checkout(checkout, tmp_path, link, target):
+    """A link anywhere between the checkout and what is read from it is refused, committed or not, before anything
+    is written (issue 33): the folder itself, a folder above it, LICENSE."""
+    out = outside(tmp_path)
+    moved = checkout / link
+    (shutil.rmtree if moved.is_dir() else Path.unlink)(moved)
+    moved.symlink_to(out / target)
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "a link out")
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == f"error: {checkout}/{link} is a symbolic link; the data holds regular files only: remove it\n"
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("link", ["LICENSE", "PROVENANCE.md", "runtimes", "modelconfig"])
+def test_refresh_refuses_a_link_on_the_way_out_of_the_data_and_writes_nothing(checkout, tmp_path, link):
+    """The data folder's LICENSE, PROVENANCE.md and copied folders are never written through a link (issue 33)."""
+    out = outside(tmp_path)
+    before = contents(out)
+    data = tmp_path / "data"
+    write(data, {"models/meta/m.yaml": "kind: ClusterBaseModel # old\n"})
+    (data / link).symlink_to(out / ("config/runtimes" if link in ("runtimes", "modelconfig") else link))
+    run = refresh(checkout, data)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == f"error: {data}/{link} is a symbolic link; the data holds regular files only: remove it\n"
+    assert contents(out) == before
+    assert contents(data) == {"models/meta/m.yaml": "kind: ClusterBaseModel # old\n"}
+
+
+def test_git_runs_no_program_the_checkouts_config_names(checkout, tmp_path):
+    """``core.fsmonitor`` in the checkout's .git/config names a program: it never runs (issue 33), and neither do
+    those of the machine's and the user's config."""
+    marker = tmp_path / "FSMONITOR-RAN"
+    program = tmp_path / "monitor.sh"
+    program.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    program.chmod(0o755)
+    git(checkout, "config", "core.fsmonitor", str(program))
+    home = tmp_path / "home"
+    write(home, {".gitconfig": f"[core]\n\tfsmonitor = {program}\n"})
+    run = subprocess.run([sys.executable, str(SCRIPT), str(checkout), "--dest", str(tmp_path / "data")],
+                         capture_output=True, text=True, env={"PATH": os.environ["PATH"], "HOME": str(home)})
+    assert (run.returncode, run.stderr) == (0, ""), run.stderr
+    assert run.stdout.endswith("7 files changed: 7 added, 0 modified, 0 removed\n")
+    assert not marker.exists()
+
+
+def test_refresh_refuses_an_untracked_or_deleted_file_in_the_copied_folders(checkout, tmp_path):
+    (checkout / "config/models/meta/new.yaml").write_text("kind: ClusterBaseModel\n")
+    run = refresh(checkout, tmp_path / "data")
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == (f"error: {checkout} has uncommitted changes in the folders copied "
+                          "(?? config/models/meta/new.yaml...); commit or discard them first\n")
+    (checkout / "config/models/meta/new.yaml").unlink()
+    (checkout / "config/runtimes/srt/a-rt.yaml").unlink()
+    run = refresh(checkout, tmp_path / "data")
+    assert run.stderr == (f"error: {checkout} has uncommitted changes in the folders copied "
+                          "(D config/runtimes/srt/a-rt.yaml...); commit or discard them first\n")
+    assert not (tmp_path / "data").exists()
+
+
+def test_refresh_leaves_out_the_sample_secret_holding_a_token_shaped_value(checkout, tmp_path):
+    """OME's ``config/samples/benchmark/huggingface-secret.yaml`` holds a value shaped like a Hugging Face token:
+    never copied (a secret scanner would flag every clone), and removed where an older refresh copied it."""
+    write(checkout, {"config/samples/benchmark/huggingface-secret.yaml": "kind: Secret\n"})
+    git(checkout, "add", ".")
+    git(checkout, "commit", "-qm", "the sample secret")
+    dest = tmp_path / "data"
+    write(dest, {"samples/benchmark/huggingface-secret.yaml": "kind: Secret\n"})
+    run = refresh(checkout, dest)
+    assert run.returncode == 0, run.stderr
+    assert "D samples/benchmark/huggingface-secret.yaml\n" in run.stdout
+    assert not (dest / "samples/benchmark/huggingface-secret.yaml").exists()
+    assert ("What was trimmed: `samples/benchmark/huggingface-secret.yaml`, a Secret holding a Hugging Face "
+            "token-shaped value.") in (dest / "PROVENANCE.md").read_text()

@@ -501,3 +501,41 @@ def test_build_metadata_takes_the_function_path(repo):
                                                   ["metadata"]["labels"])
     assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
 
+
+
+# ---------------------------------------------------------------- what no transformer saw is said, and counts
+
+def own_isvc_overlay(kustomize: Path) -> Path:
+    """An overlay above prod (which lists OMERender) that adds an InferenceService of its own: no transformer
+    sees it, so it ships unrendered."""
+    above = kustomize / "overlays" / "above"
+    above.mkdir()
+    isvc = (kustomize / "base" / "isvc.yaml").read_text().replace(f"name: {ISVC}\nspec", "name: extra\nspec")
+    (above / "isvc.yaml").write_text(isvc)
+    (above / "kustomization.yaml").write_text("resources: [../prod, isvc.yaml]\n")
+    return above
+
+
+def strict_config(kustomize: Path) -> None:
+    """``strict: true`` in prod's OMERender config."""
+    config = kustomize / "overlays" / "prod" / "omerender.yaml"
+    config.write_text(config.read_text().replace("  keepInputs: false\n", "  keepInputs: false\n  strict: true\n"))
+
+
+UNRENDERED = ("warning: InferenceService default/extra was not rendered: no OMERender transformer saw it; list "
+              "omerender under transformers: of the kustomization that holds it or of an overlay above")
+
+
+def test_an_isvc_no_transformer_saw_is_a_warning_that_strict_in_the_config_counts(repo):
+    """The function path ships an overlay's own InferenceService unrendered: ``build`` warns, and ``strict: true``
+    in the OMERender config makes that warning fail the build (issue 33), as ``--strict`` does."""
+    above = own_isvc_overlay(repo / "kustomize")
+    done = omerender("build", str(above), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [UNRENDERED]
+    assert [o["metadata"]["name"] for o in objects(done.stdout) if o["kind"] == "InferenceService"] == ["extra"]
+    strict_config(repo / "kustomize")
+    done = omerender("build", str(above), cwd=repo)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [UNRENDERED, "error: 1 warning, and strict: true in the OMERender config "
+                                                    "makes every warning fail the run"]

@@ -18,12 +18,12 @@ def runs():
     return render_samples()
 
 
-def test_the_samples_are_ome_s_148_inference_service_files_and_4_benchmark_files():
+def test_the_samples_are_ome_s_148_inference_service_files_and_3_benchmark_jobs():
     files = sample_files()
     assert len([f for f in files if f.startswith("isvc/")]) == 148
     assert [f for f in files if not f.startswith("isvc/")] == [
         "benchmark/deepseek-r1-rdma.yaml", "benchmark/e5-mistral-7b-instruct.yaml",
-        "benchmark/huggingface-secret.yaml", "benchmark/llama3-1-70b-instruct.yaml"]
+        "benchmark/llama3-1-70b-instruct.yaml"]
     assert sorted(expected()) == list(files)
 
 
@@ -146,10 +146,10 @@ def test_today_every_inference_service_sample_that_renders_needs_the_model_agent
 
 def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_needs_of_ome():
     files = ["isvc/meta/llama-3-1-8b-instruct.yaml", "isvc/deepseek-ai/deepseek-r1.yaml",
-             "benchmark/e5-mistral-7b-instruct.yaml", "benchmark/huggingface-secret.yaml",
+             "benchmark/e5-mistral-7b-instruct.yaml",
              "isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]
     failures = failures_on_a_cluster_without_ome(files=files)
-    assert sorted(failures) == sorted(set(files) - {"benchmark/huggingface-secret.yaml"})
+    assert sorted(failures) == sorted(files)
     assert failures["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"] == [
         "exit 1: " + expected()["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]["outcome"]]
     lws = "LeaderWorkerSet deepseek-r1/lws-deepseek-r1-engine: spec.leaderWorkerTemplate"

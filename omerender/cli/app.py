@@ -121,7 +121,9 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         click.echo(message.line(), err=True)
     fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
-        write_stream(result.objects, sys.stdout)
+        _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
+        if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+            fail(failures)
 
 
 def _check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None) -> None:

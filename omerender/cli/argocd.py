@@ -20,9 +20,9 @@ from omerender.errors import OmeError
 from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_empty, cluster_config_path, cluster_setting,
                                      empty_render, flag_values, repo_root, split_config, unapplied_marker,
                                      weights_values)
-from omerender.yamlio.paths import within
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
+from omerender.yamlio.reading import paths_reading
 from .shell import fail, fail_if_strict
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
@@ -59,7 +59,7 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
                       weights=settings)
     if find_kustomization(".") is None:
-        paths = (".",) if cluster_config is None or _read_anyway(cluster_config) else (".", cluster_config)
+        paths = (".",) if cluster_config is None else paths_reading((".",), cluster_config)
         objects, input_kinds = _render_plain(paths, options, named)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
@@ -83,7 +83,10 @@ def generate():
         fail([empty_render(input_kinds, kustomization=True).message()])
     _fail_unserved(built.objects, cluster, built.stream)
     if built.objects is not None:
-        write_stream(built.objects, sys.stdout)
+        try:
+            write_stream(built.objects, sys.stdout)
+        except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+            fail([err.message()])
     else:
         sys.stdout.write(built.stream)
 
@@ -125,11 +128,6 @@ def _built_nothing(built) -> bool:
     if built.objects is not None:
         return not built.objects
     return not (built.stream or "").strip()
-
-
-def _read_anyway(path: str) -> bool:
-    """Whether rendering the app's directory reads ``path`` already (a YAML file below it)."""
-    return path.endswith((".yaml", ".yml")) and within(os.path.realpath(path), os.path.realpath("."))
 
 
 def _fail_unserved(objects: list[dict] | None, cluster: tuple, stream: str | None = None) -> None:

@@ -9,7 +9,7 @@ import click
 
 from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
-                                       remote_setting, timeout_setting, unrendered_isvcs, write_output)
+                                       remote_setting, timeout_setting, write_output)
 from omerender.yamlio.emit import dump_stream
 from omerender.gitops.overlays import RENDER_FLAGS
 from .shell import deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
@@ -58,15 +58,11 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         click.echo(message.line(), err=True)
-    text = dump_stream(built.objects) if built.objects is not None else built.stream
+    text, failures = run_guarded(lambda: dump_stream(built.objects), debug) if built.objects is not None \
+        else (built.stream, None)
+    if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+        fail(failures)
     warnings = list(built.messages) + function_warnings(built.tool_stderr)
-    if built.objects is None:
-        for isvc in unrendered_isvcs(text):
-            warning = Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw "
-                                         f"it; list omerender under transformers: of the kustomization that holds "
-                                         f"it or of an overlay above")
-            click.echo(warning.line(), err=True)
-            warnings.append(warning)
     fail_if_strict(strict or built.strict, warnings,
                    switch="--strict" if strict else "strict: true in the OMERender config")
     if output:

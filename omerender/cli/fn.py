@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from omerender import __version__, without_cycle_collector
+from omerender.errors import OmeError
 from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, result_line, run_input
 from omerender.yamlio.emit import write_resource_list
 
@@ -44,5 +45,9 @@ def main(argv: list[str] | None = None, prog: str = "omerender-fn") -> None:
     for result in resource_list.get("results", []):
         if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
             sys.stderr.write(result_line(result) + "\n")
-    write_resource_list(resource_list, sys.stdout)
+    try:
+        write_resource_list(resource_list, sys.stdout)
+    except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+        sys.stderr.write(err.message().line() + "\n")
+        sys.exit(1)
     sys.exit(code)

@@ -273,7 +273,22 @@ def _function(tree, plan, run: Run) -> Built:
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.
     env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8"}
     stdout, stderr = _run(argv, env, run, directory=tree.root)
-    return Built(plan, stream=stdout, tool_stderr=stderr)
+    warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
+                                   f"list omerender under transformers: of the kustomization that holds it or of "
+                                   f"an overlay above") for isvc in unrendered_isvcs(stdout)]
+    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=_asks_strict(tree))
+
+
+def _asks_strict(tree) -> bool:
+    """Whether an OMERender config of the tree says ``strict: true``: then a warning of the build itself (an
+    InferenceService no transformer saw) fails it too, as the function fails on its own."""
+    for ref in tree.refs:
+        try:
+            if _config_options(ref.config).strict:
+                return True
+        except OmeError:  # the function refused it already, or it is a legacy plugin's, read the same way
+            continue
+    return False
 
 
 def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str]:

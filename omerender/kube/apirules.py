@@ -77,6 +77,11 @@ def dns1035_label(value: str) -> list[str]:
     return _length(value, LABEL_MAX) + ([] if _MATCH["dns1035"](value) else [DNS1035_TEXT])
 
 
+def ingress_class_problems(value) -> list[str]:
+    """ValidateIngressClassName, which is NameIsDNSSubdomain (k8s.io/kubernetes pkg/apis/networking/validation)."""
+    return dns1123_subdomain(value) if isinstance(value, str) else [f"must be a string, not {type_name(value)}"]
+
+
 def path_segment(value: str) -> list[str]:
     """The names RBAC kinds allow (``system:kube-scheduler``): anything that is one URL path segment."""
     if value in (".", ".."):
@@ -258,6 +263,10 @@ def check_object(obj: dict) -> None:
     kind = obj.get("kind")
     for path in INT32_FIELDS.get(kind, ()):
         _int32_at(obj, path)
+    if kind == "Ingress" and isinstance(obj.get("spec"), dict) and "ingressClassName" in obj["spec"]:
+        value = obj["spec"]["ingressClassName"]
+        if value is not None:
+            _first(value, ingress_class_problems, "spec.ingressClassName")
     if kind == "Service":
         for i, port in enumerate((obj.get("spec") or {}).get("ports") or []):
             for key in SERVICE_PORT_FIELDS:

@@ -11,6 +11,7 @@ import json
 import posixpath
 
 from omerender.errors import OmeError
+from omerender.gorules.gojson import GoJSONError, loads
 from .sources import MIB, Source, check_relpath
 
 INDEX = "model.safetensors.index.json"
@@ -62,8 +63,8 @@ def read_header(source: Source, rel: str) -> tuple[dict, int]:
         raise OmeError(f"{shown}: safetensors header length {length:,} is larger than the file ({size:,} bytes); "
                        "the file is truncated or not safetensors")
     try:
-        header = json.loads(source.read(rel, 8, length).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        header = loads(source.read(rel, 8, length).decode("utf-8", "replace"))
+    except GoJSONError:
         raise OmeError(f"{shown}: the safetensors header is not JSON; the file is corrupt or not safetensors") from None
     if not isinstance(header, dict):
         raise OmeError(f"{shown}: the safetensors header is not a JSON object")

@@ -6,13 +6,13 @@ large is it, what are bytes [start, start+length), and which files does a direct
 """
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import stat
 import time
 
 from omerender.errors import OmeError
+from omerender.gorules.gojson import GoJSONError, loads
 from omerender.yamlio.paths import within
 
 MIB = 1024 * 1024
@@ -75,12 +75,10 @@ class Source:
         if size > MAX_JSON_BYTES:
             raise OmeError(f"{self.label}/{rel}: {size:,} bytes, larger than the {MAX_JSON_BYTES // MIB} MiB a "
                            "config file may have")
-        try:
-            data = json.loads(self.read(rel, 0, size).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as err:
+        try:  # as the model agent's encoding/json reads it: bytes that are not UTF-8 and lone surrogates are U+FFFD
+            data = loads(self.read(rel, 0, size).decode("utf-8", "replace"))
+        except GoJSONError as err:
             raise OmeError(f"{self.label}/{rel}: not valid JSON: {err}") from None
-        except RecursionError:
-            raise OmeError(f"{self.label}/{rel}: not valid JSON: nested too deeply") from None
         if not isinstance(data, dict):
             raise OmeError(f"{self.label}/{rel}: expected a JSON object")
         return data

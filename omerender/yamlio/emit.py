@@ -18,6 +18,8 @@ import re
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from omerender.errors import ObjRef, OmeError
+from omerender.gorules.text import is_utf8
 from .goscalars import reads_as_itself
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -84,9 +86,12 @@ class _PlainDumper(_Dumper):
 
 
 def _plain_tag(text: str) -> str:
-    """The tag a plain ``text`` resolves to; any tag but str makes the emitter quote the text (none is written)."""
+    """The tag a plain ``text`` resolves to; any tag but str makes the emitter quote the text (none is written).
+    Every scalar the dumper writes passes here, so a text that cannot be written as UTF-8 is caught here, once."""
     tag = _RESOLVED.get(text)
     if tag is None:
+        if not is_utf8(text):
+            raise _NotUTF8
         if len(_RESOLVED) >= _RESOLVED_MAX:
             _RESOLVED.clear()
         tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
@@ -99,8 +104,60 @@ def _plain_tag(text: str) -> str:
 _OPTIONS = dict(Dumper=_PlainDumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
 
 
+class _NotUTF8(Exception):
+    """A string holds a lone surrogate: no UTF-8 writes it (:func:`not_utf8_error` says where)."""
+
+
+def _dumped(obj) -> str:
+    try:
+        return yaml.dump(obj, **_OPTIONS)
+    except UnicodeEncodeError:  # an emitter that encodes before the resolver saw the text
+        raise _NotUTF8 from None
+
+
 def dump(obj) -> str:
-    return yaml.dump(obj, **_OPTIONS)
+    """``obj`` as YAML; :class:`OmeError` naming the field of a string that cannot be written as UTF-8."""
+    try:
+        return _dumped(obj)
+    except _NotUTF8:
+        raise not_utf8_error(obj) from None
+
+
+def not_utf8_error(obj) -> OmeError:
+    """The error for the first string of ``obj`` (a key or a value) that cannot be written as UTF-8, naming the
+    object (when ``obj`` is one) and the field. Kubernetes and every YAML reader take UTF-8 only; such a string
+    comes from bytes that were not UTF-8 (a file name) or a lone ``\\ud800`` escape."""
+    path, text = _first_not_utf8(obj)
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    ref = None
+    if isinstance(meta, dict) and isinstance(obj.get("kind"), str) and isinstance(meta.get("name"), str):
+        ref = ObjRef(obj["kind"], meta["name"], meta.get("namespace"))
+    shown, where = (_escaped(t)[:80] for t in (text, path or "the value"))
+    return OmeError(f'{where}: the string "{shown}" cannot be written as UTF-8: it holds half of a '
+                    f"UTF-16 surrogate pair (U+D800 to U+DFFF), which no UTF-8 text can hold; write the character it "
+                    f"stands for", ref=ref, field=path or None)
+
+
+def _escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _first_not_utf8(obj) -> tuple[str, str]:
+    """(the field path, the string) of the first string in ``obj``, key or value, that is not UTF-8."""
+    work = [("", obj)]
+    while work:
+        path, value = work.pop()
+        if isinstance(value, str):
+            if not is_utf8(value):
+                return path, value
+        elif isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if isinstance(key, str) and not is_utf8(key):
+                    return f"{path}.{key}" if path else key, key
+                work.append((f"{path}.{key}" if path else str(key), item))
+        elif isinstance(value, list):
+            work.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return "", ""
 
 
 def dump_in_order(mapping: dict) -> str:
@@ -150,7 +207,10 @@ def _resource_list_pieces(resource_list: dict):
 def _each_dumped(objects: list):
     """``dump(obj)`` for each object: written directly (:func:`_direct`), by PyYAML where it declines."""
     for obj in objects:
-        text = _direct(obj)
+        try:
+            text = _direct(obj)
+        except _NotUTF8:
+            raise not_utf8_error(obj) from None
         yield text if text is not None else dump(obj)
 
 
@@ -237,14 +297,14 @@ def _one_line(dumped: str) -> bool:
 def _as_value(text: str) -> str | None:
     if _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
         return text
-    dumped = dump({"k": text})
+    dumped = _dumped({"k": text})
     return dumped[3:-1] if dumped.startswith("k: ") and _one_line(dumped) else None
 
 
 def _as_key(text: str) -> str | None:
     if len(text) <= 128 and _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
         return text
-    dumped = dump({text: 0})
+    dumped = _dumped({text: 0})
     return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
 

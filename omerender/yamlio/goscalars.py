@@ -13,16 +13,16 @@ Sexagesimal numbers (``1:20``) and YAML 1.1's ``=`` are strings to both.
 from __future__ import annotations
 
 import json
-import math
 import re
 from decimal import Decimal
+
+from omerender.gorules.strconv import parse_float, parse_int, parse_uint
 
 STR, INT, FLOAT, BOOL, NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
 MERGE = "tag:yaml.org,2002:merge"
 REFUSED = "tag:omerender.io,2026:refused"  # a plain scalar the two readers read differently
 
 _INT64 = 1 << 63
-_UINT64 = 1 << 64
 
 # go-yaml's resolveTable: the first character decides which rules apply; any other is a string at once.
 _SIGN, _DIGIT, _WORD, _DOT = "S", "D", "M", "."
@@ -39,10 +39,6 @@ _V2_ONLY_WORDS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON")
 _YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]++|[0-9]++(?:\.[0-9]*+)?)(?:[eE][-+]?[0-9]++)?\Z")
 # strconv.ParseFloat on a text that starts with ".": Go's float syntax, "_" only between digits.
 _DOT_FLOAT = re.compile(r"\.[0-9]++(?:_[0-9]++)*+(?:[eE][-+]?[0-9]++(?:_[0-9]++)*+)?\Z")
-_BASE_DIGITS = {2: re.compile(r"[01]*+\Z"), 8: re.compile(r"[0-7]*+\Z"), 10: re.compile(r"[0-9]*+\Z"),
-                16: re.compile(r"[0-9a-fA-F]*+\Z")}
-_MOST_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}  # more significant digits than these overflow 64 bits
-_PREFIXES = {"b": 2, "B": 2, "o": 8, "O": 8, "x": 16, "X": 16}
 
 
 class _Unwritable:
@@ -53,47 +49,6 @@ class _Unwritable:
         self.why = why
         self.both = both or f"is {why}, which neither kubectl nor kustomize can convert to JSON"
         self.fix = fix
-
-
-# ---------------------------------------------------------------- strconv
-
-
-def _parse_uint(text: str, base: int = 0) -> int | None:
-    """strconv.ParseUint(text, base, 64), None on any error. Base 0 reads 0b/0o/0x prefixes and a
-    leading 0 as octal."""
-    if not text:
-        return None
-    if base == 0:
-        base = 10
-        if text[0] == "0":
-            if len(text) >= 3 and text[1] in _PREFIXES:
-                base, text = _PREFIXES[text[1]], text[2:]
-            else:
-                base, text = 8, text[1:]
-    if not _BASE_DIGITS[base].match(text):
-        return None
-    digits = text.lstrip("0")
-    if len(digits) > _MOST_DIGITS[base]:
-        return None
-    value = int(digits, base) if digits else 0
-    return value if value < _UINT64 else None
-
-
-def _parse_int(text: str, base: int = 0) -> int | None:
-    """strconv.ParseInt(text, base, 64), None on any error."""
-    if not text:
-        return None
-    negative = text[0] == "-"
-    value = _parse_uint(text[1:] if text[0] in "+-" else text, base)
-    if value is None or value > _INT64 or (value == _INT64 and not negative):
-        return None
-    return -value if negative else value
-
-
-def _parse_float(text: str) -> float | None:
-    """strconv.ParseFloat(text, 64) for the decimal syntax the callers let through; None when out of range."""
-    value = float(text.replace("_", ""))
-    return value if math.isfinite(value) else None
 
 
 # ---------------------------------------------------------------- time
@@ -197,13 +152,13 @@ def _zoned(local: str, zone: str) -> str | _Unwritable | None:
 def _number_value(plain: str, v3: bool):
     """go-yaml's integer and float rules for a text starting with a sign or digit, "_" removed: an int,
     a float, or None (a string)."""
-    value = _parse_int(plain)
+    value = parse_int(plain)
     if value is None:
-        value = _parse_uint(plain)
+        value = parse_uint(plain)
     if value is not None:
         return value
     if _YAML_FLOAT.match(plain):
-        number = _parse_float(plain)
+        number = parse_float(plain)
         if number is not None:
             return number
     prefixes = ("0b", "-0b", "0o", "-0o") if v3 else ("0b", "-0b")
@@ -211,9 +166,9 @@ def _number_value(plain: str, v3: bool):
         if plain.startswith(prefix):
             digits, base = plain[len(prefix):], 2 if prefix[-1] == "b" else 8
             if prefix[0] == "-":
-                return _parse_int("-" + digits, base)
-            value = _parse_int(digits, base)
-            return value if value is not None else _parse_uint(digits, base)
+                return parse_int("-" + digits, base)
+            value = parse_int(digits, base)
+            return value if value is not None else parse_uint(digits, base)
     return None
 
 
@@ -233,7 +188,7 @@ def go_value(text: str, v3: bool, timestamps: bool = True):
     if text in _NONFINITE:
         return _Unwritable("infinity" if "i" in text.lower() else "not a number")
     if hint == _DOT:
-        return _parse_float(text) if _DOT_FLOAT.match(text) else text
+        return parse_float(text) if _DOT_FLOAT.match(text) else text
     if hint == _WORD:
         return text
     if timestamps:
@@ -303,6 +258,22 @@ def read_tagged(tag: str, text: str):
     if agreed is _DISAGREE:
         raise ValueError(_refusal(f"!!{tag.rsplit(':', 1)[1]} {_shown(text)}", text, kubectl, kustomize))
     return agreed
+
+
+def read_nonspecific(text: str) -> str:
+    """The value of a plain scalar with the non-specific tag ``!`` (``! 12``), as both readers take it: kubectl's
+    go-yaml v2 reads the text as a string whatever it says, kustomize's v3 resolves it as if untagged. The string
+    where kustomize reads the same string; raises ValueError with the message otherwise. (A quoted scalar with
+    ``!`` is the string to both.)"""
+    kustomize = go_value(text, v3=True)
+    if kustomize.__class__ is str and kustomize == text:
+        return text
+    described = _described(kustomize)
+    advice = f"quote it{f' ({json.dumps(text)})' if len(text) <= SNIPPET_CHARS else ''} if you mean the string"
+    if not isinstance(kustomize, _Unwritable):
+        advice += f", or remove the ! if you mean {described}"
+    raise ValueError(f"! {_shown(text) or '(nothing)'} is the string {json.dumps(_cut(text))} to kubectl but "
+                     f"{described} to kustomize; {advice}")
 
 
 def _tagged(tag: str, value):

@@ -3,8 +3,13 @@ message is printed.
 
 The render keeps no marks: parsing records the start of each document's root node (one mark per document,
 :func:`omerender.yamlio.yamlread.load_all`), and each object keeps an :class:`Origin` (its text, document
-and ``kind: List`` item). A message about the object asks its origin for the mark of a field; only then is
-that one document composed again (a node tree, with marks; cached per document) and the field path walked.
+and ``kind: List`` item). A message with a file tells its origin which field it will ask for (:meth:`Origin.want`)
+when it is made; when a message is printed and asks for the mark of its field, that one document is composed
+again (a node tree, with marks) and the fields of every message made so far about that document are placed in
+one walk; the tree is then dropped and only their lines and columns kept. So the messages of a run cost one
+composition per document that they name, in whatever order they are printed (two ``kind: List`` documents whose
+messages alternate are composed once each, not once per message). A field asked for only after its document
+was placed composes it again (the last trees are kept, up to :data:`CACHED_CHARS` of text).
 A field the object does not have is shown at its nearest parent that it has; no field, at the object's start,
 as is any field of a document too large to compose again (:data:`MAX_COMPOSED_CHARS`).
 Lines and columns count from 1, as editors, kubectl and Go's YAML readers show them.
@@ -36,13 +41,31 @@ CACHED_CHARS = 256 * 1024
 class Source:
     """A text read as input, with the start mark of each document's root (see the module's doc)."""
 
-    __slots__ = ("text", "roots", "_documents", "_cached")
+    __slots__ = ("text", "roots", "_documents", "_cached", "_wanted", "_placed")
 
     def __init__(self, text: str, roots: list):
         self.text = text
         self.roots = roots
         self._documents: dict = {}  # index -> (tree, its first line, its characters), oldest first
         self._cached = 0
+        self._wanted: dict = {}  # index -> {(item, field)} that messages made so far will ask for
+        self._placed: dict = {}  # index -> {(item, field): (line, column) or None}
+
+    def want(self, index: int, item: int | None, field: str | None) -> None:
+        """Note that a message will ask for the mark of ``field`` of item ``item`` of document ``index``."""
+        if (item, field) not in self._placed.get(index, ()):
+            self._wanted.setdefault(index, set()).add((item, field))
+
+    def place(self, index: int, item: int | None, field: str | None) -> tuple[int, int] | None:
+        """The mark of ``field`` of item ``item`` of document ``index``: placed with every field wanted of that
+        document in one composition, the first time one of them is asked for."""
+        placed = self._placed.setdefault(index, {})
+        if (item, field) not in placed:
+            wanted = self._wanted.pop(index, set()) | {(item, field)}
+            composed = self.document(index)
+            for key in wanted:
+                placed[key] = _locate(self.roots[index], composed, *key)
+        return placed[(item, field)]
 
     def document(self, index: int):
         """The node tree of document ``index`` and the line it starts on; None if it cannot be composed alone
@@ -89,26 +112,38 @@ class Origin:
         self.index = index
         self.item = item
 
+    def want(self, field: str | None) -> None:
+        """Note that a message about this object will ask for the mark of ``field`` (see the module's doc)."""
+        if self.source is not None and self.index is not None and self.index < len(self.source.roots):
+            self.source.want(self.index, self.item, field)
+
     def mark(self, field: str | None) -> tuple[int, int] | None:
         """The 1-based line and column of ``field`` (a path such as ``spec.engine.runner.args[2]``) in this
         object, of its nearest parent present, or of the object when ``field`` is None."""
         if self.source is None or self.index is None or self.index >= len(self.source.roots):
             return None
-        root = self.source.roots[self.index]
-        composed = None if field is None and self.item is None else self.source.document(self.index)
-        if composed is None:  # the object's own line, or none for an item of a List
-            return (root.line + 1, root.column + 1) if self.item is None else None
-        node, first_line = composed
+        if field is None and self.item is None:
+            root = self.source.roots[self.index]
+            return root.line + 1, root.column + 1
+        return self.source.place(self.index, self.item, field)
+
+
+def _locate(root, composed, item: int | None, field: str | None) -> tuple[int, int] | None:
+    """The mark of ``field`` of item ``item`` (None: the document itself) in the document whose root starts at
+    ``root``, composed as ``composed`` (None: it could not be, then the object's own line, or none for an item)."""
+    if composed is None:
+        return (root.line + 1, root.column + 1) if item is None else None
+    node, first_line = composed
+    mark = node.start_mark
+    if item is not None:
+        items = _child(node, "items")[0]
+        if not isinstance(items, yaml.SequenceNode) or item >= len(items.value):
+            return None
+        node = items.value[item]
         mark = node.start_mark
-        if self.item is not None:
-            items = _child(node, "items")[0]
-            if not isinstance(items, yaml.SequenceNode) or self.item >= len(items.value):
-                return None
-            node = items.value[self.item]
-            mark = node.start_mark
-        if field:
-            mark = walk(node, field) or mark
-        return first_line + mark.line + 1, mark.column + 1
+    if field:
+        mark = walk(node, field) or mark
+    return first_line + mark.line + 1, mark.column + 1
 
 
 def walk(node, path: str):

@@ -164,26 +164,92 @@ def _yaml_files(directory: str, real: str, skipped: list[str],
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
     ``real`` is the resolved ``directory``, the boundary of every link below it.
-    A directory holding the record of ``render --output-dir`` is appended to ``skipped``, not read."""
+    A directory holding the record of ``render --output-dir`` is appended to ``skipped``, not read.
+    What is passed over is decided by the rules :func:`walk_skips` applies to a named file."""
     found = []
     for root, dirs, files in os.walk(directory):
-        if RENDERED_MARKER in files:
+        if _is_output(files):
             skipped.append(root)
             dirs[:] = []
             continue
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if _skipped_directory(d) is None)
         for name in dirs + files:
             pathrules.check_entry(os.path.join(root, name), real, directory)
         for name in files:
             if name in KUSTOMIZATION_FILES and kustomizations is not None:
                 kustomizations.append(os.path.join(root, name))
-            if name in KUSTOMIZATION_FILES or name.startswith(".") or os.path.islink(os.path.join(root, name)):
-                continue
-            if name.endswith((".yaml", ".yml")):
+            if _skipped_file(name) is None and not os.path.islink(os.path.join(root, name)):
                 found.append(os.path.join(root, name))
         if len(found) > limits.MAX_FILES:  # stop walking: read_paths counts across every path
             raise _too_many_files(directory)
     return sorted(found)
+
+
+# ---------------------------------------------------------------- which files a render reads
+
+
+def _is_output(files: Iterable[str]) -> bool:
+    """Whether a directory whose non-directory entries are ``files`` was written by ``render --output-dir``."""
+    return RENDERED_MARKER in files
+
+
+def _skipped_directory(name: str) -> str | None:
+    """Why the walk does not enter a directory named ``name``; None when it does."""
+    return "a directory whose name starts with a dot" if name.startswith(".") else None
+
+
+def _skipped_file(name: str) -> str | None:
+    """Why the walk does not read a file named ``name`` (not a link); None when it does."""
+    if name in KUSTOMIZATION_FILES:
+        return "a kustomization"
+    if name.startswith("."):
+        return "a file whose name starts with a dot"
+    if not name.endswith((".yaml", ".yml")):
+        return "not named .yaml or .yml"
+    return None
+
+
+def walk_skips(file: str, directory: str) -> str | None:
+    """Why rendering ``directory`` does not read the regular file ``file``; None when its walk reads it.
+
+    The one answer to "is this file read", judged where both resolve: the walk reads a link's target under the
+    target's own name, never the link. Whoever adds a named file to a render beside a directory (Argo CD's
+    CLUSTER_CONFIG, ``--cluster-config``) asks it through :func:`paths_reading`, so that a file the walk passes
+    over (a dot-directory, a dot-file, a directory ``render --output-dir`` wrote) is read all the same, and one
+    it reads is not read twice."""
+    real, top = os.path.realpath(file), os.path.realpath(directory)
+    if not pathrules.within(real, top) or real == top:
+        return f"outside {directory}"
+    folder, names = top, [name for name in os.path.relpath(os.path.dirname(real), top).split(os.sep) if name != "."]
+    for name in [None, *names]:
+        folder = folder if name is None else os.path.join(folder, name)
+        shown = os.path.relpath(folder, os.path.dirname(top))
+        reason = None if name is None else _skipped_directory(name)
+        if reason is not None:
+            return f"{shown} is {reason}"
+        if _holds_record(folder):
+            return f"{shown} holds {RENDERED_MARKER}: `omerender render --output-dir` wrote it"
+    reason = _skipped_file(os.path.basename(real))
+    return None if reason is None else f"{os.path.basename(real)} is {reason}"
+
+
+def _holds_record(folder: str) -> bool:
+    """:func:`_is_output` for ``folder``, its entry classified as :func:`os.walk` classifies it."""
+    record = os.path.join(folder, RENDERED_MARKER)
+    return os.path.lexists(record) and not os.path.isdir(record)
+
+
+def paths_reading(paths: Iterable[str], file: str) -> tuple[str, ...]:
+    """``paths`` to render, with the named ``file`` added unless one of them reads it already (the same file,
+    or a directory whose walk reaches it: :func:`walk_skips`)."""
+    paths = tuple(paths)
+    real = os.path.realpath(file)
+    for path in paths:
+        if path == "-":
+            continue
+        if os.path.isdir(path) and walk_skips(file, path) is None or os.path.realpath(path) == real:
+            return paths
+    return paths + (file,)
 
 
 def read_file(file: str, limit: int | None = None) -> str:

@@ -4,6 +4,7 @@ checked on the event stream before anything is built, and shared by every text o
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -12,7 +13,7 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent)
 
 from . import limits
-from .goscalars import BOOL, FLOAT, INT, MERGE, NULL, REFUSED, STR, read_plain, read_tagged
+from .goscalars import BOOL, FLOAT, INT, MERGE, NULL, REFUSED, STR, read_nonspecific, read_plain, read_tagged
 
 SNIPPET_CHARS = 60
 
@@ -22,6 +23,9 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 # Tags that SafeLoader turns into types Kubernetes YAML does not have (bytes, sets, tuples, datetimes).
 _UNSUPPORTED_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
                      "tag:yaml.org,2002:pairs", _TIMESTAMP_TAG)
+# The non-specific tag "!" alone before a value: PyYAML resolves the value as if plain, even a quoted one; a text
+# that may hold one is scanned (:func:`_scan` notes where each is) and read as Go's readers read it.
+_NONSPECIFIC = re.compile(r"(?:^|[\s\[{,])!(?=[\s,\]}]|\Z)", re.M)
 _OPENS = (MappingStartEvent, SequenceStartEvent)
 _CLOSES = (MappingEndEvent, SequenceEndEvent)
 
@@ -72,12 +76,13 @@ class SafeLoader(_BaseLoader):
         self._text = stream
         self._budget = budget if budget is not None else Budget()
         self._aliased: bool | None = None
+        self._nonspecific: dict = {}  # (line, column) of each scalar tagged "!" -> its style
         self.roots: list = []  # each document's root node start mark, for messages (omerender.yamlio.marks)
         super().__init__(stream)
 
     def _checked(self) -> bool:
         if self._aliased is None:
-            self._aliased = check_structure(self._text, self._budget)
+            self._aliased = check_structure(self._text, self._budget, self._nonspecific)
         return self._aliased
 
     def check_data(self):
@@ -92,6 +97,8 @@ class SafeLoader(_BaseLoader):
 
     def construct_document(self, node):
         self.roots.append(node.start_mark)  # kept, not found again: marks.Source slices one document by it
+        if self._nonspecific:
+            _read_nonspecific(node, self._nonspecific)
         return super().construct_document(node)
 
     def construct_mapping(self, node, deep=False):
@@ -192,16 +199,21 @@ def _check_keys(pairs, unique: bool = True) -> bool:
     kubectl) do where PyYAML would keep the last silently. Returns whether there are merge keys (``<<``)."""
     seen: dict[str, yaml.Node] = {}
     merges = False
-    for key_node, _ in pairs:
+    for key_node, value_node in pairs:
         if key_node.tag == MERGE:
             merges = True
             continue
         if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == STR):
             raise _not_a_string(key_node)
-        if unique and seen.setdefault(key_node.value, key_node) is not key_node:
+        first = seen.get(key_node.value)
+        if first is None:
+            seen[key_node.value] = key_node
+        elif unique:
+            # an alias of a key anchored in the same mapping (&k a: 1 ... *k : 2) is the very same node: a key
+            # twice all the same, which kustomize refuses (kubectl takes the last); the alias's place is its value's
+            where = value_node.start_mark if first is key_node else key_node.start_mark
             raise ConstructorError(None, None, f"mapping key {_quoted(key_node.value)} already defined at line "
-                                   f"{seen[key_node.value].start_mark.line + 1}; remove one of them",
-                                   key_node.start_mark)
+                                   f"{first.start_mark.line + 1}; remove one of them", where)
     if "<<" in seen:
         raise YAMLMeaningError('mapping key "<<" in quotes is a merge to kustomize but an ordinary key '
                                "to kubectl; rename it, or write << without quotes to merge", seen["<<"].start_mark)
@@ -227,18 +239,41 @@ def _node_text(node) -> str:
     return "of a map or list"
 
 
-def check_structure(text, budget: Budget | None = None) -> bool:
+def _read_nonspecific(root, places: dict) -> None:
+    """Give each scalar tagged ``!`` under ``root`` the tag Go's readers agree on: a quoted one is a string to both;
+    a plain one is a string to kubectl and resolved as untagged by kustomize, refused where they differ."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is yaml.ScalarNode:
+            if (node.start_mark.line, node.start_mark.column) in places:
+                if node.style in ("'", '"', "|", ">"):
+                    node.tag = STR
+                    continue
+                try:
+                    read_nonspecific(node.value)
+                except ValueError as err:
+                    raise YAMLMeaningError(str(err), node.start_mark) from None
+                node.tag = STR
+        elif node.__class__ is yaml.MappingNode:
+            stack.extend(part for pair in node.value for part in pair)
+        elif node.__class__ is yaml.SequenceNode:
+            stack.extend(node.value)
+
+
+def check_structure(text, budget: Budget | None = None, nonspecific: dict | None = None) -> bool:
     """Check a YAML stream against the limits from its parse events; return whether it uses aliases.
 
     Runs before anything is composed: libyaml's composer recurses in C per nesting level and an expanded
     alias bomb never fits in memory, so both must be caught on the flat event stream. ``budget`` carries the
-    alias nodes and documents of the texts read before this one in the same input.
+    alias nodes and documents of the texts read before this one in the same input; ``nonspecific`` gets the
+    place of each scalar tagged ``!``.
     """
     if len(text) > limits.MAX_TOTAL_BYTES:
         raise YAMLLimitError(f"input is larger than {limits.MAX_TOTAL_BYTES // limits.MIB} MiB")
     parser = _BaseLoader(text)
     try:
-        return _scan(parser.get_event, budget if budget is not None else Budget())
+        return _scan(parser.get_event, budget if budget is not None else Budget(), nonspecific)
     except yaml.MarkedYAMLError as err:
         if _LIBYAML_DEPTH in str(getattr(err, "problem", "")):
             raise _too_deep(err.problem_mark) from None
@@ -264,7 +299,7 @@ def _too_deep(mark) -> YAMLLimitError:
     return YAMLLimitError(f"nesting deeper than {limits.MAX_DEPTH} levels", mark)
 
 
-def _scan(next_event, budget: Budget) -> bool:
+def _scan(next_event, budget: Budget, nonspecific: dict | None = None) -> bool:
     open_anchors: list[str | None] = []
     sizes: dict[str, int] = {}  # anchor -> nodes in its expanded value
     starts: list[int] = []
@@ -277,6 +312,8 @@ def _scan(next_event, budget: Budget) -> bool:
                 nodes += 1
                 if event.anchor:
                     sizes[event.anchor] = 1
+                if event.tag == "!" and nonspecific is not None:
+                    nonspecific[(event.start_mark.line, event.start_mark.column)] = event.style
             elif kind in _OPENS:
                 nodes += 1
                 starts.append(nodes)
@@ -352,6 +389,8 @@ class _Rescan(Exception):
 def _load_unscanned(text, budget: Budget, single: bool, roots: list | None = None) -> list | None:
     """The documents of ``text`` without the event scan, or None where the scan must decide."""
     if not (_COMPOSER_BOUNDED and isinstance(text, str) and "*" not in text and len(text) <= limits.MAX_TOTAL_BYTES):
+        return None
+    if "!" in text and _NONSPECIFIC.search(text):
         return None
     before = budget.documents
     loader = SafeLoader(text, budget)

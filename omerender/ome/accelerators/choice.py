@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from omerender.errors import OmeError, Report
+from omerender.gorules.text import equal_fold, to_lower
 from omerender.kube.quantities import parse_quantity
 from omerender.suggest import did_you_mean
 from omerender.yamlio.data import list_or_empty, map_or_empty
@@ -91,7 +92,7 @@ def _tflops(perf: dict | None, precision: str) -> int:
     """The figure for a precision (lowercased); 0 for an unknown precision or a missing figure."""
     if perf is None:
         return 0
-    field = _PRECISION_FIELDS.get(str(precision).lower())
+    field = _PRECISION_FIELDS.get(to_lower(str(precision)))
     value = perf.get(field) if field else None
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
@@ -271,7 +272,7 @@ def constraint_failure(cls: Obj, constraints: dict) -> str:
         return "explicitly excluded"
     families = list_or_empty(constraints.get("architectureFamilies"))
     if families and not any(_family_matches(str(entry), cls) for entry in families):
-        return f"architecture family {str(cls.spec.get('family') or '').lower()} not in allowed list"
+        return f"architecture family {to_lower(str(cls.spec.get('family') or ''))} not in allowed list"
     low, high = constraints.get("minMemory"), constraints.get("maxMemory")
     if low is not None or high is not None:
         memory = _memory_bytes(cls)
@@ -282,9 +283,9 @@ def constraint_failure(cls: Obj, constraints: dict) -> str:
             return f"memory {gib}GB < required {low}GB"
         if high is not None and gib > high:
             return f"memory {gib}GB > max allowed {high}GB"
-    features = {str(f).lower() for f in list_or_empty(caps.get("features"))}
+    features = {to_lower(str(f)) for f in list_or_empty(caps.get("features"))}
     for required in list_or_empty(constraints.get("requiredFeatures")):
-        if str(required).lower() not in features:
+        if to_lower(str(required)) not in features:
             return f"missing required feature: {required}"
     minimum = constraints.get("minArchitectureVersion")
     if minimum is not None:
@@ -297,9 +298,9 @@ def constraint_failure(cls: Obj, constraints: dict) -> str:
 
 
 def _family_matches(entry: str, cls: Obj) -> bool:
-    vendor = str(cls.spec.get("vendor") or "").lower()
-    family = str(cls.spec.get("family") or "").lower()
-    return entry.lower() == (f"{vendor}-{family}" if "-" in entry else family)
+    vendor = to_lower(str(cls.spec.get("vendor") or ""))
+    family = to_lower(str(cls.spec.get("family") or ""))
+    return equal_fold(entry, f"{vendor}-{family}" if "-" in entry else family)
 
 
 # ---------------------------------------------------------------- policies (§2.5)
@@ -327,7 +328,7 @@ def _compute_score(cls: Obj, constraints: dict) -> float:
     if perf is None:
         return 0.0
     required = constraints.get("minComputePerformanceTFLOPS") or 0
-    precisions = [str(p).lower() for p in list_or_empty(constraints.get("preferredPrecisions"))]
+    precisions = [to_lower(str(p)) for p in list_or_empty(constraints.get("preferredPrecisions"))]
     if not precisions:
         return _tflops_score(max(_tflops(perf, p) for p in ("fp32", "fp16", "int8", "int4")), required)
     penalty = 1.0
@@ -362,7 +363,7 @@ def most_capable_scores(candidates: list[Obj], preferred: list) -> list[float]:
 
 def _capability_tflops(cls: Obj, preferred: list) -> float:
     perf = _performance(cls)
-    precisions = [str(p).lower() for p in preferred] or ["fp16"]
+    precisions = [to_lower(str(p)) for p in preferred] or ["fp16"]
     for precision in precisions:  # the first precision, else the first later one with a figure; no penalty
         tflops = _tflops(perf, precision)
         if tflops > 0:
@@ -405,7 +406,7 @@ def _cost_group(cls: Obj) -> tuple[int, Fraction] | None:
             return group, parse_quantity(cost[field], f"spec.cost.{field}", cls)
     tier = cost.get("tier")
     if tier:
-        return 2, Fraction(_TIERS.get(str(tier).lower(), 2))
+        return 2, Fraction(_TIERS.get(to_lower(str(tier)), 2))
     return None
 
 

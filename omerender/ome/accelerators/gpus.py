@@ -102,5 +102,5 @@ def _flag_value(words: list[str], aliases: tuple[str, ...]) -> tuple[str, int | 
             continue
         if not eq:
             value = words[index + 1] if index + 1 < len(words) else ""
-        found = (flag, int(value) if value.isdigit() and len(value) < 7 else None)
+        found = (flag, int(value) if value.isascii() and value.isdigit() and len(value) < 7 else None)
     return found

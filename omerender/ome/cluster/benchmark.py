@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from omerender.errors import Message, OmeError
 from omerender.kube.quantities import parse_quantity
 from omerender.yamlio.reading import parse_text as parse_yaml
-from . import gojson
+from omerender.gorules import gojson
 from .configmap import NAMESPACE, NEAR_MISS_CUTOFF, Candidate, _data
-from .gojson import STRING, Decoded, GoJSONError, struct
+from omerender.gorules.gojson import STRING, Decoded, GoJSONError, struct
 from .settings import CHART_SOURCE
 
 CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_benchmark_defaults.yaml")

@@ -1,5 +1,5 @@
 """Each data key of ``inferenceservice-config`` parsed as OME v1.3's loader parses it: the same Go struct (as a
-:class:`~.gojson.GoType`), the same load-time defaults and validation, the same error texts.
+:class:`~omerender.gorules.gojson.GoType`), the same load-time defaults and validation, the same error texts.
 
 Source: ome-projects/ome pkg/controller/v1beta1/controllerconfig/configmap.go at commit
 4dfb96b1a473d68f5c0da4ccdc17b313069d59bb (parseIngressConfig, parseDeployConfig,
@@ -14,9 +14,10 @@ from types import MappingProxyType
 from typing import Callable
 
 from omerender.kube.apirules import dns1123_label
-from . import gojson
-from .gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError, IntOrString, map_of,
-                     ptr, slice_of, struct)
+from omerender.gorules import gojson
+from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError,
+                                      IntOrString, map_of, ptr, slice_of, struct)
+from omerender.gorules.text import trim_space
 from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
                        MetricsAggregatorConfig, NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
                        SecretKeyRef)
@@ -133,7 +134,7 @@ def _paths(prefix: str, value, gotype) -> list[str]:
 
 
 def _blank(text: str) -> bool:
-    return text.strip(" \t\n\r\v\f\x85\xa0") == ""   # strings.TrimSpace's ASCII and Latin-1 spaces
+    return trim_space(text) == ""
 
 
 # ---------------------------------------------------------------- ingress (parseIngressConfig)

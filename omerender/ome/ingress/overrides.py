@@ -7,10 +7,11 @@ Source: OME v1.3 ``pkg/controller/v1beta1/inferenceservice/utils`` ``ResolveIngr
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
+from omerender.gorules.gojson import GoJSONError, loads
+from omerender.gorules.text import fold, trim_space
 from omerender.suggest import did_you_mean
 from ..cluster.settings import IngressConfig
 
@@ -31,7 +32,7 @@ CONSISTENT_HASH_HEADERS = PREFIX + "consistent-hash-headers"
 IGNORED = (PREFIX + "additional-domains", PREFIX + "path-template", PREFIX + "disable-istio-virtualhost")
 KNOWN = (DISABLE_CREATION, DOMAIN, DOMAIN_TEMPLATE, URL_SCHEME, GATEWAY, ADDITIONAL_GATEWAYS, PER_ISVC_SUBDOMAIN,
          SHARED_HOST_PREFIX, CONSISTENT_HASH_HEADERS, *IGNORED)
-GATEWAY_KEYS = {"omeingressgateway": "gateway", "ingressdomain": "domain", "class": "gateway_class"}
+GATEWAY_KEYS = {fold("omeIngressGateway"): "gateway", fold("ingressDomain"): "domain", fold("class"): "gateway_class"}
 GATEWAY_KEY_NAMES = ("omeIngressGateway", "ingressDomain", "class")
 JSON_TYPES = {dict: "object", str: "string", int: "number", float: "number", bool: "boolean"}
 MAX_NAMED = 16  # an HTTPRoute has at most 16 hostnames, one per Gateway
@@ -161,11 +162,12 @@ def _additional(annotations: dict, config: IngressConfig, report: Report) -> tup
 
 
 def _parse_gateways(value: str, config: IngressConfig, report: Report) -> tuple[Gateway, ...]:
-    """Go's ``json.Unmarshal`` into ``[]IngressGatewaySpec``: keys match case-insensitively, unknown keys are
-    dropped (we warn), ``null`` is no gateways, a value of the wrong type fails the whole annotation."""
+    """Go's ``json.Unmarshal`` into ``[]IngressGatewaySpec``: JSON as Go reads it (:mod:`omerender.gorules.gojson`:
+    no NaN, a lone surrogate is U+FFFD, 10,000 levels deep at most), keys match under strings.EqualFold, unknown
+    keys are dropped (we warn), ``null`` is no gateways, a value of the wrong type fails the whole annotation."""
     try:
-        data = json.loads(value)
-    except ValueError as err:
+        data = loads(value)
+    except GoJSONError as err:
         raise ValueError(f"not valid JSON ({err})") from None
     if data is None:
         return ()
@@ -180,7 +182,7 @@ def _parse_gateways(value: str, config: IngressConfig, report: Report) -> tuple[
             raise ValueError(f"entry {i} is not an object")
         fields = {}
         for key, item in entry.items():
-            name = GATEWAY_KEYS.get(key.lower())
+            name = GATEWAY_KEYS.get(fold(key))
             if name is None and quiet:
                 continue
             if name is None:
@@ -198,10 +200,11 @@ def _parse_gateways(value: str, config: IngressConfig, report: Report) -> tuple[
 
 
 def _hash_headers(annotations: dict, config: IngressConfig) -> tuple[str, ...]:
-    """Builders' BackendTrafficPolicy: the annotation, split on commas and trimmed, replaces the config's list."""
+    """Builders' BackendTrafficPolicy: the annotation, split on commas and trimmed (strings.TrimSpace), replaces the
+    config's list."""
     if CONSISTENT_HASH_HEADERS not in annotations:
         return tuple(config.consistent_hash_headers or ())
-    headers = tuple(h.strip() for h in annotations[CONSISTENT_HASH_HEADERS].split(","))
+    headers = tuple(trim_space(h) for h in annotations[CONSISTENT_HASH_HEADERS].split(","))
     for i, header in enumerate(headers):
         if not header:
             raise OmeError(f"{CONSISTENT_HASH_HEADERS}: header {i + 1} of the comma-separated list is empty; OME "

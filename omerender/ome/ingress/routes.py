@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
+from omerender.kube.apirules import ingress_class_problems, shown
 from ..budget import charge_copy, text_values
 from ..cluster.settings import IngressConfig
 from ..load import Obj
@@ -58,6 +59,11 @@ def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConf
         if eff.ingress_class_name == "":
             raise OmeError(f"{describe('ingressClassName', eff)} is empty: name the IngressClass of your ingress "
                            f"controller, such as nginx, or leave the key out")
+        problems = [] if eff.ingress_class_name is None else ingress_class_problems(eff.ingress_class_name)
+        if problems:  # the API server's own check of every Ingress (networking validation, ValidateIngressSpec)
+            raise OmeError(f'the Ingress\'s spec.ingressClassName: Invalid value: "{shown(eff.ingress_class_name)}": '
+                           f'{"; ".join(problems)} (it comes from {describe("ingressClassName", eff)}); name the '
+                           f"IngressClass of your ingress controller (kubectl get ingressclass), such as nginx")
         return [kube_ingress.ingress(isvc.name, meta, isvc.namespace, eff, backends)]
     return _gateway_api_objects(isvc, routes, eff, report)
 

@@ -14,6 +14,7 @@ metrics port, then the endpoints of the ``prometheus.ome.io/extra-endpoints`` an
 from __future__ import annotations
 
 from omerender.errors import Report
+from omerender.gorules.text import trim_space
 from omerender.kube.names import trunc63
 from ..budget import charge_copy
 
@@ -38,17 +39,18 @@ def metrics_port_name(pod: dict | None) -> str:
 
 def extra_endpoints(annotations: dict, report: Report) -> list[dict]:
     """The endpoints of ``prometheus.ome.io/extra-endpoints``: comma-separated ``<port-name>:<path>`` entries,
-    split at the first ``:``, blanks trimmed. OME skips a malformed entry (it logs it); omerender warns."""
-    raw = str(annotations.get(EXTRA_ENDPOINTS_KEY) or "").strip()
+    split at the first ``:``, blanks trimmed as Go's strings.TrimSpace trims them (it keeps U+001C to U+001F,
+    which Python's ``strip()`` removes). OME skips a malformed entry (it logs it); omerender warns."""
+    raw = trim_space(str(annotations.get(EXTRA_ENDPOINTS_KEY) or ""))
     # each component's PodMonitor copies the endpoints, and a runtime's annotation is shared by every
     # InferenceService naming it: charged before they are parsed, as runtime specs are (budget.py)
     charge_copy(ENDPOINT_VALUES * (raw.count(",") + 1) if raw else 0, f"the annotation {EXTRA_ENDPOINTS_KEY}",
                 "give fewer extra endpoints", None)
     found, skipped = [], []
-    for entry in (e.strip() for e in raw.split(",")) if raw else ():
+    for entry in (trim_space(e) for e in raw.split(",")) if raw else ():
         if not entry:
             continue
-        name, colon, path = (part.strip() for part in entry.partition(":"))
+        name, colon, path = (trim_space(part) for part in entry.partition(":"))
         if not colon or not name or not path.startswith("/"):
             skipped.append(entry)
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from omerender.ome.cluster import gojson
+from omerender.gorules import gojson
 from .pod import MAIN_CONTAINER, Pod, add_mount, shown
 
 AUTO_INJECT, PROFILE, CONTAINER = "rdma.ome.io/auto-inject", "rdma.ome.io/profile", "rdma.ome.io/container-name"

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from omerender.errors import OmeError
+from omerender.gorules.text import equal_fold
 from omerender.yamlio import limits
 from ..budget import BudgetError
 from .metric_providers import AUTH_MODE, Bindings
@@ -152,11 +153,13 @@ def _enum(value, allowed: tuple[str, ...], path: str) -> None:
 
 
 def _forbidden(key: str) -> bool:
-    return key.lower() in (k.lower() for k in FORBIDDEN_KEYS)
+    """strings.EqualFold against each provider-owned key: ``ſerverAddress`` (U+017F) is ``serverAddress``."""
+    return any(equal_fold(key, k) for k in FORBIDDEN_KEYS)
 
 
 def _is_endpoint(trigger_type: str) -> bool:
-    return trigger_type.lower() == "prometheus"
+    """render.go IsEndpointTriggerType: strings.EqualFold with "prometheus" (``prometheuſ`` is one too)."""
+    return equal_fold(trigger_type, "prometheus")
 
 
 # ---------------------------------------------------------------- rendering one component's block

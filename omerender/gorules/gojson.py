@@ -1,7 +1,9 @@
-"""JSON read as Go's ``encoding/json`` reads it into OME's config structs (Go 1.21+ semantics).
+"""JSON read as Go's ``encoding/json`` reads it (Go 1.21+ semantics), for every JSON value OME reads.
 
 OME's controller parses each data value of ``inferenceservice-config`` with ``json.Unmarshal`` into a Go struct
-(pkg/controller/v1beta1/controllerconfig/configmap.go). What that means, and what this module reproduces:
+(pkg/controller/v1beta1/controllerconfig/configmap.go), the ``ome.io/ingress-additional-gateways`` annotation into
+``[]IngressGatewaySpec``, and its model agent a model's ``config.json``. What that means, and what this module
+reproduces:
 
 * the whole text is checked first; a syntax error is the scanner's message (``invalid character 'x' looking for
   beginning of value``, ``unexpected end of JSON input``), whatever the types;
@@ -9,9 +11,14 @@ OME's controller parses each data value of ``inferenceservice-config`` with ``js
   skipped; a key given twice is decoded twice, into the same field (the last scalar wins, objects merge);
 * a value of the wrong type is ``json: cannot unmarshal <what> into Go struct field <Struct>.<path> of type <T>``
   (the innermost struct's name and the json path from the top), the first one in document order;
-* ``null`` clears a pointer, slice or map and leaves anything else as it was.
+* ``null`` clears a pointer, slice or map and leaves anything else as it was;
+* ``NaN``, ``Infinity`` and any other literal JSON lacks are syntax errors (Python's ``json`` takes them);
+* a lone surrogate escape (``\\ud800``) or character is U+FFFD, as Go's decoder writes it (Python's ``json``
+  keeps it, and the text then cannot be written as UTF-8);
+* containers nest at most 10,000 deep, read without recursion.
 
-:func:`scan` parses text into :class:`Obj` / list / :class:`Num` / str / bool / None nodes (keys kept in order,
+:func:`loads` is ``json.Unmarshal`` into ``interface{}`` (numbers kept as Python reads them: an int or a
+float). :func:`scan` parses text into :class:`Obj` / list / :class:`Num` / str / bool / None nodes (keys kept in order,
 duplicates kept); :func:`decode` decodes a node against a :class:`GoType` into plain Python values: a struct is a
 dict of the json names set (a field cleared by ``null`` is absent), a pointer is its target, ``None`` is nil.
 """
@@ -21,11 +28,12 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .text import fold, go_string
+
 MAX_DEPTH = 10000  # encoding/json's maxNestingDepth
 _WS = " \t\r\n"
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
@@ -93,7 +101,7 @@ class _Scanner:
         if match is None:
             raise self._string_error()
         self.pos = match.end()
-        return _SURROGATE.sub("\ufffd", json.loads(match.group()))
+        return go_string(json.loads(match.group()))
 
     def _string_error(self) -> GoJSONError:
         text, pos = self.text, self.pos + 1
@@ -160,6 +168,47 @@ def scan(text: str):
     if char is not None:
         raise _invalid(char, "after top-level value")
     return value
+
+
+def loads(text: str):
+    """``text`` as Go decodes it: dict (a key given twice: the last value), list, str, int or float, bool, None.
+    :class:`GoJSONError` with Go's message when it is not JSON to Go."""
+    return plain(scan(text))
+
+
+def plain(node):
+    """A scanned node as plain Python values, built without recursion (a node may nest 10,000 deep)."""
+    if not isinstance(node, list):
+        return _plain_scalar(node)
+    out = {} if isinstance(node, Obj) else []
+    stack = [(node, iter(node), out)]
+    while stack:
+        source, items, target = stack[-1]
+        for item in items:
+            key, value = item if isinstance(source, Obj) else (None, item)
+            child = ({} if isinstance(value, Obj) else []) if isinstance(value, list) else _plain_scalar(value)
+            if key is None:
+                target.append(child)
+            else:
+                target[key] = child
+            if isinstance(value, list):
+                stack.append((value, iter(value), child))
+                break
+        else:
+            stack.pop()
+    return out
+
+
+_INTEGER = re.compile(r"-?[0-9]{1,300}")
+
+
+def _plain_scalar(node):
+    """A number as Python's json reads it: an int where written as one, else a float (infinite past float64's
+    range: the typed reader that wants the field says so, as Go's decoder does for the struct field it fills,
+    while a field nobody reads may hold it)."""
+    if not isinstance(node, Num):
+        return node
+    return int(node.text) if _INTEGER.fullmatch(node.text) else float(node.text)
 
 
 def scan_prefix(text: str) -> tuple[object, int]:
@@ -325,11 +374,6 @@ def _kind_of(node) -> str:
     return "number"
 
 
-def _fold(text: str) -> str:
-    """A key folded as bytes.EqualFold compares it (simple one-to-one case folding only)."""
-    return "".join(c.casefold() if len(c.casefold()) == 1 else c for c in text)
-
-
 class _Context:
     def __init__(self, found: Decoded):
         self.struct: GoType | None = None
@@ -408,14 +452,14 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
     if not isinstance(node, Obj):
         raise ctx.type_error(_kind_of(node), gotype)
     result = dict(current) if isinstance(current, dict) else {}
-    folded = {_fold(name): (name, ftype) for name, ftype in gotype.fields}
+    folded = {fold(name): (name, ftype) for name, ftype in gotype.fields}
     seen: set[str] = set()
     outer_struct, depth = ctx.struct, len(ctx.stack)
     for key, value in node:
         if key in gotype.exact:
             name, ftype = key, gotype.exact[key]
-        elif _fold(key) in folded:
-            name, ftype = folded[_fold(key)]
+        elif fold(key) in folded:
+            name, ftype = folded[fold(key)]
             ctx.found.folded.append((_join(ctx.path, key), _join(ctx.path, name)))
         else:
             ctx.found.unknown.append(_join(ctx.path, key))
