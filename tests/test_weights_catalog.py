@@ -12,10 +12,6 @@ from test_catalog_sweep import COHERE, _case
 ALLOWED_GROUPS = ("", "apps", "batch", "policy", "autoscaling", "rbac.authorization.k8s.io", "networking.k8s.io",
                   "leaderworkerset.x-k8s.io", "keda.sh", "gateway.networking.k8s.io", "gateway.envoyproxy.io",
                   "monitoring.coreos.com")
-# What OME's pod webhook adds for an RDMA profile (issue 31 item 2 puts them in the pod template; until then the
-# leader of srt-deepseek-rdma mounts them without a volume, in either mode)
-RDMA_PROFILE_VOLUMES = ("dshm", "devinf")
-
 
 @pytest.fixture(scope="module")
 def sweep():
@@ -59,8 +55,7 @@ def test_every_catalog_runtime_renders_in_download_mode(sweep):
                     model_path = next((e.get("value") for e in container.get("env") or []
                                        if e["name"] == "MODEL_PATH"), None)
                     for mount in container.get("volumeMounts") or []:
-                        assert mount["name"] in volumes or mount["name"] in RDMA_PROFILE_VOLUMES, \
-                            f"{rel}: {container['name']} mounts {mount['name']}"
+                        assert mount["name"] in volumes, f"{rel}: {container['name']} mounts {mount['name']}"
                         if mount["mountPath"] == model_path:  # no weights from a node's disk
                             assert mount["name"] not in host, rel
                 for volume in volumes.values():
