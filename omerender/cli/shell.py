@@ -8,7 +8,7 @@ import click
 
 from omerender.errors import Message, OmeError, strict_error
 from omerender.ome.render import Options
-from omerender.ome.weights.settings import CLI_NAMES, weights_options
+from omerender.ome.weights.settings import CLI_NAMES, DEFAULT_IMAGE, weights_options
 
 WEIGHTS_FLAGS = (
     click.option("--model-weights", type=click.Choice(["agent", "download"]), default=None,
@@ -21,8 +21,8 @@ WEIGHTS_FLAGS = (
                  help="With --model-weights download: the claims' access mode, ReadWriteOnce (default), "
                       "ReadWriteMany or ReadWriteOncePod."),
     click.option("--downloader-image", metavar="IMAGE", default=None,
-                 help="With --model-weights download: the image of the download Job and the pods' wait step (it "
-                      "needs python3 and huggingface_hub)."),
+                 help=f"With --model-weights download: the image of the download Job and the pods' wait step (it "
+                      f"needs python3 and huggingface_hub; default {DEFAULT_IMAGE})."),
 )
 
 
