@@ -141,3 +141,117 @@ def test_lock_update_of_an_overlay_pins_what_the_build_holds(repo):
         (NS, ISVC, "cr-sglang-llama-3-2-3b-610fd024")]
     edit(repo / "overlays" / "prod" / "kustomization.yaml", "  - ../../base\n", "  - ../../base\n  - omerender.lock.yaml\n")
     assert run_cli("render", "--locked", "--cluster-config", CFG, "overlays/prod").code == 0
+
+
+# ---------------------------------------------------------------- a plain directory, and diff's two kinds of side
+
+
+def test_on_a_plain_directory_the_file_is_read_as_one_more_path(repo):
+    named = run_cli("render", "--cluster-config", CFG, "base")
+    assert named.code == 0, named.stderr
+    assert named.stdout == run_cli("render", "base", CFG).stdout
+    assert hostnames(named.stdout) == {"llm.prod.example.net", "llm.example.org"}
+    inside = repo / "base" / "cluster.yaml"
+    shutil.copy(repo / CFG, inside)  # read by the walk already: read once, not twice
+    assert run_cli("render", "--cluster-config", "base/cluster.yaml", "base").stdout == named.stdout
+
+
+def test_of_two_directories_the_same_file_serves_both_sides(repo):
+    """head adds an InferenceService: only its routes are added (base's are on both sides, not added)."""
+    shutil.copytree(repo / "base", repo / "head")
+    isvc = (repo / "base" / "isvc.yaml").read_text().replace(f"name: {ISVC}\n", "name: second\n", 1)
+    write(repo / "head" / "second.yaml", isvc.replace("# No namespace", "# Another").replace(
+        "metadata:\n", "metadata:\n  namespace: default\n", 1))
+    run = run_cli("diff", "-o", "json", "--cluster-config", CFG, "base", "head")
+    assert run.code == 0, run.stderr
+    added = [(i["name"], o["kind"], o["change"]) for i in json.loads(run.stdout)["inferenceServices"]
+             for o in i["objects"] if o["kind"] == "HTTPRoute"]
+    assert added == [("second", "HTTPRoute", "added"), ("second", "HTTPRoute", "added")]
+
+
+def test_a_revision_without_the_file_is_an_error_naming_it(repo):
+    os.remove(repo / CFG)
+    git(repo, "commit", "-qam", "no cfg")
+    run = run_cli("diff", "--cluster-config", CFG, "HEAD~1", "HEAD", "--", "overlays/prod")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [f"error: head: --cluster-config {CFG}: in revision HEAD, {CFG} is no such file (nor a "
+                         f"regular file: links are not read)"]
+
+
+# ---------------------------------------------------------------- hostile paths and contents
+
+CM_MISSING = ("error: {file}: --cluster-config names this file, which holds no ConfigMap inferenceservice-config "
+              "(apiVersion v1); name the file `kubectl get configmap inferenceservice-config -n ome -o yaml` wrote")
+
+
+@pytest.mark.parametrize("target", ["base", "overlays/prod"])
+def test_a_path_that_is_no_regular_file_is_refused(repo, target):
+    os.mkfifo(repo / "cfg" / "fifo")
+    for value, problem in (("cfg/fifo", "is not a regular file (a FIFO, socket or device is never read)"),
+                           ("cfg", "is a directory; name the file that holds the ConfigMap inferenceservice-config"),
+                           ("cfg/", "is a directory; name the file that holds the ConfigMap inferenceservice-config"),
+                           (f"{CFG}/", "no such file"), ("cfg/nope.yaml", "no such file")):
+        for command in (["render"], ["config"], ["explain", "--isvc", ISVC, "-n", NS], ["tree", "sglang-llama-3-2-3b"]):
+            run = run_cli(*command, "--cluster-config", value, target)
+            assert (run.code, run.stdout, run.lines) == (1, "", [f'error: --cluster-config "{value}": {problem}']), \
+                (command, value)
+
+
+def test_a_link_leading_out_is_refused(repo, tmp_path):
+    (tmp_path / "outside.yaml").write_text(gateway_configmap())
+    (repo / "cfg" / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    for target in ("base", "overlays/prod"):
+        run = run_cli("render", "--cluster-config", "cfg/link.yaml", target)
+        assert (run.code, run.stdout, run.lines) == (1, "", [
+            f"error: cfg/link.yaml: symbolic link to {tmp_path}/outside.yaml, outside {repo}/cfg; omerender reads "
+            f"only the files it is given"])
+
+
+def test_an_overlay_reads_no_file_outside_its_work_tree(repo, tmp_path):
+    """An overlay's build reads nothing outside the Git work tree holding it, and neither does its cluster
+    configuration (a plain directory reads what it is given, as render reads any PATH)."""
+    (tmp_path / "outside.yaml").write_text(gateway_configmap())
+    refused = (f'--cluster-config "../outside.yaml" leads to {tmp_path}/outside.yaml, outside {repo}, what the build '
+               f"of {{}}overlays/prod may read; omerender reads only the files it is given")
+    for command in (["render"], ["lock", "update"], ["config"], ["tree", "x"]):
+        run = run_cli(*command, "--cluster-config", "../outside.yaml", "overlays/prod")
+        assert (run.code, run.stdout, run.lines) == (1, "", ["error: " + refused.format("")]), command
+    run = run_cli("diff", "--cluster-config", "../outside.yaml", ".", ".", "overlays/prod")
+    assert (run.code, run.stdout, run.lines) == (2, "", [f"error: {side}: " + refused.format("./")
+                                                         for side in ("base", "head")])
+    build = run_cli("build", "--cluster-config", "../outside.yaml", "overlays/prod")
+    assert (build.code, build.lines) == (1, [
+        f'error: --cluster-config "../outside.yaml" leads to {tmp_path}/outside.yaml, outside {repo}, what the build '
+        f"may read (--root); omerender reads only the files it is given"])
+    assert run_cli("render", "--cluster-config", "../outside.yaml", "base").code == 0
+
+
+def test_a_file_holding_no_configmap_is_an_error(repo):
+    for target in ("base", "overlays/prod"):
+        run = run_cli("render", "--cluster-config", "base/isvc.yaml", target)
+        assert (run.code, run.stdout, run.lines) == (1, "", [CM_MISSING.format(file="base/isvc.yaml")]), target
+
+
+def test_a_file_holding_two_configmaps_is_an_error(repo):
+    write(repo / "cfg" / "two.yaml", gateway_configmap() + "---\n" + gateway_configmap())
+    line = len(gateway_configmap().splitlines()) + 1 + 6  # after ---, metadata.name is line 6 of the document
+    for target in ("base", "overlays/prod"):
+        run = run_cli("render", "--cluster-config", "cfg/two.yaml", target)
+        assert (run.code, run.stdout, run.placed_lines) == (1, "", [
+            f"error: cfg/two.yaml:{line}:3: ConfigMap ome/inferenceservice-config: --cluster-config names this file, "
+            f"which holds 2 ConfigMaps inferenceservice-config; OME reads one: keep one"]), target
+
+
+def test_a_configmap_among_the_inputs_and_the_option_is_an_error_naming_both(repo):
+    shutil.copy(repo / CFG, repo / "base" / "cluster.yaml")
+    run = run_cli("render", "--cluster-config", CFG, "base")
+    assert (run.code, run.stdout, run.placed_lines) == (1, "", [
+        "error: base/cluster.yaml:6:3: ConfigMap ome/inferenceservice-config: this ConfigMap is among the inputs, and "
+        f"--cluster-config names another ({CFG}): OME reads one; give one of them (drop --cluster-config, or this "
+        "file from the inputs)"])
+    edit(repo / "base" / "kustomization.yaml", "  - isvc.yaml\n", "  - isvc.yaml\n  - cluster.yaml\n")
+    run = run_cli("render", "--cluster-config", CFG, "overlays/prod")
+    assert (run.code, run.stdout, run.lines) == (1, "", [
+        "error: base/cluster.yaml: ConfigMap llama-prod/inferenceservice-config: this ConfigMap is among the inputs, "
+        f"and --cluster-config names another ({CFG}): OME reads one; give one of them (drop --cluster-config, or "
+        "this file from the inputs)"])
