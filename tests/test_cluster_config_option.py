@@ -174,8 +174,25 @@ def test_a_revision_without_the_file_is_an_error_naming_it(repo):
     git(repo, "commit", "-qam", "no cfg")
     run = run_cli("diff", "--cluster-config", CFG, "HEAD~1", "HEAD", "--", "overlays/prod")
     assert (run.code, run.stdout) == (2, "")
-    assert run.lines == [f"error: head: --cluster-config {CFG}: in revision HEAD, {CFG} is no such file (nor a "
-                         f"regular file: links are not read)"]
+    assert run.lines == [f"error: head: --cluster-config {CFG}: revision HEAD holds no file {CFG} (a symbolic link "
+                         f"in a revision is never followed)"]
+
+
+def test_a_revision_holding_a_link_or_a_directory_there_is_an_error(repo, tmp_path):
+    """git stores a link as a link: a revision's read never follows one (it may lead anywhere on this machine)."""
+    (repo / "cm.yaml").symlink_to(CFG)
+    (repo / "cfgdir").mkdir()
+    shutil.copy(repo / CFG, repo / "cfgdir" / "cm.yaml")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "link and directory")
+    run = run_cli("diff", "--cluster-config", "cm.yaml", "HEAD~1", "HEAD", "--", "base")
+    assert (run.code, run.stdout, run.lines) == (2, "", [
+        f"error: {side}: --cluster-config cm.yaml: revision {rev} holds no file cm.yaml (a symbolic link in a revision "
+        f"is never followed)" for side, rev in (("base", "HEAD~1"), ("head", "HEAD"))])
+    run = run_cli("diff", "--cluster-config", "cfgdir", "HEAD", "HEAD", "--", "overlays/prod")
+    assert (run.code, run.stdout, run.lines) == (2, "", [
+        f"error: {side}: --cluster-config cfgdir: in revision HEAD, cfgdir is a directory; name the file that holds "
+        f"the ConfigMap inferenceservice-config" for side in ("base", "head")])
 
 
 # ---------------------------------------------------------------- hostile paths and contents
@@ -255,3 +272,16 @@ def test_a_configmap_among_the_inputs_and_the_option_is_an_error_naming_both(rep
         "error: base/cluster.yaml: ConfigMap llama-prod/inferenceservice-config: this ConfigMap is among the inputs, "
         f"and --cluster-config names another ({CFG}): OME reads one; give one of them (drop --cluster-config, or "
         "this file from the inputs)"])
+
+
+def test_the_argo_cd_parameter_and_a_configmap_in_the_app_are_an_error_naming_both(tmp_path):
+    """CLUSTER_CONFIG means what --cluster-config means: given beside a ConfigMap of the app, it is an error."""
+    from test_argocd import CLUSTER_CM, generate, repo_copy
+    work = repo_copy(tmp_path)
+    write(work / "cluster" / "config.yaml", CLUSTER_CM)
+    write(work / "apps" / "plain" / "own.yaml", CLUSTER_CM)
+    done = generate(work, "apps/plain", env={"CLUSTER_CONFIG": "../../cluster/config.yaml"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: ./own.yaml:3:12: ConfigMap ome/inferenceservice-config: this ConfigMap is among the "
+                           "inputs, and CLUSTER_CONFIG names another (../../cluster/config.yaml): OME reads one; give "
+                           "one of them (drop CLUSTER_CONFIG, or this file from the inputs)\n")

@@ -127,9 +127,12 @@ def _staged_config(revision: str, commit: str, cluster_config: str | None, where
     staged = os.path.join(tmp, *path.split("/"))
     if not os.path.lexists(staged):  # not copied already with the PATHs
         gitread.extract(revision, commit, [path], os.getcwd(), tmp, any_name=True)
+    if os.path.isdir(staged):
+        raise OmeError(f"--cluster-config {cluster_config}: in revision {revision}, {path} is a directory; name the "
+                       f"file that holds the ConfigMap inferenceservice-config")
     if not os.path.isfile(staged):
-        kind = "a directory" if os.path.isdir(staged) else "no such file (nor a regular file: links are not read)"
-        raise OmeError(f"--cluster-config {cluster_config}: in revision {revision}, {path} is {kind}")
+        raise OmeError(f"--cluster-config {cluster_config}: revision {revision} holds no file {path} (a symbolic "
+                       f"link in a revision is never followed)")
     return staged
 
 
