@@ -139,8 +139,16 @@ def test_lock_update_of_an_overlay_pins_what_the_build_holds(repo):
     lock = yaml.safe_load((repo / "overlays" / "prod" / "omerender.lock.yaml").read_text())
     assert [(e["namespace"], e["name"], e["pinnedRevision"]) for e in lock["inferenceServices"]] == [
         (NS, ISVC, "cr-sglang-llama-3-2-3b-610fd024")]
-    edit(repo / "overlays" / "prod" / "kustomization.yaml", "  - ../../base\n", "  - ../../base\n  - omerender.lock.yaml\n")
+    prod = repo / "overlays" / "prod"
+    (prod / "omerender.lock.yaml").rename(prod / "pins.yaml")
+    edit(prod / "kustomization.yaml", "  - ../../base\n", "  - ../../base\n  - pins.yaml\n")
     assert run_cli("render", "--locked", "--cluster-config", CFG, "overlays/prod").code == 0
+    text = (repo / "base" / "runtime.yaml").read_text()
+    (repo / "base" / "runtime.yaml").write_text(text.replace("sglang:v0.5.5", "sglang:v0.5.6", 1))
+    run = run_cli("lock", "update", "--advance", f"{NS}/{ISVC}", "--cluster-config", CFG, "overlays/prod")
+    assert run.code == 0, run.stderr
+    pinned = yaml.safe_load((prod / "pins.yaml").read_text())["inferenceServices"][0]["pinnedRevision"]
+    assert pinned != "cr-sglang-llama-3-2-3b-610fd024" and not (prod / "omerender.lock.yaml").exists()
 
 
 # ---------------------------------------------------------------- a plain directory, and diff's two kinds of side

@@ -41,11 +41,11 @@ def update(paths, lock_path, advance, advance_all, debug, cluster_config=None):
     report = Report()
 
     def run():
-        inputs, built = read_inputs(list(paths), cluster_config)
-        target = _built_lock(inputs) if built is not None and not lock_path else None
-        target = target or find_lock(list(paths), lock_path)
-        if target is None:
+        default = find_lock(list(paths), lock_path)
+        if default is None:
             raise OmeError("lock update reads its input from stdin: name the lock file with --lock")
+        inputs, built = read_inputs(list(paths), cluster_config)
+        target = (_built_lock(inputs) if built is not None and not lock_path else None) or default
         _check_advance(inputs, advance)
         old_text = read_lock_text(target)
         old = None if old_text is None else parse_lock(old_text, target)
