@@ -86,6 +86,12 @@ def test_render_build_and_check_of_the_overlay_ship_the_same_routes(repo, tmp_pa
     assert stale.code == 1
     assert stale.lines[-1] == (f"error: {out} is out of date with overlays/prod; run: omerender render overlays/prod "
                                f"--output-dir {out}")
+    plain = tmp_path / "plain"
+    assert run_cli("render", "overlays/prod", "--output-dir", str(plain)).code == 0
+    stale = run_cli("check", "--cluster-config", CFG, "overlays/prod", str(plain))
+    assert stale.code == 1
+    assert stale.lines[-1] == (f"error: {plain} is out of date with overlays/prod; run: omerender render "
+                               f"overlays/prod --cluster-config {CFG} --output-dir {plain}")
 
 
 def test_config_explain_and_tree_of_the_overlay_agree_with_build(repo):
@@ -293,3 +299,9 @@ def test_the_argo_cd_parameter_and_a_configmap_in_the_app_are_an_error_naming_bo
     assert done.stderr == ("error: ./own.yaml:3:12: ConfigMap ome/inferenceservice-config: this ConfigMap is among the "
                            "inputs, and CLUSTER_CONFIG names another (../../cluster/config.yaml): OME reads one; give "
                            "one of them (drop CLUSTER_CONFIG, or this file from the inputs)\n")
+
+
+def test_a_newline_in_the_path_cannot_forge_an_error_line(repo):
+    for target in ("base", "overlays/prod"):
+        run = run_cli("config", "--cluster-config", "a\nerror: forged", target)
+        assert (run.code, run.stdout, run.lines) == (1, "", ['error: --cluster-config "a\\nerror: forged": no such file'])
