@@ -1,4 +1,5 @@
-"""Overlays in ``render`` and ``diff``: what ships is a kustomization's build, so a PATH whose kustomization
+"""Overlays in every command (``render``, ``check``, ``diff``, ``config``, ``explain``, ``tree``, ``lock update``,
+through :func:`read_inputs`): what ships is a kustomization's build, so a PATH whose kustomization
 changes the objects it lists is built the way ``omerender build`` builds it (kustomize with every plugin kind
 off, then omerender's render), never read file by file.
 
