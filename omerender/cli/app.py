@@ -9,12 +9,11 @@ import click
 
 from omerender import __version__, without_cycle_collector
 from omerender.errors import Message, run_guarded, strict_error
-from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
-from omerender.ome.load import index
+from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import deprecated_spelling, fail, fail_if_strict, render_options
+from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options
 
 RENDER_EXAMPLE = """
 \b
@@ -76,9 +75,10 @@ def cli():
 @click.option("--kube-version", metavar="VERSION",
               help="The target cluster's Kubernetes version (e.g. 1.30.2): an object of a built-in API it is too old "
                    "for fails the render.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -94,13 +94,11 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notes: list[Message] = []
 
     def run():
-        overlay = overlay_path(list(paths))
-        if overlay is not None:
-            built = build_overlay(overlay, None, options, flags, lock_path)
-            inputs, result = built.inputs, built.result
+        inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
+        if built is not None:
+            result = built.result
             sys.stderr.write(built.tool_stderr)
         else:
-            inputs = index(read_plain(list(paths), notes))
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
         _check_cluster(result.objects, api_versions, kube_version)

@@ -21,7 +21,6 @@ from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, cl
                                      flag_values, repo_root, split_config, unapplied_marker)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from omerender.yamlio.reading import paths_reading
 from .shell import fail, fail_if_strict
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
@@ -55,8 +54,7 @@ def generate():
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
     if find_kustomization(".") is None:
-        paths = (".",) if cluster_config is None else paths_reading((".",), cluster_config)
-        objects, input_kinds = _render_plain(paths, options, named)
+        objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
         _fail_unserved(objects, cluster)
@@ -87,12 +85,14 @@ def generate():
         sys.stdout.write(built.stream)
 
 
-def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...]) -> tuple[list[dict], list[str]]:
-    """``omerender render PATHS`` with ``options`` (those of the directory's OMERender config where it holds one):
-    the rendered objects and the kinds of the objects read. Messages are printed; errors (and, with strict,
-    warnings) exit 1."""
+def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],
+                  cluster_config: str | None = None) -> tuple[list[dict], list[str]]:
+    """``omerender render PATHS --cluster-config CLUSTER_CONFIG`` with ``options`` (those of the directory's
+    OMERender config where it holds one): the rendered objects and the kinds of the objects read. Messages are
+    printed; errors (and, with strict, warnings) exit 1."""
     from omerender.errors import run_guarded
-    from omerender.gitops.overlays import read_plain
+    from omerender.gitops.argocd import CLUSTER_CONFIG
+    from omerender.gitops.overlays import read_with_cluster_config
     from omerender.ome.load import index
     from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
     from omerender.ome.render import render
@@ -100,7 +100,8 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
     used = [options, "--strict"]
 
     def run():
-        docs, config_options = split_config(read_plain(list(paths), notes), named)
+        docs, config_options = split_config(read_with_cluster_config(list(paths), cluster_config, notes,
+                                                                     CLUSTER_CONFIG), named)
         if config_options is not None:
             used[:] = [config_options, "strict: true in the OMERender config"]
         inputs = index(docs)

@@ -10,8 +10,9 @@ import click
 from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, write_output)
+from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
-from .shell import deprecated_spelling, fail, fail_if_strict
+from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -28,8 +29,9 @@ from .shell import deprecated_spelling, fail, fail_if_strict
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug):
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -43,8 +45,12 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
 
     def run():
-        return build(directory, root or default_boundary(directory), hint=BOUNDARY_HINT,
-                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ))
+        boundary = root or default_boundary(directory)
+        if cluster_config is not None:
+            checked(cluster_config, OPTION, boundary, f"{boundary}, what the build may read (--root)")
+        return build(directory, boundary, hint=BOUNDARY_HINT, timeout=timeout_setting(timeout, os.environ),
+                     remote=remote_setting(no_remote, os.environ), extra=(cluster_config,) if cluster_config else (),
+                     extra_name=OPTION)
 
     built = built_or_fail(run, debug)
     if verbose:

@@ -21,6 +21,17 @@ def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool
     return options, tuple(flag for flag, on in given if on)
 
 
+CLUSTER_CONFIG_HELP = ("A file holding OME's ConfigMap inferenceservice-config (kubectl get configmap "
+                       "inferenceservice-config -n ome -o yaml), read beside the inputs as the cluster configuration "
+                       "(the Argo CD plugin's cluster-config parameter); an overlay's build gets it too. A ConfigMap "
+                       "among the inputs as well is an error.")
+
+
+def cluster_config_option(command):
+    """``--cluster-config FILE``, the same on every command that reads OME objects."""
+    return click.option("--cluster-config", "cluster_config", metavar="FILE", help=CLUSTER_CONFIG_HELP)(command)
+
+
 def fail(messages: Iterable[Message], status: int = 1) -> None:
     """Print each message as its stderr line and exit with ``status`` (nothing goes to stdout)."""
     for message in messages:
