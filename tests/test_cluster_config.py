@@ -300,7 +300,8 @@ def test_unknown_duplicate_and_case_variant_json_keys_are_warnings():
     assert [line for line in run.lines if "ConfigMap" in line] == [
         f"warning: {CM_REF}: data.deploy: terminationGracePeriodSeconds is given more than once; OME uses the last "
         "one",
-        f"warning: {CM_REF}: data.deploy: unknown field replica is ignored, as OME ignores it",
+        f'warning: {CM_REF}: data.deploy: unknown field replica is ignored, as OME ignores it; did you mean '
+        '"replicas"?',
         f"warning: {CM_REF}: data.deploy: TerminationGracePeriodSeconds is read as terminationGracePeriodSeconds "
         "(OME matches field names ignoring case); write terminationGracePeriodSeconds",
         f'warning: {CM_REF}: data.podDisruptionBudgets: OME does not read a key podDisruptionBudgets; did you mean '
@@ -721,7 +722,7 @@ def test_a_flood_of_unknown_fields_is_one_warning():
     run = render(quickstart(), {"deploy": text})
     assert run.code == 0
     assert [line for line in run.lines if "ConfigMap" in line] == [
-        f"warning: {CM_REF}: data.deploy: unknown fields k0, k1, k2 and 997 more are ignored, as OME ignores them"]
+        f"warning: {CM_REF}: data.deploy: unknown fields k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 990 more are ignored, as OME ignores them"]
 
 
 def test_a_megabyte_of_json_in_a_data_value_is_read_or_refused():
@@ -749,7 +750,7 @@ def test_config_prints_the_configmaps_warnings():
         "warning: <stdin>: ConfigMap llm/inferenceservice-config: OME reads inferenceservice-config from namespace "
         "ome, not llm; omerender uses this one as the cluster configuration",
         "warning: <stdin>: ConfigMap llm/inferenceservice-config: data.deploy: unknown field replica is ignored, as "
-        "OME ignores it",
+        'OME ignores it; did you mean "replicas"?',
         "Cluster configuration: <stdin>: ConfigMap llm/inferenceservice-config"]
 
 

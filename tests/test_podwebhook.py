@@ -569,7 +569,8 @@ def test_the_metrics_aggregator_key_gets_the_configmap_warnings(F):
     data = '{"enableMetricAggregaton": "true", "enableprometheusscraping": "true"}'
     run = ok(list(F.values()) + [config_map(metricsAggregator=data)])
     where = "warning: <stdin>: ConfigMap ome/inferenceservice-config: data.metricsAggregator: "
-    assert run.lines == [f"{where}unknown field enableMetricAggregaton is ignored, as OME ignores it",
+    assert run.lines == [f'{where}unknown field enableMetricAggregaton is ignored, as OME ignores it; did you mean '
+                         '"enableMetricAggregation"?',
                          f"{where}enableprometheusscraping is read as enablePrometheusScraping (OME matches field "
                          f"names ignoring case); write enablePrometheusScraping"]
     annotations = engine_pod(run)["metadata"]["annotations"]

@@ -106,7 +106,7 @@ def index(docs: list[Doc]) -> Inputs:
         try:
             obj = _as_object(doc)
             if clusterconfig.is_cluster_config(obj.data):
-                candidates.append(clusterconfig.Candidate(obj.data, obj.file))
+                candidates.append(clusterconfig.Candidate(obj.data, obj.file, obj.origin))
                 continue
             _file(inputs, obj)
             inputs.messages.extend(_group_warnings(obj) + _near_miss_warnings(obj))

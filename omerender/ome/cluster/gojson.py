@@ -17,6 +17,7 @@ dict of the json names set (a field cleared by ``null`` is absent), a pointer is
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,7 +31,12 @@ _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
 class GoJSONError(Exception):
-    """An error in Go's words (the text ``err.Error()`` gives)."""
+    """An error in Go's words (the text ``err.Error()`` gives); ``offset``: for a syntax error, where in the text
+    the scanner stopped (the character it names, or the end), so a message can point at it."""
+
+    def __init__(self, text: str, offset: int | None = None):
+        super().__init__(text)
+        self.offset = offset
 
 
 class Obj(list):
@@ -63,8 +69,8 @@ def quote_char(char: str) -> str:
     return f"'{chr(byte)}'"
 
 
-def _invalid(char: str, context: str) -> GoJSONError:
-    return GoJSONError(f"invalid character {quote_char(char)} {context}")
+def _invalid(char: str, context: str, offset: int | None = None) -> GoJSONError:
+    return GoJSONError(f"invalid character {quote_char(char)} {context}", offset)
 
 
 _EOF = "unexpected end of JSON input"
@@ -102,7 +108,7 @@ class _Scanner:
             if char == '"':
                 break
             if char < " ":
-                return _invalid(char, "in string literal")
+                return _invalid(char, "in string literal", pos)
             if char == "\\":
                 pos += 1
                 if pos >= len(text):
@@ -112,10 +118,10 @@ class _Scanner:
                         if pos + offset >= len(text):
                             return GoJSONError(_EOF)
                         if text[pos + offset] not in "0123456789abcdefABCDEF":
-                            return _invalid(text[pos + offset], "in \\u hexadecimal character escape")
+                            return _invalid(text[pos + offset], "in \\u hexadecimal character escape", pos + offset)
                     pos += 4
                 elif text[pos] not in '"\\/bfnrt':
-                    return _invalid(text[pos], "in string escape code")
+                    return _invalid(text[pos], "in string escape code", pos)
             pos += 1
         return GoJSONError(_EOF)
 
@@ -138,7 +144,7 @@ class _Scanner:
     def _number_error(self, pos: int, context: str) -> GoJSONError:
         if pos >= len(self.text):
             return GoJSONError(_EOF)
-        return _invalid(self.text[pos], context)
+        return _invalid(self.text[pos], context, pos)
 
     def literal(self):
         word, value = _LITERALS[self.text[self.pos]]
@@ -147,7 +153,7 @@ class _Scanner:
             if at >= len(self.text):
                 raise GoJSONError(_EOF)
             if self.text[at] != expected:
-                raise _invalid(self.text[at], f"in literal {word} (expecting {quote_char(expected)})")
+                raise _invalid(self.text[at], f"in literal {word} (expecting {quote_char(expected)})", at)
         self.pos += len(word)
         return value
 
@@ -155,17 +161,34 @@ class _Scanner:
 def scan(text: str):
     """The JSON value of ``text``; :class:`GoJSONError` with the scanner's message when it is not one."""
     scanner = _Scanner(text)
-    value = _value(scanner)
-    char = scanner.skip_ws()
-    if char is not None:
-        raise _invalid(char, "after top-level value")
+    try:
+        value = _value(scanner)
+        char = scanner.skip_ws()
+        if char is not None:
+            raise _invalid(char, "after top-level value")
+    except GoJSONError as err:
+        raise _placed(err, scanner) from None
     return value
 
 
 def scan_prefix(text: str) -> tuple[object, int]:
     """The first JSON value of ``text`` and where it ends (a json.Decoder's Decode)."""
     scanner = _Scanner(text)
-    return _value(scanner), scanner.pos
+    try:
+        return _value(scanner), scanner.pos
+    except GoJSONError as err:
+        raise _placed(err, scanner) from None
+
+
+def _placed(err: GoJSONError, scanner: _Scanner) -> GoJSONError:
+    """``err`` with its offset: where it was raised if it says, else for an end of input just past the last
+    character that is not white space (where the text stops short), else the scanner's position (the character
+    a structural error names)."""
+    if str(err) == _EOF:
+        err.offset = len(scanner.text.rstrip(_WS))
+    elif err.offset is None:
+        err.offset = scanner.pos
+    return err
 
 
 def _value(scanner: _Scanner):
@@ -311,6 +334,20 @@ class Decoded:
     duplicates: list[str] = field(default_factory=list)   # json paths given twice (the last one counts)
     unknown: list[str] = field(default_factory=list)      # json paths Go skipped
     folded: list[tuple[str, str]] = field(default_factory=list)  # (path as written, field it matched)
+    near: dict[str, str] = field(default_factory=dict)  # an unknown path to the field it nearly names
+
+
+NEAR_CUTOFF = 0.8   # how alike an unknown key and a field's json name must be to suggest the field
+NEAR_KEYS = 100     # unknown keys compared per decode: a flood of them costs no more than this
+
+
+def _suggest(key: str, gotype: GoType, ctx: _Context) -> None:
+    """Note the field an unknown ``key`` nearly names (``enabelGatewayAPI``: ``enableGatewayAPI``)."""
+    if len(ctx.found.near) >= NEAR_KEYS or len(ctx.found.unknown) > 10 * NEAR_KEYS or len(key) > 100:
+        return
+    close = difflib.get_close_matches(key, [name for name, _ in gotype.fields], n=1, cutoff=NEAR_CUTOFF)
+    if close:
+        ctx.found.near[_join(ctx.path, key)] = _join(ctx.path, close[0])
 
 
 def _kind_of(node) -> str:
@@ -419,6 +456,7 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
             ctx.found.folded.append((_join(ctx.path, key), _join(ctx.path, name)))
         else:
             ctx.found.unknown.append(_join(ctx.path, key))
+            _suggest(key, gotype, ctx)
             continue
         if name in seen:
             ctx.found.duplicates.append(_join(ctx.path, name))

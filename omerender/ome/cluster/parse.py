@@ -85,11 +85,12 @@ UPDATE_STRATEGIES = ("", "SurgeThenDrain", "RecreatePod", "InPlaceIfPossible", "
 
 
 class ConfigError(Exception):
-    """A data key OME's loader refuses: ``text`` is OME's message, ``key`` the data key."""
+    """A data key OME's loader refuses: ``text`` is OME's message, ``key`` the data key; ``offset``: for a JSON
+    syntax error, where in the key's value the scanner stopped."""
 
-    def __init__(self, key: str, text: str):
+    def __init__(self, key: str, text: str, offset: int | None = None):
         super().__init__(text)
-        self.key, self.text = key, text
+        self.key, self.text, self.offset = key, text, offset
 
 
 @dataclass
@@ -101,8 +102,10 @@ class Notes:
     folded: list[tuple[str, str, str]] = field(default_factory=list)  # (key, as written, field matched)
     fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
     odd: list[tuple[str, str]] = field(default_factory=list)   # (key, text): a value OME takes that cannot work
+    near: dict[tuple[str, str], str] = field(default_factory=dict)   # (key, unknown path): the field it nearly names
 
     def add(self, key: str, found: Decoded) -> None:
+        self.near.update(((key, p), f) for p, f in found.near.items())
         self.duplicates.extend((key, p) for p in found.duplicates)
         self.unknown.extend((key, p) for p in found.unknown)
         self.folded.extend((key, a, b) for a, b in found.folded)
@@ -114,7 +117,7 @@ def _unmarshal(key: str, text: str, gotype, prefix: str, notes: Notes) -> object
     try:
         value = gojson.decode(gojson.scan(text), gotype, found)
     except GoJSONError as err:
-        raise ConfigError(key, f"{prefix}: {err}") from None
+        raise ConfigError(key, f"{prefix}: {err}", err.offset) from None
     notes.add(key, found)
     notes.fields.update(_paths(key, value, gotype))
     return value
@@ -350,7 +353,7 @@ def parse_pdb(data: dict, notes: Notes) -> PodDisruptionBudgetConfig:
     try:
         node, end = gojson.scan_prefix(text)
     except GoJSONError as err:
-        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}") from None
+        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}", err.offset) from None
     _check_pdb_keys(node, prefix)
     found = Decoded()
     try:
@@ -407,7 +410,7 @@ def _check_trailing(text: str, end: int, prefix: str) -> None:
     try:
         gojson.scan_prefix(rest)
     except GoJSONError as err:
-        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}") from None
+        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}", end + err.offset) from None
     raise ConfigError(PDB, f"{prefix}: multiple JSON values")
 
 
@@ -449,7 +452,8 @@ def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
             raw = gojson.decode(gojson.scan(data[AUTOSCALER_POLICY]), AUTOSCALER_POLICY_TYPE, found) or {}
         except GoJSONError as err:   # getComponentConfig's "due to %w " (its trailing space too), then the loader's
             raise ConfigError(AUTOSCALER_POLICY, f"unable to parse {AUTOSCALER_POLICY} config json: unable to "
-                                                 f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ") from None
+                                                 f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ",
+                              err.offset) from None
         notes.add(AUTOSCALER_POLICY, found)
         defaulted = {f"{AUTOSCALER_POLICY}.preflight.{k}" for k, v in (raw.get("preflight") or {}).items() if v <= 0}
         notes.fields.update(set(_paths(AUTOSCALER_POLICY, raw, AUTOSCALER_POLICY_TYPE)) - defaulted)
@@ -498,7 +502,7 @@ def _unmarshal_due(text: str, prefix: str, notes: Notes):
     try:
         raw = gojson.decode(gojson.scan(text), METRICS_AGGREGATOR_TYPE, found)
     except GoJSONError as err:   # the webhook's "due to %w " (its trailing space too)
-        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ") from None
+        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ", err.offset) from None
     notes.add(METRICS_AGGREGATOR, found)
     notes.fields.update(_paths(METRICS_AGGREGATOR, raw, METRICS_AGGREGATOR_TYPE))
     return raw

@@ -1,0 +1,68 @@
+"""Messages that lead to the fix (issue 32): each asserts its exact text and its ``file:line:column``."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+
+CM_HEAD = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: inferenceservice-config
+  namespace: ome
+data:
+"""
+CM = "ConfigMap ome/inferenceservice-config"
+
+
+def _render_with(tmp_path, data: str):
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "quickstart", app)
+    (app / "cluster.yaml").write_text(CM_HEAD + data)
+    return run_cli("render", str(app)), app / "cluster.yaml"
+
+
+@pytest.mark.parametrize("data, line_column, error", [
+    # a literal block: the line inside the block, the column of the character past "tru"
+    ('  deploy: |\n    {\n      "defaultDeploymentMode": "RawDeployment",\n      "x": tru\n    }\n',
+     "10:15", "data.deploy: unable to parse deploy config json: invalid character '\\n' in literal true "
+              "(expecting 'e')"),
+    # a one-line single-quoted value: the column of the comma
+    ("  ingress: '{\"ingressGateway\": \"a/b\",, \"ingressService\": \"s\"}'\n", "7:38",
+     "data.ingress: unable to parse ingress config json: invalid character ',' looking for beginning of object "
+     "key string"),
+    # the end of a block that stops inside the object
+    ('  podDisruptionBudget: |\n    {"rawDeployment": {"minAvailable": 1}\n', "8:42",
+     'data.podDisruptionBudget: unable to parse "podDisruptionBudget" config json: unexpected EOF'),
+    # a double-quoted value with escapes: the key's line (its characters are not the file's)
+    ('  deploy: "{\\"defaultDeploymentMode\\": x}"\n', "7:3",
+     "data.deploy: unable to parse deploy config json: invalid character 'x' looking for beginning of value"),
+])
+def test_a_json_syntax_error_in_a_data_key_is_placed_inside_the_configmap_file(tmp_path, data, line_column, error):
+    run, file = _render_with(tmp_path, data)
+    assert (run.code, run.stdout) == (1, "")
+    assert run.placed_lines == [f"error: {file}:{line_column}: {CM}: {error}"]
+
+
+def test_unknown_fields_near_misses_first_each_with_did_you_mean(tmp_path):
+    run, file = _render_with(tmp_path, '  ingress: |\n    {"ingressGateway": "a/b", "ingressService": "s", '
+                                       '"enabelGatewayAPI": true, "foo": 1, "ingresDomain": "x", "bar": 2}\n')
+    assert run.code == 0, run.stderr
+    assert [line for line in run.placed_lines if CM in line] == [
+        f'warning: {file}:7:3: {CM}: data.ingress: unknown field enabelGatewayAPI is ignored, as OME ignores it; '
+        'did you mean "enableGatewayAPI"?',
+        f'warning: {file}:7:3: {CM}: data.ingress: unknown field ingresDomain is ignored, as OME ignores it; '
+        'did you mean "ingressDomain"?',
+        f"warning: {file}:7:3: {CM}: data.ingress: unknown fields foo, bar are ignored, as OME ignores them"]
+
+
+def test_a_nested_near_miss_names_its_path(tmp_path):
+    run, file = _render_with(tmp_path, '  deploy: |\n    {"defaultDeploymentMode": "RawDeployment", '
+                                       '"replicas": {"defaultMinReplica": 2}}\n')
+    assert run.code == 0, run.stderr
+    assert [line for line in run.placed_lines if CM in line] == [
+        f'warning: {file}:7:3: {CM}: data.deploy: unknown field replicas.defaultMinReplica is ignored, as OME '
+        'ignores it; did you mean "replicas.defaultMinReplicas"?']
