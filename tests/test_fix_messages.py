@@ -66,3 +66,37 @@ def test_a_nested_near_miss_names_its_path(tmp_path):
     assert [line for line in run.placed_lines if CM in line] == [
         f'warning: {file}:7:3: {CM}: data.deploy: unknown field replicas.defaultMinReplica is ignored, as OME '
         'ignores it; did you mean "replicas.defaultMinReplicas"?']
+
+
+def _quickstart(tmp_path):
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "quickstart", app)
+    return app
+
+
+def test_missing_model_metadata_is_named_at_the_model_file_with_model_info_as_the_fix(tmp_path):
+    app = _quickstart(tmp_path)
+    model = app / "model.yaml"
+    model.write_text(model.read_text().replace("    name: safetensors\n", "").split("  modelFramework:")[0])
+    run = run_cli("render", str(app))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.placed_lines == [
+        f"error: {model}:20:3: ClusterBaseModel llama-3-2-3b-instruct: no supporting runtime found for model "
+        "llama-3-2-3b-instruct and engine does not have complete runner configuration: invalid model specification: "
+        "modelFormat.name: model format name is required; OME's model agent records modelFormat (and "
+        "modelFramework, modelArchitecture, modelParameterSize, also unset here) once it has read the model's "
+        f"files: run omerender model-info --update {model} to fill them now (used by InferenceService "
+        "llama-demo/llama-3-2-3b-instruct)"]
+
+
+def test_no_containers_names_the_runtime_and_the_config_it_lacks(tmp_path):
+    app = _quickstart(tmp_path)
+    isvc = app / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("  engine:\n", "  runtime:\n    name: sglang-llama-3-2-3b\n"
+                                                             "  decoder:\n    minReplicas: 1\n  engine:\n"))
+    run = run_cli("render", str(app))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.placed_lines == [
+        f"error: {isvc}:13:3: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found: "
+        "ServingRuntime sglang-llama-3-2-3b has no decoderConfig, and spec.decoder sets no runner; name a "
+        "runtime with a decoderConfig in spec.runtime.name, set spec.decoder.runner, or remove spec.decoder"]

@@ -12,7 +12,7 @@ from .request import Request, _classes_pass, _mode_reason, _request
 from .result import Resolution, _replay
 from .scoring import _accelerator_entry
 from .sizes import _size_reason
-from .validation import FORMAT_REQUIRED
+from .validation import format_required
 
 
 def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resolution:
@@ -25,7 +25,7 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
 
     facts = _model_facts(model) if model is not None else None
     if facts is not None and not facts.fmt_name:
-        raise fail(FORMAT_REQUIRED)
+        raise format_required(model, f"runtime {name} does not support model {model_name}: ", isvc)
     kind = _string(runtime_ref, "kind", "spec.runtime.kind") or "ClusterServingRuntime"
     if kind not in ("ClusterServingRuntime", "ServingRuntime"):
         raise OmeError(f'spec.runtime.kind: Unsupported value: "{kind}": supported values: '
