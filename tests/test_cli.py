@@ -222,7 +222,9 @@ def test_decoder_without_engine_and_missing_decoder_config():
     objs = worked_example()
     objs["isvc"]["spec"]["decoder"] = {}
     assert render_objects(list(objs.values())).lines == [
-        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found"]
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found: "
+        "ClusterServingRuntime srt-llama-3-2-3b-instruct has no decoderConfig, and spec.decoder sets no runner; name a "
+        "runtime with a decoderConfig in spec.runtime.name, set spec.decoder.runner, or remove spec.decoder"]
     del objs["isvc"]["spec"]["engine"]
     assert render_objects(list(objs.values())).lines == [
         "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: decoder cannot be specified without engine"]

@@ -100,3 +100,33 @@ def test_no_containers_names_the_runtime_and_the_config_it_lacks(tmp_path):
         f"error: {isvc}:13:3: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found: "
         "ServingRuntime sglang-llama-3-2-3b has no decoderConfig, and spec.decoder sets no runner; name a "
         "runtime with a decoderConfig in spec.runtime.name, set spec.decoder.runner, or remove spec.decoder"]
+
+
+CATALOG_MODELS = FIXTURES.parent / "tests" / "data" / "ome" / "models" / "meta"
+MISSING_MODEL = """\
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: vision
+  namespace: llm
+spec:
+  model:
+    name: {name}
+"""
+
+
+@pytest.mark.parametrize("name, first", [
+    ("llama3-2-90b-vision-fp8-dynamic", "llama-3-2-90b-vision-instruct-fp8"),   # the sample's file name
+    ("llama-3-2-90b-fp8-dynamic", "llama-3-2-90b-vision-instruct-fp8"),         # the name the sample references
+    ("llama-3-3-70b-instruct-fp8-dynamc", "llama-3-3-70b-instruct-fp8-dynamic"),  # a typo still comes first
+])
+def test_a_missing_model_is_matched_by_its_whole_name(tmp_path, name, first):
+    app = tmp_path / "app"
+    shutil.copytree(CATALOG_MODELS, app)
+    (app / "isvc.yaml").write_text(MISSING_MODEL.format(name=name))
+    run = run_cli("render", str(app))
+    assert (run.code, run.stdout) == (1, "")
+    [line] = run.placed_lines
+    assert line.startswith(f'error: {app / "isvc.yaml"}:8:5: InferenceService llm/vision: referenced model "{name}" '
+                           'not found in namespace "llm": ensure a BaseModel exists in this namespace or a '
+                           f'ClusterBaseModel exists cluster-wide with this name; did you mean "{first}"')
