@@ -130,3 +130,35 @@ def test_a_missing_model_is_matched_by_its_whole_name(tmp_path, name, first):
     assert line.startswith(f'error: {app / "isvc.yaml"}:8:5: InferenceService llm/vision: referenced model "{name}" '
                            'not found in namespace "llm": ensure a BaseModel exists in this namespace or a '
                            f'ClusterBaseModel exists cluster-wide with this name; did you mean "{first}"')
+
+
+def test_a_misspelled_runtime_is_placed_at_spec_runtime_name(tmp_path):
+    app = _quickstart(tmp_path)
+    isvc = app / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("  engine:\n", "  runtime:\n    name: sglang-llama-3-2-3\n  engine:\n"))
+    run = run_cli("render", str(app))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.placed_lines == [
+        f"error: {isvc}:12:5: InferenceService llama-demo/llama-3-2-3b-instruct: runtime sglang-llama-3-2-3 does not "
+        "support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3 not found in namespace llama-demo or at "
+        'cluster scope; did you mean "sglang-llama-3-2-3b"?']
+
+
+@pytest.mark.parametrize("text, line, column", [
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n", 4, 1),            # PyYAML: cannot start any token
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n\tc: d\n", 7, 1),  # violates indentation
+    ("a:\n  b: 1\n  \tc: 2\n", 3, 3),
+])
+def test_a_tab_in_the_indentation_is_named_as_a_tab_at_its_column(tmp_path, text, line, column):
+    file = tmp_path / "tabbed.yaml"
+    file.write_text(text)
+    run = run_cli("render", str(file))
+    assert (run.code, run.stdout) == (1, "")
+    assert run.placed_lines == [f"error: {file}:{line}:{column}: malformed YAML: a tab at line {line}, column {column}: "
+                                "YAML does not allow tabs for indentation; indent with spaces"]
+
+
+def test_a_tab_after_a_colon_is_still_fine(tmp_path):
+    file = tmp_path / "ok.yaml"
+    file.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name:\tx\n")
+    assert run_cli("render", str(file)).code == 0

@@ -129,6 +129,20 @@ class Origin:
         return None if found is None else (first_line + found[0] + 1, found[1] + 1)
 
 
+class At:
+    """A fixed place in a file, for a message about text that is no object (malformed YAML)."""
+
+    __slots__ = ("line", "column")
+    index = None
+    item = None
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+    def mark(self, field: str | None) -> tuple[int, int]:
+        return self.line, self.column
+
+
 class InScalar:
     """Where a message points inside a string value: ``offset`` characters into the string at ``field`` of the
     object ``origin`` read (a JSON syntax error inside a ConfigMap's data value, say). The line and column are
