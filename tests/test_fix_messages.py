@@ -162,3 +162,49 @@ def test_a_tab_after_a_colon_is_still_fine(tmp_path):
     file = tmp_path / "ok.yaml"
     file.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name:\tx\n")
     assert run_cli("render", str(file)).code == 0
+
+
+ISVC_V13 = """\
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: llama-3-2-3b-instruct, namespace: llama-demo}
+spec:
+  model: {name: llama-3-2-3b-instruct}
+  rollout: {groups: [{name: g, components: [engine]}]}
+  placement: {clusters: [a]}
+  routing: {enabled: true}
+  engine:
+    minReplicas: 1
+    maxReplicas: 1
+    topologyKey: kubernetes.io/hostname
+    topologySpread: Required
+    topologySpreadKey: topology.kubernetes.io/zone
+"""
+
+
+def test_v13_fields_a_render_cannot_act_on_are_accepted_with_one_warning_each(tmp_path):
+    app = _quickstart(tmp_path)
+    isvc = app / "isvc.yaml"
+    isvc.write_text(ISVC_V13)
+    run = run_cli("render", str(app))
+    assert run.code == 0, run.stderr
+    where = f"warning: {isvc}:{{}}: InferenceService llama-demo/llama-3-2-3b-instruct: "
+    assert run.placed_lines[1:] == [
+        where.format("6:3") + "spec.rollout is ignored: OME rolls the OMENative components of each rollout group "
+        "out together, by canary, blue-green or rolling update; a render does not: its workloads roll out as "
+        "Kubernetes updates them",
+        where.format("7:3") + "spec.placement is ignored: OME's multi-cluster control plane (alpha) chooses the "
+        "workload clusters that run this InferenceService; a render does not: its objects run on the cluster they "
+        "are applied to",
+        where.format("8:3") + "spec.routing is ignored: OME's multi-cluster control plane (alpha) weighs each "
+        "workload cluster's share of the requests in a TrafficMap; a render writes no TrafficMap",
+        where.format("12:5") + "spec.engine.topologyKey is ignored: OME keeps each OMENative Instance's pods in one "
+        "topology domain of this node label; a render places pods as Kubernetes schedules them",
+        where.format("13:5") + "spec.engine.topologySpread is ignored: OME spreads OMENative Instances across "
+        "topology domains, Preferred or Required; a render places pods as Kubernetes schedules them",
+        where.format("14:5") + "spec.engine.topologySpreadKey is ignored: OME spreads OMENative Instances across the "
+        "topology domains of this node label; a render places pods as Kubernetes schedules them"]
+    assert run.placed_lines[0].endswith("Runtime sglang-llama-3-2-3b will be auto-selected for model "
+                                        "llama-3-2-3b-instruct")
+    plain = _quickstart(tmp_path / "plain")
+    assert run.stdout == run_cli("render", str(plain)).stdout   # the fields change nothing rendered

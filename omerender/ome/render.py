@@ -33,6 +33,7 @@ from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_auto
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
+from .inert import warn_inert_fields
 from .workloads.storage import model_storage, overlay_storage
 
 ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
@@ -341,6 +342,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig")
     if spec.get("predictor") is not None:
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
+    warn_inert_fields(spec, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
