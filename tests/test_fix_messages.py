@@ -208,3 +208,47 @@ def test_v13_fields_a_render_cannot_act_on_are_accepted_with_one_warning_each(tm
                                         "llama-3-2-3b-instruct")
     plain = _quickstart(tmp_path / "plain")
     assert run.stdout == run_cli("render", str(plain)).stdout   # the fields change nothing rendered
+
+
+GATEWAY_CM = CM_HEAD + """\
+  ingress: |
+    {"enableGatewayAPI": true, "ingressDomain": "example.com", "ingressGateway": "istio-system/gw",
+     "ingressService": "gw.istio-system.svc.cluster.local", "omeIngressGateway": "envoy-gateway-system/ome-gateway", "perISVCSubdomain": true}
+"""
+
+
+def _annotated(tmp_path, annotations: str):
+    app = _quickstart(tmp_path)
+    (app / "cluster.yaml").write_text(GATEWAY_CM)
+    isvc = app / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("  namespace: llama-demo\n",
+                                             f"  namespace: llama-demo\n  annotations:\n{annotations}"))
+    return run_cli("render", str(app)), isvc
+
+
+def test_annotation_values_ome_reads_otherwise_get_a_warning_saying_what_ome_does(tmp_path):
+    run, isvc = _annotated(tmp_path, '    ome.io/ingress-disable-creation: "yes"\n'
+                                     "    ome.io/ingress-gateway: other-gw\n"
+                                     "    ome.io/ingress-per-isvc-subdomain: treu\n")
+    assert run.code == 0, run.stderr
+    where = f"warning: {isvc}:{{}}: InferenceService llama-demo/llama-3-2-3b-instruct: annotation "
+    assert [line for line in run.placed_lines if ": annotation " in line] == [
+        where.format("9:5") + 'ome.io/ingress-disable-creation: "yes" is not "true": OME reads only "true" as true, '
+        'so ingress creation stays on for this InferenceService; write "true" or "false"',
+        where.format("11:5") + 'ome.io/ingress-per-isvc-subdomain: "treu" is not "true": OME reads only "true" as '
+        'true, so per-InferenceService subdomains are off for this InferenceService; write "true" or "false"',
+        where.format("10:5") + 'ome.io/ingress-gateway: "other-gw" is not <namespace>/<name>: OME takes the first '
+        "and the last part, the Gateway other-gw in namespace other-gw (other-gw/other-gw); write <namespace>/<name>"]
+    route = run.find("HTTPRoute", "llama-3-2-3b-instruct")
+    assert route["spec"]["parentRefs"][0]["namespace"] == route["spec"]["parentRefs"][0]["name"] == "other-gw"
+    assert route["spec"]["hostnames"] == ["example.com"]   # per-isvc subdomains off, though the cluster turns them on
+
+
+def test_well_formed_annotation_values_get_no_warning(tmp_path):
+    run, _ = _annotated(tmp_path, '    ome.io/ingress-disable-creation: "false"\n'
+                                  "    ome.io/ingress-gateway: gw-ns/gw\n"
+                                  '    ome.io/ingress-per-isvc-subdomain: "true"\n')
+    assert run.code == 0, run.stderr
+    assert [line for line in run.lines if ": annotation " in line] == []
+    route = run.find("HTTPRoute", "llama-3-2-3b-instruct")
+    assert route["spec"]["hostnames"] == ["llama-3-2-3b-instruct.llama-demo.example.com"]
