@@ -1,6 +1,7 @@
 """The CLI contract of issue 2: paths, output stream, options, exit codes and error lines."""
 import random
 import shutil
+import tomllib
 
 import yaml
 
@@ -12,7 +13,12 @@ WORKED = FIXTURES / "worked-example"
 
 
 def test_version_and_help():
-    assert run_cli("--version").stdout == f"omerender, version {__version__}\n"
+    assert run_cli("--version").stdout == (
+        f"omerender, version {__version__}\nrenders OME v1.3\nfollows the OME v1.3 documentation "
+        "(github.com/ome-projects/ome-docs), then OME's Go source (github.com/ome-projects/ome) where the docs are "
+        "silent; without a cluster ConfigMap, the defaults of OME's Helm chart ome-resources (docs/spec/README.md)\n")
+    pyproject = tomllib.loads((FIXTURES.parent / "pyproject.toml").read_text())
+    assert __version__ == pyproject["project"]["version"]   # one version, in pyproject.toml
     help_text = run_cli("--help").stdout
     for command in ("render", "fn", "explain", "tree", "build", "check", "lock"):
         assert command in help_text

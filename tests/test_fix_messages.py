@@ -4,8 +4,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+import yaml
 
 from conftest import FIXTURES, run_cli
+from omerender.ome.cluster.configmap import ABSENT, CHART_FILE
 
 CM_HEAD = """\
 apiVersion: v1
@@ -51,7 +53,7 @@ def test_unknown_fields_near_misses_first_each_with_did_you_mean(tmp_path):
     run, file = _render_with(tmp_path, '  ingress: |\n    {"ingressGateway": "a/b", "ingressService": "s", '
                                        '"enabelGatewayAPI": true, "foo": 1, "ingresDomain": "x", "bar": 2}\n')
     assert run.code == 0, run.stderr
-    assert [line for line in run.placed_lines if CM in line] == [
+    assert [line for line in run.placed_lines if CM in line and "Helm chart writes" not in line] == [
         f'warning: {file}:7:3: {CM}: data.ingress: unknown field enabelGatewayAPI is ignored, as OME ignores it; '
         'did you mean "enableGatewayAPI"?',
         f'warning: {file}:7:3: {CM}: data.ingress: unknown field ingresDomain is ignored, as OME ignores it; '
@@ -63,7 +65,7 @@ def test_a_nested_near_miss_names_its_path(tmp_path):
     run, file = _render_with(tmp_path, '  deploy: |\n    {"defaultDeploymentMode": "RawDeployment", '
                                        '"replicas": {"defaultMinReplica": 2}}\n')
     assert run.code == 0, run.stderr
-    assert [line for line in run.placed_lines if CM in line] == [
+    assert [line for line in run.placed_lines if CM in line and "Helm chart writes" not in line] == [
         f'warning: {file}:7:3: {CM}: data.deploy: unknown field replicas.defaultMinReplica is ignored, as OME '
         'ignores it; did you mean "replicas.defaultMinReplicas"?']
 
@@ -252,3 +254,21 @@ def test_well_formed_annotation_values_get_no_warning(tmp_path):
     assert [line for line in run.lines if ": annotation " in line] == []
     route = run.find("HTTPRoute", "llama-3-2-3b-instruct")
     assert route["spec"]["hostnames"] == ["llama-3-2-3b-instruct.llama-demo.example.com"]
+
+
+def test_a_configmap_lacking_keys_the_v13_chart_writes_gets_one_info_naming_the_defaults(tmp_path):
+    run, file = _render_with(tmp_path, "  deploy: '{\"defaultDeploymentMode\": \"RawDeployment\"}'\n")
+    assert run.code == 0, run.stderr
+    assert [line for line in run.placed_lines if CM in line] == [
+        f"info: {file}:6:1: {CM}: data: lacks ingress, podDisruptionBudget, acceleratorResources, metricsAggregator, "
+        "which OME v1.3's Helm chart writes (this ConfigMap may come from an older OME): OME v1.3 uses its defaults "
+        "instead: without ingress, ingress creation is on, with a Kubernetes Ingress at "
+        "<name>.<namespace>.example.com; without podDisruptionBudget, a component that sets no budget gets no "
+        "PodDisruptionBudget; without acceleratorResources, nvidia.com/gpu is the only resource counted as a GPU; "
+        'without metricsAggregator, each pod gets ome.io/enable-metric-aggregation and '
+        'ome.io/enable-prometheus-scraping set to ""']
+    assert run.find("Ingress")["spec"]["rules"][0]["host"] == "llama-3-2-3b-instruct.llama-demo.example.com"
+
+
+def test_the_keys_named_are_those_the_chart_writes():
+    assert list(ABSENT) == list(yaml.safe_load(open(CHART_FILE))["data"])

@@ -115,7 +115,31 @@ def parse_configmap(candidate: Candidate) -> tuple[ClusterConfig, list[Message]]
             InScalar(candidate.origin, f"data.{err.key}", err.offset)
         raise OmeError(f"data.{err.key}: {err.text}", candidate.ref, candidate.file, f"data.{err.key}",
                        inside) from None
-    return config, _note_messages(notes, candidate)
+    return config, _note_messages(notes, candidate) + _older_ome(data, candidate)
+
+
+# What OME v1.3 does without each data key its Helm chart writes (chart_defaults.yaml; the loaders' defaults in
+# parse.py): a ConfigMap from an older OME, or one written by hand, lacks some.
+ABSENT = {
+    parse.INGRESS: "ingress creation is on, with a Kubernetes Ingress at <name>.<namespace>.example.com",
+    parse.DEPLOY: "no replica bounds or termination grace period are filled in",
+    parse.PDB: "a component that sets no budget gets no PodDisruptionBudget",
+    parse.ACCELERATORS: "nvidia.com/gpu is the only resource counted as a GPU",
+    parse.METRICS_AGGREGATOR: 'each pod gets ome.io/enable-metric-aggregation and ome.io/enable-prometheus-scraping '
+                              'set to ""',
+}
+
+
+def _older_ome(data: dict, candidate: Candidate) -> list[Message]:
+    """One info naming the keys OME v1.3's chart writes that the ConfigMap lacks, and the defaults OME v1.3 uses
+    instead of each."""
+    missing = [key for key in ABSENT if key not in data]
+    if not missing:
+        return []
+    effects = "; ".join(f"without {key}, {ABSENT[key]}" for key in missing)
+    return [Message("info", f"data: lacks {', '.join(missing)}, which OME v1.3's Helm chart writes (this ConfigMap "
+                            f"may come from an older OME): OME v1.3 uses its defaults instead: {effects}",
+                    candidate.ref, candidate.file, "data")]
 
 
 def _data(candidate: Candidate) -> dict:
