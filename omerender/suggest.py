@@ -16,6 +16,7 @@ COMPARISONS_PER_INPUT = 50_000  # each can cost a full difflib ratio: ~2 s at wo
 MAX_NAME = 253          # the longest Kubernetes object name; longer text is no mistyped name
 LIMIT = 3
 CUTOFF = 0.6            # a candidate is named when its characters (difflib's ratio) or its words are this alike
+TYPO_PAIRS = 16         # pairs of unmatched words compared for a typo, at most, per candidate
 WORDS = 0.75            # the weight of the shared words in the ranking; the characters' ratio has the rest
 _TOKEN = re.compile(r"[a-z]+|[0-9]+|[^a-z0-9\-._/]+")
 
@@ -45,8 +46,11 @@ def nearest(name, candidates: Callable[[], Iterable[str]], cost: int, owner: obj
     words = tokens(name)
     scored = []
     for candidate in pool:
+        shared = _shared(words, tokens(candidate))
         matcher = difflib.SequenceMatcher(None, name, candidate)
-        ratio, shared = matcher.ratio(), _shared(words, tokens(candidate))
+        if shared < CUTOFF and (matcher.real_quick_ratio() < CUTOFF or matcher.quick_ratio() < CUTOFF):
+            continue   # the bounds on the characters' ratio, cheap, as difflib.get_close_matches checks them
+        ratio = matcher.ratio()
         if max(ratio, shared) >= CUTOFF:
             scored.append((-(WORDS * shared + (1 - WORDS) * ratio), candidate))
     return [candidate for _, candidate in sorted(scored)[:limit]]
@@ -73,6 +77,9 @@ def _shared(words: list[str], other: list[str]) -> float:
             common += 1
         else:
             rest.append(word)
+    unmatched = sum(1 for n in left.values() if n > 0)
+    if len(rest) * unmatched > TYPO_PAIRS:   # a typo is a word or two: past that, exact words only
+        rest = []
     for word in rest:
         near = next((w for w, n in left.items() if n > 0 and _typo(word, w)), None)
         if near is not None:
