@@ -54,11 +54,11 @@ def test_unknown_fields_near_misses_first_each_with_did_you_mean(tmp_path):
                                        '"enabelGatewayAPI": true, "foo": 1, "ingresDomain": "x", "bar": 2}\n')
     assert run.code == 0, run.stderr
     assert [line for line in run.placed_lines if CM in line and "Helm chart writes" not in line] == [
-        f'warning: {file}:7:3: {CM}: data.ingress: unknown field enabelGatewayAPI is ignored, as OME ignores it; '
+        f'warning: {file}:8:54: {CM}: data.ingress: unknown field enabelGatewayAPI is ignored, as OME ignores it; '
         'did you mean "enableGatewayAPI"?',
-        f'warning: {file}:7:3: {CM}: data.ingress: unknown field ingresDomain is ignored, as OME ignores it; '
+        f'warning: {file}:8:90: {CM}: data.ingress: unknown field ingresDomain is ignored, as OME ignores it; '
         'did you mean "ingressDomain"?',
-        f"warning: {file}:7:3: {CM}: data.ingress: unknown fields foo, bar are ignored, as OME ignores them"]
+        f"warning: {file}:8:80: {CM}: data.ingress: unknown fields foo, bar are ignored, as OME ignores them"]
 
 
 def test_a_nested_near_miss_names_its_path(tmp_path):
@@ -66,7 +66,7 @@ def test_a_nested_near_miss_names_its_path(tmp_path):
                                        '"replicas": {"defaultMinReplica": 2}}\n')
     assert run.code == 0, run.stderr
     assert [line for line in run.placed_lines if CM in line and "Helm chart writes" not in line] == [
-        f'warning: {file}:7:3: {CM}: data.deploy: unknown field replicas.defaultMinReplica is ignored, as OME '
+        f'warning: {file}:8:61: {CM}: data.deploy: unknown field replicas.defaultMinReplica is ignored, as OME '
         'ignores it; did you mean "replicas.defaultMinReplicas"?']
 
 

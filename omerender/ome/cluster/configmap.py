@@ -182,8 +182,11 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
-    def warn(key: str, text: str) -> Message:
-        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
+    def warn(key: str, text: str, path: str | None = None) -> Message:
+        """At the key, or with ``path`` (an unknown field) at that field inside the key's value."""
+        at = notes.starts.get((key, path)) if path is not None and candidate.origin is not None else None
+        inside = None if at is None else InScalar(candidate.origin, f"data.{key}", at)
+        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}", inside)
 
     messages = []
     for key in parse.KEYS:
@@ -195,12 +198,13 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
                                       f"last one"))
         near = [p for p in unknown if (key, p) in notes.near]
         messages += [warn(key, f'unknown field {p} is ignored, as OME ignores it; did you mean '
-                               f'"{notes.near[key, p]}"?') for p in near]
+                               f'"{notes.near[key, p]}"?', p) for p in near]
         unknown = [p for p in unknown if (key, p) not in notes.near]
         if unknown:
             several = len(unknown) > 1
             messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown, UNKNOWN_SHOWN)} "
-                                      f"{_verb(unknown)} ignored, as OME ignores {'them' if several else 'it'}"))
+                                      f"{_verb(unknown)} ignored, as OME ignores {'them' if several else 'it'}",
+                                 unknown[0]))
         messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                      for a, b in folded[:SHOWN]]
         messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]

@@ -40,7 +40,12 @@ class GoJSONError(Exception):
 
 
 class Obj(list):
-    """A JSON object: its (key, value) pairs in document order, duplicates kept."""
+    """A JSON object: its (key, value) pairs in document order, duplicates kept; ``starts``: where each key starts
+    in the text (for messages about a key)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.starts: list[int] = []
 
 
 @dataclass(frozen=True)
@@ -202,7 +207,7 @@ def _value(scanner: _Scanner):
             if _closes_empty(scanner, opened):
                 value, opened = stack.pop()[0], None
             elif isinstance(opened, Obj):
-                stack[-1] = (opened, _key(scanner))
+                stack[-1] = (opened, _placed_key(scanner, opened))
                 continue
             else:
                 continue
@@ -215,7 +220,7 @@ def _value(scanner: _Scanner):
                 char = scanner.expect()
                 if char == ",":
                     scanner.pos += 1
-                    stack[-1] = (container, _next_key(scanner))
+                    stack[-1] = (container, _placed_key(scanner, container))
                     break
                 if char != "}":
                     raise _invalid(char, "after object key:value pair")
@@ -266,8 +271,13 @@ def _key(scanner: _Scanner) -> str:
     return key
 
 
-def _next_key(scanner: _Scanner) -> str:
-    return _key(scanner)
+def _placed_key(scanner: _Scanner, container: Obj) -> str:
+    """The next key of ``container``, its start noted in ``container.starts``."""
+    scanner.skip_ws()
+    start = scanner.pos
+    key = _key(scanner)
+    container.starts.append(start)
+    return key
 
 
 # ---------------------------------------------------------------- Go types and the decoder (decode.go)
@@ -335,6 +345,7 @@ class Decoded:
     unknown: list[str] = field(default_factory=list)      # json paths Go skipped
     folded: list[tuple[str, str]] = field(default_factory=list)  # (path as written, field it matched)
     near: dict[str, str] = field(default_factory=dict)  # an unknown path to the field it nearly names
+    starts: dict[str, int] = field(default_factory=dict)  # an unknown path to where its key starts in the text
 
 
 NEAR_CUTOFF = 0.8   # how alike an unknown key and a field's json name must be to suggest the field
@@ -448,7 +459,7 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
     folded = {_fold(name): (name, ftype) for name, ftype in gotype.fields}
     seen: set[str] = set()
     outer_struct, depth = ctx.struct, len(ctx.stack)
-    for key, value in node:
+    for index, (key, value) in enumerate(node):
         if key in gotype.exact:
             name, ftype = key, gotype.exact[key]
         elif _fold(key) in folded:
@@ -456,6 +467,8 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
             ctx.found.folded.append((_join(ctx.path, key), _join(ctx.path, name)))
         else:
             ctx.found.unknown.append(_join(ctx.path, key))
+            if index < len(node.starts):
+                ctx.found.starts.setdefault(_join(ctx.path, key), node.starts[index])
             _suggest(key, gotype, ctx)
             continue
         if name in seen:

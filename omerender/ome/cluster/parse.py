@@ -107,9 +107,11 @@ class Notes:
     fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
     odd: list[tuple[str, str]] = field(default_factory=list)   # (key, text): a value OME takes that cannot work
     near: dict[tuple[str, str], str] = field(default_factory=dict)   # (key, unknown path): the field it nearly names
+    starts: dict[tuple[str, str], int] = field(default_factory=dict)  # (key, unknown path): where it starts
 
     def add(self, key: str, found: Decoded) -> None:
         self.near.update(((key, p), f) for p, f in found.near.items())
+        self.starts.update(((key, p), at) for p, at in found.starts.items())
         self.duplicates.extend((key, p) for p in found.duplicates)
         self.unknown.extend((key, p) for p in found.unknown)
         self.folded.extend((key, a, b) for a, b in found.folded)
