@@ -24,6 +24,9 @@ PROD = ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnames
         "  - ../../base\n")
 
 
+OLDER = "which OME v1.3's Helm chart writes"  # the info of a ConfigMap lacking chart keys
+
+
 def gateway_configmap() -> str:
     """OME's ConfigMap of the Gateway API worked example (docs/cluster-config-and-ingress.md)."""
     texts = (FIXTURES / "gateway-api" / "inputs.yaml").read_text().split("\n---\n")
@@ -59,7 +62,8 @@ def test_a_domain_change_in_the_named_configmap_is_a_change_of_the_overlay(repo)
     run = run_cli("diff", "--exit-code", "--cluster-config", CFG, "HEAD~1", "HEAD", "--", "overlays/prod")
     assert run.code == 1, run.stderr
     assert run.stdout.splitlines()[0] == "InferenceServices: 0 added, 0 removed, 1 changed, 0 unchanged; 0 roll out"
-    assert f"  ~ gateway.networking.k8s.io/v1 HTTPRoute {ISVC}\n      spec.hostnames[0]\n" in run.stdout
+    assert (f"  ~ gateway.networking.k8s.io/v1 HTTPRoute {ISVC}\n"
+            "      spec.hostnames[0]: llm.example.com -> llm.prod.example.net\n") in run.stdout
     assert run.stdout.endswith("Cluster configuration (inferenceservice-config):\n"
                                "  ingress.ingressDomain: example.com -> prod.example.net\n")
     shown = run_cli("diff", "-U", "0", "--cluster-config", CFG, "HEAD~1", "HEAD", "--", "overlays/prod").stdout
@@ -124,7 +128,7 @@ def test_an_overlay_whose_base_lists_the_configmap_is_read_as_build_reads_it(rep
     edit(repo / "base" / "kustomization.yaml", "  - isvc.yaml\n", "  - isvc.yaml\n  - config.yaml\n")
     config = run_cli("config", "overlays/prod")
     assert config.code == 0, config.stderr
-    assert config.stderr.splitlines() == [
+    assert [line for line in config.stderr.splitlines() if OLDER not in line] == [
         "warning: base/config.yaml: ConfigMap llama-prod/inferenceservice-config: OME reads inferenceservice-config "
         "from namespace ome, not llama-prod; omerender uses this one as the cluster configuration",
         "Cluster configuration: base/config.yaml: ConfigMap llama-prod/inferenceservice-config"]

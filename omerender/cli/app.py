@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from omerender import __version__, without_cycle_collector
+from omerender import __version__, version_text, without_cycle_collector
 from omerender.errors import Message, run_guarded, strict_error
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
@@ -45,7 +45,7 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="\b\nExample:\n  omerender render fixtures/quickstart | kubectl apply -f -")
-@click.version_option(__version__, prog_name="omerender")
+@click.version_option(__version__, prog_name="omerender", message=version_text("%(prog)s").rstrip("\n"))
 def cli():
     """Render OME serving objects (runtimes, models, InferenceServices) into the
     Kubernetes objects the OME controller would create."""

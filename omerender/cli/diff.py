@@ -84,7 +84,8 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
              lock_path, strict, debug, separated, pod_monitors, cluster_config=None):
-    """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
+    """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
+    scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
 
     BASE and HEAD are git revisions of the repository around the current directory, or two directories or
