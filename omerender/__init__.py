@@ -1,7 +1,26 @@
 """omerender: render OME serving objects into plain Kubernetes objects."""
 import gc
+from importlib import metadata
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """omerender's version, kept in one place: pyproject.toml, as the installed package's metadata has it."""
+    try:
+        return metadata.version("omerender")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
+OME_RELEASE = "v1.3"   # the OME release whose controller output omerender renders
+SOURCES = ("the OME v1.3 documentation (github.com/ome-projects/ome-docs), then OME's Go source "
+           "(github.com/ome-projects/ome) where the docs are silent; without a cluster ConfigMap, the defaults of "
+           "OME's Helm chart ome-resources (docs/spec/README.md)")
+
+
+def version_text(prog: str) -> str:
+    """What ``--version`` prints: omerender's version, the OME release it renders and the sources it follows."""
+    return f"{prog}, version {__version__}\nrenders OME {OME_RELEASE}\nfollows {SOURCES}\n"
 
 
 def without_cycle_collector() -> None:

@@ -1,6 +1,7 @@
 """The CLI contract of issue 2: paths, output stream, options, exit codes and error lines."""
 import random
 import shutil
+import tomllib
 
 import yaml
 
@@ -12,7 +13,12 @@ WORKED = FIXTURES / "worked-example"
 
 
 def test_version_and_help():
-    assert run_cli("--version").stdout == f"omerender, version {__version__}\n"
+    assert run_cli("--version").stdout == (
+        f"omerender, version {__version__}\nrenders OME v1.3\nfollows the OME v1.3 documentation "
+        "(github.com/ome-projects/ome-docs), then OME's Go source (github.com/ome-projects/ome) where the docs are "
+        "silent; without a cluster ConfigMap, the defaults of OME's Helm chart ome-resources (docs/spec/README.md)\n")
+    pyproject = tomllib.loads((FIXTURES.parent / "pyproject.toml").read_text())
+    assert __version__ == pyproject["project"]["version"]   # one version, in pyproject.toml
     help_text = run_cli("--help").stdout
     for command in ("render", "fn", "explain", "tree", "build", "check", "lock"):
         assert command in help_text
@@ -224,7 +230,9 @@ def test_decoder_without_engine_and_missing_decoder_config():
     objs = worked_example()
     objs["isvc"]["spec"]["decoder"] = {}
     assert render_objects(list(objs.values())).lines == [
-        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found"]
+        "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found: "
+        "ClusterServingRuntime srt-llama-3-2-3b-instruct has no decoderConfig, and spec.decoder sets no runner; name a "
+        "runtime with a decoderConfig in spec.runtime.name, set spec.decoder.runner, or remove spec.decoder"]
     del objs["isvc"]["spec"]["engine"]
     assert render_objects(list(objs.values())).lines == [
         "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: decoder cannot be specified without engine"]

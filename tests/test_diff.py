@@ -44,10 +44,16 @@ def head_of(tmp_path: Path, scenario: str) -> Path:
     return head
 
 
-def diff_json(*args) -> dict:
+def diff_json(*args, values: bool = False) -> dict:
+    """The JSON report; without ``values``, each object's ``changes`` (the fields' values, tested on their own
+    in the tests of values) left out."""
     run = run_cli("diff", *args, "--format", "json")
     assert run.code == 0, run.stderr
-    return json.loads(run.stdout)
+    result = json.loads(run.stdout)
+    if not values:
+        for obj in result["objects"] + [o for i in result["inferenceServices"] for o in i["objects"]]:
+            del obj["changes"]
+    return result
 
 
 def unchanged(name: str, runtime: str = "sglang-8b", accelerators=()) -> dict:
@@ -163,7 +169,7 @@ GPUs at min / max replicas:
 
 InferenceService llm/chat-b: changed
   ~ autoscaling/v2 HorizontalPodAutoscaler chat-b-engine
-      spec.maxReplicas
+      spec.maxReplicas: 4 -> 8
 """
 
 
@@ -173,7 +179,7 @@ def test_unified_diff_of_the_yaml_with_U(tmp_path):
     assert run.stdout.split("\n\n")[1] == """\
 InferenceService llm/chat-b: changed
   ~ autoscaling/v2 HorizontalPodAutoscaler chat-b-engine
-      spec.maxReplicas
+      spec.maxReplicas: 4 -> 8
     --- base/HorizontalPodAutoscaler/llm/chat-b-engine
     +++ head/HorizontalPodAutoscaler/llm/chat-b-engine
     @@ -23,3 +23,3 @@
@@ -657,7 +663,8 @@ InferenceService llm/chat-a: changed, pods roll out
   the same changes in 402 more: {", ".join(others)}
   runtime: sglang-8b (edited: ClusterServingRuntime sglang-8b)
   ~ apps/v1 Deployment chat-a-engine
-      spec.template.spec.containers[0].image
+      spec.template.spec.containers[0].image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64 -> \
+docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64
 """
     comment = run_cli("diff", str(base), str(head), "--format", "markdown").stdout
     assert [line for line in comment.splitlines() if line.startswith("| `llm/")] == [
@@ -667,7 +674,8 @@ InferenceService llm/chat-a: changed, pods roll out
 
 - the same changes in: {", ".join(f"`{name}`" for name in others)}
 - runtime: `sglang-8b` (edited: ClusterServingRuntime sglang-8b)
-- changed `apps/v1 Deployment chat-a-engine`: `spec.template.spec.containers[0].image`
+- changed `apps/v1 Deployment chat-a-engine`: `spec.template.spec.containers[0].image` \
+`docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64` → `docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64`
 
 </details>
 """)
@@ -690,7 +698,7 @@ def test_changes_alike_but_for_a_value_stay_apart(tmp_path):
         f"InferenceService llm/svc-00{first}: changed\n"
         f"  the same changes in 199 more: {', '.join(SVCS[first + 2::2])}\n"
         f"  ~ autoscaling/v2 HorizontalPodAutoscaler svc-00{first}-engine\n"
-        f"      spec.maxReplicas" + ("\n" if first else "") for first in (0, 1)]
+        f"      spec.maxReplicas: 1 -> {2 + first}" + ("\n" if first else "") for first in (0, 1)]
 
 
 def _sections(run) -> list[str]:

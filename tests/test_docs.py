@@ -72,6 +72,12 @@ SETUP = {
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. .\n"
         "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD",
+    # the same, with one cluster's ConfigMap (Gateway API on) kept beside the apps under cfg/
+    ("docs/cluster-config-and-ingress.md", "omerender render --cluster-config cfg/prod-cluster.yaml overlays/prod"):
+        "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. . && mkdir cfg\n"
+        "awk '/^---/{exit} {print}' ../fixtures/gateway-api/inputs.yaml > cfg/prod-cluster.yaml\n"
+        "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
+        "git update-ref refs/remotes/origin/main HEAD",
 }
 
 

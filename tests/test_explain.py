@@ -181,7 +181,10 @@ def test_not_found_messages():
 def test_model_without_format():
     result = invoke((cbm(L3, fmt=None), csr("rt")), "--model", L3)
     assert result.exit_code == 1
-    assert result.stderr == "error: invalid model specification: modelFormat.name: model format name is required\n"
+    assert result.stderr == (
+        f"error: <stdin>:5:1: ClusterBaseModel {L3}: invalid model specification: modelFormat.name: model format name "
+        "is required; OME's model agent records modelFormat once it has read the model's files: run omerender "
+        "model-info --update <model file> to fill them now\n")
 
 
 def test_input_errors_are_printed_with_their_location():

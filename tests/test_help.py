@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from conftest import run_cli
+from omerender import version_text
 
 BIN = Path(sys.executable).parent
 
@@ -110,7 +111,7 @@ def test_every_module_entry_point_runs_the_command_it_names():
     for module in ("omerender", "omerender.cli"):
         done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True,
                               timeout=60)
-        assert (done.returncode, done.stdout, done.stderr) == (0, "omerender, version 0.1.0\n", "")
+        assert (done.returncode, done.stdout, done.stderr) == (0, version_text("omerender"), "")
     done = subprocess.run([sys.executable, "-m", "omerender.gitops"], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "usage: python -m omerender.gitops kustomize-plugin CONFIG_FILE < resources.yaml\n"

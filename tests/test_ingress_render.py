@@ -29,6 +29,9 @@ EXAMPLE = ROOT / "fixtures" / "gateway-api" / "inputs.yaml"
 DOC = ROOT / "docs" / "cluster-config-and-ingress.md"
 
 
+OLDER = "which OME v1.3's Helm chart writes"  # the info of a ConfigMap lacking chart keys
+
+
 def configmap(**ingress) -> dict:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": "inferenceservice-config", "namespace": "ome"},
@@ -207,7 +210,7 @@ def test_spec_traffic_replaces_the_default_policy(F):
                                      "consistentHash": {"type": "Header", "headers": [{"name": "x-session-id"}]}}
     run = rendered([configmap(**GATEWAY_API), *objects])
     assert not [o for o in run.objects if o["kind"] == "BackendTrafficPolicy"]
-    assert run.lines == [
+    assert [line for line in run.lines if OLDER not in line] == [
         "warning: <stdin>: InferenceService llama-demo/llama-chat: spec.traffic.algorithm declares traffic intent: "
         "OME's traffic reconciler then writes the BackendTrafficPolicy llama-chat in place of the default one, and "
         "omerender renders neither"]

@@ -75,6 +75,7 @@ def test_fn_errors_are_results_with_resource_ref_and_file():
         "severity": "error",
         "resourceRef": {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
                         "name": "llama-3-2-3b-instruct", "namespace": "llama-demo"},
+        "field": {"path": "spec.runtime.name"},
         "file": {"path": "inputs/2.yaml"}}]
     assert "runtime nope not found" in stderr
 

@@ -229,7 +229,7 @@ def test_an_unbound_provider_names_where_to_bind_it(F):
     run = render_objects(with_ref(F, queue_depth(providerRef={"name": "nowhere"})) + [configmap(providers())])
     assert run.lines == [isvc_error(
         'engine: PolicyInvalid: policy queue-depth: trigger 0 (prometheus): metric provider "nowhere" is not bound on '
-        f"this cluster (bind it in {CM_REF}: data.autoscalerPolicy, under metricProviders, with its serverAddress)")]
+        f"this cluster (bind it in {CM_REF}: data.metricProviders, with its serverAddress)")]
 
 
 def test_without_a_configmap_no_provider_is_bound(F):
@@ -256,3 +256,60 @@ def test_the_worked_example_is_unchanged_by_an_unused_binding():
     bound = configmap(providers())
     bound["data"] = {**chart["data"], **bound["data"]}
     assert ok(objects + [bound]).objects == ok(objects).objects
+
+
+# ---------------------------------------------------------------- the top-level key (OME v1.3)
+
+OTHER = "http://other-prometheus.monitoring.svc:9090"
+
+
+def top_level(bindings: dict, nested: dict | None = None) -> dict:
+    """canary-analysis.md "Metric provider bindings": the top-level metricProviders key of the ConfigMap."""
+    cm = configmap(nested or {})
+    cm["data"] = {"metricProviders": json.dumps(bindings), **({"autoscalerPolicy": json.dumps(nested)} if nested
+                                                               else {})}
+    return cm
+
+
+def test_the_top_level_key_binds_the_providers(F):
+    run = ok(with_ref(F, queue_depth()) + [top_level(providers()["metricProviders"])])
+    trigger = run.find("ScaledObject")["spec"]["triggers"][0]
+    assert trigger["metadata"]["serverAddress"] == ADDRESS
+    assert trigger["authenticationRef"] == {"name": TA_NAME}
+    assert run.find("TriggerAuthentication", TA_NAME)["spec"]["secretTargetRef"] == [
+        {"parameter": "bearerToken", **TOKEN}]
+
+
+def test_the_top_level_key_wins_over_the_nested_one(F):
+    nested = {"metricProviders": {"cluster-prometheus": {"serverAddress": OTHER, "authSecretRef": TOKEN}}}
+    run = ok(with_ref(F, queue_depth()) + [top_level({"cluster-prometheus": {"serverAddress": ADDRESS}}, nested)])
+    trigger = run.find("ScaledObject")["spec"]["triggers"][0]
+    assert trigger["metadata"]["serverAddress"] == ADDRESS and "authenticationRef" not in trigger
+    assert [o for o in run.objects if o["kind"] == "TriggerAuthentication"] == []
+    assert f"warning: {CM_REF}: data.autoscalerPolicy: metricProviders is not read: the top-level metricProviders " \
+           "key binds the providers, and OME reads this one only while that key is absent; move the bindings " \
+           "there" in run.lines
+
+
+def test_a_blank_top_level_key_binds_none_even_beside_the_nested_one(F):
+    cm = top_level({}, providers())
+    cm["data"]["metricProviders"] = " "
+    run = render_objects(with_ref(F, queue_depth()) + [cm])
+    assert run.code == 1
+    assert run.lines[-1].endswith('metric provider "cluster-prometheus" is not bound on this cluster (bind it in '
+                                  f'{CM_REF}: data.metricProviders, with its serverAddress)')
+
+
+def test_a_top_level_binding_without_an_address_is_an_error(F):
+    run = render_objects(with_ref(F, queue_depth()) + [top_level({"cluster-prometheus": {"headers": {"a": "b"}}})])
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [f'error: {CM_REF}: data.metricProviders: metricProviders config: metric provider '
+                         '"cluster-prometheus" has no serverAddress']
+
+
+def test_a_policy_that_outranks_a_legacy_hpa_annotation_leaves_keda_on_the_scaled_object(F):
+    """OME's buildComponentMeta: the legacy ome.io/autoscalerClass on the scaler names the class that won."""
+    F["isvc"]["metadata"].setdefault("annotations", {})["ome.io/autoscalerClass"] = "hpa"
+    del F["isvc"]["spec"]["router"]["autoscaler"]   # an inline block beside the annotation is a conflict
+    run = ok(with_ref(F, queue_depth()) + [top_level(providers()["metricProviders"])])
+    assert run.find("ScaledObject")["metadata"]["annotations"]["ome.io/autoscalerClass"] == "keda"

@@ -179,7 +179,7 @@ def test_a_changed_patch_is_reported_per_inference_service(repo):
         "GPUs at min / max replicas:\n  nvidia.com/gpu (no accelerator class): 2 at min, 6 -> 8 (+2) at max\n\n"
         f"{ISVC}: changed\n"
         "  ~ autoscaling/v2 HorizontalPodAutoscaler llama-3-2-3b-instruct-engine\n"
-        "      spec.maxReplicas\n"), "")
+        "      spec.maxReplicas: 6 -> 8\n"), "")
 
 
 def test_a_changed_component_is_reported(repo):
@@ -187,7 +187,7 @@ def test_a_changed_component_is_reported(repo):
     code, out, err = diff_text("HEAD", ".", "envs/prod")
     assert (code, err) == (1, "")
     assert f"{ISVC}: changed\n  ~ autoscaling/v2 HorizontalPodAutoscaler llama-3-2-3b-instruct-engine\n" \
-           "      spec.minReplicas\n" in out
+           "      spec.minReplicas: 2 -> 3\n" in out
 
 
 def test_a_changed_base_is_reported_between_two_revisions(repo):
@@ -206,7 +206,7 @@ def test_two_directories_are_built_the_same_way(repo, tmp_path):
     edit(tmp_path / "new" / "envs" / "prod" / "max-replicas.yaml", "maxReplicas: 6", "maxReplicas: 8")
     code, out, err = diff_text(str(repo), str(tmp_path / "new"), "envs/prod")
     assert (code, err) == (1, "")
-    assert f"{ISVC}: changed\n" in out and "      spec.maxReplicas\n" in out
+    assert f"{ISVC}: changed\n" in out and "      spec.maxReplicas: 6 -> 8\n" in out
 
 
 def test_a_diff_of_a_plain_directory_holding_an_overlay_names_it_on_each_side(repo):

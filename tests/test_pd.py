@@ -151,7 +151,9 @@ def test_decoder_without_decoder_config_has_no_containers(F):
     F["isvc"]["spec"]["decoder"] = {}
     run = render_objects(list(F.values()))
     assert run.code == 1
-    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found"]
+    assert run.lines == ["error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: no containers found: "
+        "ClusterServingRuntime srt-llama-3-2-3b-instruct has no decoderConfig, and spec.decoder sets no runner; name a "
+        "runtime with a decoderConfig in spec.runtime.name, set spec.decoder.runner, or remove spec.decoder"]
 
 
 # ---------------------------------------------------------------- the sglang-pd preset (render.md §12.3)

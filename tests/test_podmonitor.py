@@ -16,6 +16,9 @@ ROUTER = "llama-3-2-3b-instruct-router"
 KEY = "prometheus.ome.io/extra-endpoints"
 
 
+OLDER = "which OME v1.3's Helm chart writes"  # the info of a ConfigMap lacking chart keys
+
+
 def rendered(F, *flags):
     run = render_objects(list(F.values()), "--pod-monitors", *flags)
     assert run.code == 0, run.stderr
@@ -176,7 +179,7 @@ def test_the_configmaps_pod_monitor_key_does_not_reach_them(F):
     run = render_objects(list(F.values()) + [config], "--pod-monitors")
     assert run.code == 0, run.stderr
     assert run.find("PodMonitor", ENGINE) == monitor(ENGINE, "http1")
-    assert run.lines == ["info: <stdin>: ConfigMap ome/inferenceservice-config: podMonitor applies only to OMENative "
+    assert [line for line in run.lines if OLDER not in line] == ["info: <stdin>: ConfigMap ome/inferenceservice-config: podMonitor applies only to OMENative "
                          "components in OME v1.3; the PodMonitors of RawDeployment and MultiNode components get neither "
                          "its labels nor its relabelings"]
 

@@ -773,19 +773,22 @@ def test_named_runtime_that_supports_the_model_is_silent():
 def test_57_named_runtime_model_without_format():
     assert error_of(*named_56(dict(fmt=None))) == (
         "runtime srt-llama-3-2-1b-instruct does not support model llama-3-2-1b-instruct: invalid model "
-        "specification: modelFormat.name: model format name is required")
-    assert error_of(*named_56(dict(fmt=""))).endswith("model format name is required")
+        "specification: modelFormat.name: model format name is required; OME's model agent records modelFormat once it has read the model's files: run omerender "
+        "model-info --update in.yaml to fill them now (used by InferenceService llama-demo/llama-3-2-1b-instruct)")
+    assert error_of(*named_56(dict(fmt=""))).endswith("(used by InferenceService llama-demo/llama-3-2-1b-instruct)")
 
 
 def test_58_auto_selection_model_without_format():
     objects = (isvc(M56, model=M56), cbm(M56, fmt=None), csr("rt"))
     assert error_of(*objects) == (
         "no supporting runtime found for model llama-3-2-1b-instruct and engine does not have complete runner "
-        "configuration: invalid model specification: modelFormat.name: model format name is required")
+        "configuration: invalid model specification: modelFormat.name: model format name is required; OME's model agent records modelFormat once it has read the model's files: run omerender "
+        "model-info --update in.yaml to fill them now (used by InferenceService llama-demo/llama-3-2-1b-instruct)")
     objects = (isvc(M56, model=M56, engine=None), cbm(M56, fmt=None), csr("rt"))
     assert error_of(*objects) == (
         "Failed to find runtime for model llama-3-2-1b-instruct: invalid model specification: modelFormat.name: "
-        "model format name is required")
+        "model format name is required; OME's model agent records modelFormat once it has read the model's files: run omerender "
+        "model-info --update in.yaml to fill them now (used by InferenceService llama-demo/llama-3-2-1b-instruct)")
 
 
 def validation_error(obj) -> str:

@@ -7,14 +7,13 @@ import sys
 
 import click
 
-from omerender import __version__, without_cycle_collector
+from omerender import __version__, version_text, without_cycle_collector
 from omerender.errors import Message, run_guarded, strict_error
-from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
-from omerender.ome.load import index
+from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
+from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
 
 RENDER_EXAMPLE = """
 \b
@@ -46,7 +45,7 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="\b\nExample:\n  omerender render fixtures/quickstart | kubectl apply -f -")
-@click.version_option(__version__, prog_name="omerender")
+@click.version_option(__version__, prog_name="omerender", message=version_text("%(prog)s").rstrip("\n"))
 def cli():
     """Render OME serving objects (runtimes, models, InferenceServices) into the
     Kubernetes objects the OME controller would create."""
@@ -76,10 +75,11 @@ def cli():
 @click.option("--kube-version", metavar="VERSION",
               help="The target cluster's Kubernetes version (e.g. 1.30.2): an object of a built-in API it is too old "
                    "for fails the render.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None, model_weights=None,
+               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
                weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
@@ -97,13 +97,11 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notes: list[Message] = []
 
     def run():
-        overlay = overlay_path(list(paths))
-        if overlay is not None:
-            built = build_overlay(overlay, None, options, flags, lock_path)
-            inputs, result = built.inputs, built.result
+        inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
+        if built is not None:
+            result = built.result
             sys.stderr.write(built.tool_stderr)
         else:
-            inputs = index(read_plain(list(paths), notes))
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
         _check_cluster(result.objects, api_versions, kube_version)

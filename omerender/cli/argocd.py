@@ -22,7 +22,6 @@ from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_empty, cluster_
                                      weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from omerender.yamlio.reading import paths_reading
 from .shell import fail, fail_if_strict
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
@@ -59,8 +58,7 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
                       weights=settings)
     if find_kustomization(".") is None:
-        paths = (".",) if cluster_config is None else paths_reading((".",), cluster_config)
-        objects, input_kinds = _render_plain(paths, options, named)
+        objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
         _fail_unserved(objects, cluster)
@@ -91,12 +89,14 @@ def generate():
         sys.stdout.write(built.stream)
 
 
-def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...]) -> tuple[list[dict], list[str]]:
-    """``omerender render PATHS`` with ``options`` (those of the directory's OMERender config where it holds one):
-    the rendered objects and the kinds of the objects read. Messages are printed; errors (and, with strict,
-    warnings) exit 1."""
+def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],
+                  cluster_config: str | None = None) -> tuple[list[dict], list[str]]:
+    """``omerender render PATHS --cluster-config CLUSTER_CONFIG`` with ``options`` (those of the directory's
+    OMERender config where it holds one): the rendered objects and the kinds of the objects read. Messages are
+    printed; errors (and, with strict, warnings) exit 1."""
     from omerender.errors import run_guarded
-    from omerender.gitops.overlays import read_plain
+    from omerender.gitops.argocd import CLUSTER_CONFIG
+    from omerender.gitops.overlays import read_with_cluster_config
     from omerender.ome.load import index
     from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
     from omerender.ome.render import render
@@ -104,7 +104,8 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
     used = [options, "--strict"]
 
     def run():
-        docs, config_options = split_config(read_plain(list(paths), notes), named)
+        docs, config_options = split_config(read_with_cluster_config(list(paths), cluster_config, notes,
+                                                                     CLUSTER_CONFIG), named)
         if config_options is not None:
             used[:] = [config_options, "strict: true in the OMERender config"]
         inputs = index(docs)

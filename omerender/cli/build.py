@@ -10,9 +10,11 @@ import click
 from omerender.errors import Message, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, write_output)
+from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
 from omerender.gitops.overlays import RENDER_FLAGS
-from .shell import deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
+from .shell import (cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options,
+                    weights_flags)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -29,10 +31,11 @@ from .shell import deprecated_spelling, fail, fail_if_strict, render_options, we
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, model_weights=None,
-              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None,
+              model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -48,9 +51,12 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     options, named = render_options(False, False, False, weights=weights)
 
     def run():  # with a weights flag, the tree may hold no OMERender config (which sets them instead)
-        return build(directory, root or default_boundary(directory), options if named else None, named,
-                     hint=BOUNDARY_HINT, timeout=timeout_setting(timeout, os.environ),
-                     remote=remote_setting(no_remote, os.environ), flags_from=RENDER_FLAGS)
+        boundary = root or default_boundary(directory)
+        if cluster_config is not None:
+            checked(cluster_config, OPTION, boundary, f"{boundary}, what the build may read (--root)")
+        return build(directory, boundary, options if named else None, named, hint=BOUNDARY_HINT,
+                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ),
+                     flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (), extra_name=OPTION)
 
     built = built_or_fail(run, debug)
     if verbose:

@@ -8,12 +8,11 @@ import click
 
 from omerender.errors import Message, run_guarded
 from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
-from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
-from omerender.ome.load import index
+from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import fail, fail_if_strict, render_options, weights_flags
+from .shell import cluster_config_option, fail, fail_if_strict, render_options, weights_flags
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -28,11 +27,12 @@ from .shell import fail, fail_if_strict, render_options, weights_flags
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, DIR_IN), as render reads it.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
-              pod_monitors, model_weights=None, weights_storage_class=None, weights_access_mode=None,
-              downloader_image=None):
+              pod_monitors, cluster_config=None, model_weights=None, weights_storage_class=None,
+              weights_access_mode=None, downloader_image=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -44,14 +44,14 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
                                     (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
+    flags += f" --cluster-config {cluster_config}" if cluster_config else ""
     notes: list[Message] = []
 
     def run():
-        if overlay_path([dir_in]) is not None:  # built as render builds it
-            built = build_overlay(dir_in, None, options, named, lock_path)
-            inputs, result = built.inputs, built.result
+        inputs, built = read_inputs([dir_in], cluster_config, notes, options, named, lock_path, inputs_only=False)
+        if built is not None:  # built as render builds it
+            result = built.result
         else:
-            inputs = index(read_plain([dir_in], notes))
             lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
             result = render(inputs, options, lock)
         if not os.path.lexists(dir_rendered):

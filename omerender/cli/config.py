@@ -10,9 +10,9 @@ from omerender.errors import OmeError, escape, run_guarded
 from omerender.ome.cluster.view import Setting, settings
 from omerender.ome.ingress.overrides import PREFIX as INGRESS_ANNOTATIONS
 from omerender.ome.ingress.view import effective_rows
-from omerender.ome.load import Inputs, Obj, index
-from omerender.yamlio.reading import read_paths
-from .shell import fail
+from omerender.gitops.overlays import read_inputs
+from omerender.ome.load import Inputs, Obj
+from .shell import cluster_config_option, fail
 
 HEADERS = ("SETTING", "VALUE", "SOURCE")
 
@@ -35,12 +35,14 @@ Examples:
               help="Namespace of the InferenceService.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: one row per setting on stdout, the configuration's source on stderr; json: one object.")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def config_cmd(paths, isvc_name, namespace, output, debug):
+def config_cmd(paths, isvc_name, namespace, output, debug, cluster_config=None):
     """Show the cluster settings a render of PATH... ("." if none) applies, and where each came from: the
     ConfigMap inferenceservice-config among the inputs, OME's own default, or the Helm chart's defaults; and the
     image and resources of BenchmarkJob pods, from the ConfigMap benchmarkjob-config or the chart's defaults."""
-    value, failures = run_guarded(lambda: _inspect(index(read_paths(paths or (".",))), isvc_name, namespace), debug)
+    value, failures = run_guarded(lambda: _inspect(read_inputs(list(paths or (".",)), cluster_config)[0], isvc_name,
+                                                   namespace), debug)
     if failures:
         fail(failures)
     inputs, rows, overrides = value

@@ -11,7 +11,7 @@ from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
-from .shell import fail, fail_if_strict, render_options, weights_flags
+from .shell import CLUSTER_CONFIG_HELP, fail, fail_if_strict, render_options, weights_flags
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -78,12 +78,16 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
                    "FILE as it is in that revision.")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 2, nothing on stdout) when head's render has any warning, each printed; for CI.")
+@click.option("--cluster-config", "cluster_config", metavar="FILE",
+              help=CLUSTER_CONFIG_HELP + " For a revision, FILE as it is in that revision; for two directories, "
+                                         "the same FILE serves both.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, model_weights=None, weights_storage_class=None,
-             weights_access_mode=None, downloader_image=None):
-    """Render BASE and HEAD and report what changes for each InferenceService: objects and fields, pod
+             lock_path, strict, debug, separated, pod_monitors, cluster_config=None, model_weights=None,
+             weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+    """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
+    scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
 
     BASE and HEAD are git revisions of the repository around the current directory, or two directories or
@@ -101,7 +105,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     sides = []
     for label, source in (("base", base), ("head", head)):
         try:
-            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated, flags))
+            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated, flags,
+                                   cluster_config))
         except SideError as err:
             failures += err.messages
     if failures:

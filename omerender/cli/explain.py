@@ -6,11 +6,10 @@ import json
 import click
 
 from omerender.errors import run_guarded
-from omerender.ome.load import index
+from omerender.gitops.overlays import read_inputs
 from omerender.ome.selection.evaluation import Evaluation
 from omerender.ome.selection.explain import explain_inputs
-from omerender.yamlio.reading import read_paths
-from .shell import fail
+from .shell import cluster_config_option, fail
 
 HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 
@@ -25,11 +24,12 @@ HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
               help="table (or text): one row per runtime on stdout, the decision on stderr; json: the rows and "
                    "the decision as one object on stdout.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def explain(model_name, isvc_name, namespace, output, paths, debug):
+def explain(model_name, isvc_name, namespace, output, paths, debug, cluster_config=None):
     """Show which runtimes are compatible with a model, and why, in PATH... ("." if none)."""
-    value, failures = run_guarded(lambda: explain_inputs(index(read_paths(paths or (".",))), namespace,
-                                                         model_name, isvc_name), debug)
+    value, failures = run_guarded(lambda: explain_inputs(read_inputs(list(paths or (".",)), cluster_config)[0],
+                                                         namespace, model_name, isvc_name), debug)
     if failures:
         fail(failures)
     result, notes = value

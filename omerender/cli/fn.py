@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from omerender import __version__, without_cycle_collector
+from omerender import version_text, without_cycle_collector
 from omerender.errors import OmeError
 from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, result_line, run_input
 from omerender.yamlio.emit import write_resource_list
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None, prog: str = "omerender-fn") -> None:
         sys.stdout.write(HELP.format(prog=prog))
         sys.exit(0)
     if "--version" in args:
-        sys.stdout.write(f"{prog}, version {__version__}\n")
+        sys.stdout.write(version_text(prog))
         sys.exit(0)
     resource_list, code = run_input(sys.stdin)
     for result in resource_list.get("results", []):

@@ -62,6 +62,17 @@ def weights_flag_names(mode=None, storage_class=None, access_mode=None, image=No
     return tuple(f"{CLI_NAMES[key]} {value}" for key, value in values.items() if value is not None)
 
 
+CLUSTER_CONFIG_HELP = ("A file holding OME's ConfigMap inferenceservice-config (kubectl get configmap "
+                       "inferenceservice-config -n ome -o yaml), read beside the inputs as the cluster configuration "
+                       "(the Argo CD plugin's cluster-config parameter); an overlay's build gets it too. A ConfigMap "
+                       "among the inputs as well is an error.")
+
+
+def cluster_config_option(command):
+    """``--cluster-config FILE``, the same on every command that reads OME objects."""
+    return click.option("--cluster-config", "cluster_config", metavar="FILE", help=CLUSTER_CONFIG_HELP)(command)
+
+
 def fail(messages: Iterable[Message], status: int = 1) -> None:
     """Print each message as its stderr line and exit with ``status`` (nothing goes to stdout)."""
     for message in messages:

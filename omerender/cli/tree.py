@@ -15,12 +15,12 @@ import sys
 import click
 
 from omerender.errors import Report, run_guarded
-from omerender.ome.load import Obj, index
+from omerender.gitops.overlays import read_inputs
+from omerender.ome.load import Obj
 from omerender.ome.pinning.revisions import auto_sync
 from omerender.ome.reach import Node, build_tree, find_target
 from omerender.ome.runtimes.inherit import Chains, rt_ref
-from omerender.yamlio.reading import read_paths
-from .shell import fail
+from .shell import cluster_config_option, fail
 
 
 def _isvc_label(isvc: Obj) -> str:
@@ -74,8 +74,9 @@ def _node_json(node: Node) -> dict:
 @click.argument("runtime")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def tree(runtime, paths, output, debug):
+def tree(runtime, paths, output, debug, cluster_config=None):
     """Show what an edit of RUNTIME reaches: its chain, the runtimes that inherit from it,
     the InferenceServices that name them, and those that auto-select RUNTIME (marked, with
     the rule that keeps them on it), in PATH... ("." if none).
@@ -83,7 +84,7 @@ def tree(runtime, paths, output, debug):
     RUNTIME is <name>, ClusterServingRuntime/<name> or ServingRuntime/<namespace>/<name>."""
 
     def run():
-        inputs = index(read_paths(paths or (".",)))
+        inputs, _ = read_inputs(list(paths or (".",)), cluster_config)
         chains = Chains(inputs, Report())
         target = find_target(inputs, runtime)
         ancestors = list(reversed(chains.reached(target)[1:]))

@@ -9,6 +9,7 @@ import html
 import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
+from .values import inline
 from .report import (isvc_label, object_label, printable, setting_text, shown_groups, summary, unified,
                      warning_counts, warning_groups)
 
@@ -125,12 +126,17 @@ def _isvc_items(isvc: IsvcDiff, context: int | None) -> list[str]:
 
 def _object_items(change: ObjectChange, context: int | None, namespace: bool = False) -> list[str]:
     line = f"- {change.change} {code(object_label(change, namespace))}"
-    if change.fields:
-        line += ": " + ", ".join(code(path) for path in change.fields)
+    if change.changes:
+        line += ": " + ", ".join(_field(*c) for c in change.changes)
     items = [line]
     if context is not None:
         items.append(fenced("\n".join(unified(change, context)), "diff"))
     return items
+
+
+def _field(path: str, before, after) -> str:
+    values = inline(before, after)
+    return code(path) if values is None else f"{code(path)} {code(values[0])} → {code(values[1])}"
 
 
 def _details(summary_text: str, items: list[str]) -> str:

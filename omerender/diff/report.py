@@ -8,6 +8,7 @@ from omerender.errors import Message
 from omerender.yamlio.emit import dump
 from .compare import Diff, IsvcDiff, ObjectChange
 from .groups import group_alike
+from .values import inline, json_change
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -49,7 +50,8 @@ def _object_json(change: ObjectChange, context: int | None, namespace: bool = Fa
     found = {"apiVersion": change.api_version, "kind": change.kind, "name": change.name}
     if namespace:
         found["namespace"] = change.namespace
-    found |= {"change": change.change, "fields": change.fields}
+    found |= {"change": change.change, "fields": change.fields,
+              "changes": [json_change(*c) for c in change.changes]}
     if context is not None:
         found["unified"] = unified(change, context)
     return found
@@ -174,10 +176,16 @@ def object_label(change: ObjectChange, namespace: bool = False) -> str:
 
 def _object_lines(change: ObjectChange, context: int | None, namespace: bool = False) -> list[str]:
     lines = [f"  {SIGNS[change.change]} {object_label(change, namespace)}"]
-    lines += [f"      {path}" for path in change.fields]
+    lines += [f"      {field_text(*c)}" for c in change.changes]
     if context is not None:
         lines += ["    " + line for line in unified(change, context)]
     return lines
+
+
+def field_text(path: str, before, after) -> str:
+    """A changed field's path, with ``old -> new`` when both values fit on a line (:mod:`.values`)."""
+    values = inline(before, after)
+    return path if values is None else f"{path}: {values[0]} -> {values[1]}"
 
 
 def unified(change: ObjectChange, context: int) -> list[str]:

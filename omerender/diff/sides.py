@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from omerender.errors import Message, OmeError, OmeErrors, Report, failure_messages
 from omerender.gitops.buildrun import default_boundary
-from omerender.gitops.overlays import build_overlay, overlay_path, read_plain
+from omerender.gitops.overlays import build_overlay, overlay_path, read_with_cluster_config
 from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import Options, Result, render
@@ -42,18 +42,22 @@ class SideError(Exception):
 
 
 def read_side(label: str, source: str, paths: list[str], options: Options, lock_path: str | None,
-              debug: bool = False, separated: bool = False, flags: tuple[str, ...] = ()) -> Side:
+              debug: bool = False, separated: bool = False, flags: tuple[str, ...] = (),
+              cluster_config: str | None = None) -> Side:
     """Render ``source`` (a directory, a file or a git revision) limited to ``paths``; ``separated``: the
     arguments had ``--`` after BASE and HEAD, so a name that is a revision and a path is the revision.
-    ``flags`` name the options the command line gave (an overlay's OMERender config sets them otherwise)."""
+    ``flags`` name the options the command line gave (an overlay's OMERender config sets them otherwise).
+    ``cluster_config`` (``--cluster-config``): for a directory, that file as it is; for a revision, the file
+    at that path as the revision holds it."""
     try:
         if _is_path(source, separated):
             local = _local_paths(source, paths)
             overlay = overlay_path(local)
             if overlay is not None:
-                return _built(label, overlay, default_boundary(source), options, flags, lock_path, None)
-            return _render(label, local, options, lock_path, None)
-        return _revision(label, source, paths or ["."], options, lock_path, debug, flags)
+                return _built(label, overlay, default_boundary(source), options, flags, lock_path, None,
+                              cluster_config)
+            return _render(label, local, options, lock_path, None, cluster_config)
+        return _revision(label, source, paths or ["."], options, lock_path, debug, flags, cluster_config)
     except SideError:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
@@ -80,7 +84,7 @@ def _is_path(source: str, separated: bool) -> bool:
 
 
 def _revision(label: str, revision: str, paths: list[str], options: Options, lock_path: str | None,
-              debug: bool, flags: tuple[str, ...]) -> Side:
+              debug: bool, flags: tuple[str, ...], cluster_config: str | None = None) -> Side:
     """Render the revision's YAML files, copied into a temporary directory that is always removed and that
     no message names; an overlay is built from a copy of every kustomization directory of the revision (the
     boundary of its build)."""
@@ -93,18 +97,19 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         try:
             gitread.extract(revision, commit, wanted, cwd, tmp)
             local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
+            staged_config = _staged_config(revision, commit, cluster_config, where, tmp)
             present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
             overlay = overlay_path(present)
             if overlay is not None:
                 side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
-                                         lock_path, debug)
+                                         lock_path, debug, cluster_config)
             else:
                 lock = find_lock(present or [tmp],
                                  lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
                 if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
                     gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
                                     any_name=True)
-                side = _render(label, present, options, lock, tmp)
+                side = _render(label, present, options, lock, tmp, staged_config)
         except SideError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
@@ -113,13 +118,33 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         return side
 
 
+def _staged_config(revision: str, commit: str, cluster_config: str | None, where: str, tmp: str) -> str | None:
+    """The ``--cluster-config`` file as ``revision`` holds it, copied under ``tmp`` (its path there); an error
+    naming the revision where it has none."""
+    if cluster_config is None:
+        return None
+    path = gitread.repo_path(cluster_config, where)
+    staged = os.path.join(tmp, *path.split("/"))
+    if not os.path.lexists(staged):  # not copied already with the PATHs
+        gitread.extract(revision, commit, [path], os.getcwd(), tmp, any_name=True)
+    if os.path.isdir(staged):
+        raise OmeError(f"--cluster-config {cluster_config}: in revision {revision}, {path} is a directory; name the "
+                       f"file that holds the ConfigMap inferenceservice-config")
+    if not os.path.isfile(staged):
+        raise OmeError(f"--cluster-config {cluster_config}: revision {revision} holds no file {path} (a symbolic "
+                       f"link in a revision is never followed)")
+    return staged
+
+
 def _revision_overlay(label: str, revision: str, commit: str, overlay: str, options: Options,
-                      flags: tuple[str, ...], lock_path: str | None, debug: bool) -> Side:
+                      flags: tuple[str, ...], lock_path: str | None, debug: bool,
+                      cluster_config: str | None = None) -> Side:
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staged:
         tmp = os.path.realpath(staged)  # as the build names its files
         try:
             gitread.extract_overlay(revision, commit, os.getcwd(), tmp)
-            return _built(label, os.path.join(tmp, overlay), tmp, options, flags, lock_path, tmp)
+            config = _staged_config(revision, commit, cluster_config, gitread.prefix(os.getcwd()), tmp)
+            return _built(label, os.path.join(tmp, overlay), tmp, options, flags, lock_path, tmp, config)
         except SideError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
@@ -127,10 +152,10 @@ def _revision_overlay(label: str, revision: str, commit: str, overlay: str, opti
 
 
 def _built(label: str, directory: str, boundary: str, options: Options, flags: tuple[str, ...],
-           lock_path: str | None, tmp: str | None) -> Side:
+           lock_path: str | None, tmp: str | None, cluster_config: str | None = None) -> Side:
     """The side an overlay's build gives (see :func:`omerender.gitops.overlays.build_overlay`)."""
     try:
-        built = build_overlay(directory, boundary, options, flags, lock_path)
+        built = build_overlay(directory, boundary, options, flags, lock_path, cluster_config=cluster_config)
     except (OmeError, OmeErrors) as exc:
         raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
     built.result.messages = _unstaged(built.result.messages, tmp)
@@ -152,9 +177,10 @@ def _local_paths(source: str, paths: list[str]) -> list[str]:
     return [os.path.join(source, path) for path in paths]
 
 
-def _render(label: str, paths: list[str], options: Options, lock_path: str | None, tmp: str | None) -> Side:
+def _render(label: str, paths: list[str], options: Options, lock_path: str | None, tmp: str | None,
+            cluster_config: str | None = None) -> Side:
     try:
-        docs = read_plain(paths) if paths else []
+        docs = read_with_cluster_config(paths, cluster_config) if paths or cluster_config else []
         if tmp is not None:
             for doc in docs:
                 doc.file = _shown(doc.file, tmp)

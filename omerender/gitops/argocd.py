@@ -8,6 +8,7 @@ from omerender.errors import OmeError
 from omerender.ome.render import Options
 from omerender.ome.weights.settings import WeightsSettings, weights_options
 from omerender.yamlio import paths
+from . import clusterfile
 
 # Option name -> the render flag it stands for.
 FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "--keep-inputs",
@@ -89,28 +90,10 @@ def cluster_config_path(environ: dict, root: str) -> str | None:
     value = environ.get(f"PARAM_{CLUSTER_CONFIG}", environ.get(f"ARGOCD_ENV_{CLUSTER_CONFIG}", ""))
     if not value:
         return None
-    shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
     if os.path.isabs(value):
+        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
         raise OmeError(f'{CLUSTER_CONFIG} must be a path relative to the app\'s directory, got "{shown}"')
-    resolved = paths.resolve(value)
-    if not paths.within(resolved, os.path.realpath(root)):
-        raise OmeError(f'{CLUSTER_CONFIG} "{shown}" leads to {resolved}, outside the repository {root}; '
-                       f"{paths.READS}")
-    problem = _not_a_file(value)
-    if problem:
-        raise OmeError(f'{CLUSTER_CONFIG} "{shown}": {problem}')
-    return value
-
-
-def _not_a_file(value: str) -> str | None:
-    """What keeps ``value`` (as spelled: ``cm.yaml/`` is no file) from being read as the ConfigMap's file."""
-    if os.path.isdir(value):
-        return "is a directory; name the file that holds the ConfigMap inferenceservice-config"
-    if not os.path.exists(value):
-        return "no such file"
-    if not os.path.isfile(value):
-        return "is not a regular file (a FIFO, socket or device is never read)"
-    return None
+    return clusterfile.checked(value, CLUSTER_CONFIG, root, f"the repository {root}")
 
 
 # ---------------------------------------------------------------- never an empty sync by accident

@@ -94,15 +94,17 @@ def tool() -> tuple[str, str]:
 def build(directory: str, boundary: str, options: Options | None = None,
           flag_names: tuple[str, ...] = (), hint: str = "", timeout: float = DEFAULT_TIMEOUT,
           remote: bool = True, flags_from: str = ARGOCD_FLAGS, pipeline_only: bool = False,
-          extra: tuple[str, ...] = ()) -> Built:
+          extra: tuple[str, ...] = (), extra_name: str = "CLUSTER_CONFIG", inputs_only: bool = False) -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
     ``options`` come from the caller (Argo CD's env/parameters, ``flags_from``); naming them (``flag_names``)
     where the tree holds an OMERender config is an error, so the two can't silently disagree.
     ``pipeline_only`` (render, diff): a tree that needs the function path is an error naming ``omerender build``.
     kustomize gets ``timeout``
-    seconds; ``remote`` False refuses remote bases. ``extra`` files (Argo CD's CLUSTER_CONFIG) are rendered
-    beside kustomize's output, on the pipeline path only. SIGTERM, SIGINT and SIGHUP stop the build (and kustomize)
+    seconds; ``remote`` False refuses remote bases. ``extra`` files (the cluster configuration ``extra_name``
+    names: Argo CD's CLUSTER_CONFIG, ``--cluster-config``) are rendered beside kustomize's output, on the pipeline
+    path only (:func:`omerender.gitops.clusterfile.check_docs`). ``inputs_only``: stop before the render
+    (``config``, ``explain``, ``tree``, ``lock update`` want what the build holds). SIGTERM, SIGINT and SIGHUP stop the build (and kustomize)
     and remove the staged copy (:class:`Interrupted`).
     """
     if not os.path.isdir(directory):
@@ -126,9 +128,10 @@ def build(directory: str, boundary: str, options: Options | None = None,
                                f"run: omerender build {directory}")
             run = Run(name, binary, work, base, timeout)
             if plan.path == "pipeline":
-                return _pipeline(tree, plan, run, options or _config_options(plan.config), extra)
+                return _pipeline(tree, plan, run, options or _config_options(plan.config), extra, extra_name,
+                                 inputs_only)
             if extra:
-                raise OmeError(f"CLUSTER_CONFIG can't be added to this build: {plan.reason}, so kustomize runs "
+                raise OmeError(f"{extra_name} can't be added to this build: {plan.reason}, so kustomize runs "
                                f"omerender inside the build; list the ConfigMap inferenceservice-config under "
                                f"resources: in the kustomization instead")
             return _function(tree, plan, run)
@@ -238,7 +241,8 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = ()) -> Built:
+def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (), extra_name: str = "",
+              inputs_only: bool = False) -> Built:
     staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, None)
     argv = [run.binary, "build", staged] if run.name == "kustomize" else [run.binary, "kustomize", staged]
     env = {**os.environ, "GIT_ALLOW_PROTOCOL": git_allow_protocol(os.environ.get("GIT_ALLOW_PROTOCOL")),
@@ -247,13 +251,26 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
     docs = _docs(stdout, tree.root, injected)
-    docs += read_paths(extra) if extra else []
+    docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
+    if inputs_only:
+        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
                  tool_stderr=stderr, strict=options.strict)
+
+
+def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]:
+    """The documents of the ``extra`` files the build's output doesn't hold already (a kustomization may list
+    the file it names), each checked to be the one cluster configuration."""
+    from .clusterfile import check_docs
+    built = {os.path.realpath(doc.file) for doc in docs}
+    added = read_paths([file for file in extra if os.path.realpath(file) not in built])
+    for file in extra:
+        check_docs(docs + added, file, name)
+    return added
 
 
 def _function(tree, plan, run: Run) -> Built:

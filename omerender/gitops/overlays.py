@@ -1,4 +1,5 @@
-"""Overlays in ``render`` and ``diff``: what ships is a kustomization's build, so a PATH whose kustomization
+"""Overlays in every command (``render``, ``check``, ``diff``, ``config``, ``explain``, ``tree``, ``lock update``,
+through :func:`read_inputs`): what ships is a kustomization's build, so a PATH whose kustomization
 changes the objects it lists is built the way ``omerender build`` builds it (kustomize with every plugin kind
 off, then omerender's render), never read file by file.
 
@@ -15,7 +16,7 @@ import os
 from omerender.errors import OmeError, OmeErrors
 from omerender.ome.render import Options
 from omerender.yamlio import limits, paths as pathrules
-from omerender.yamlio.reading import Doc, find_kustomization, parse_text, read_named_file, read_paths
+from omerender.yamlio.reading import Doc, find_kustomization, parse_text, paths_reading, read_named_file, read_paths
 
 # The fields of a kustomization that list objects without changing them.
 PLAIN_FIELDS = ("apiVersion", "kind", "metadata", "resources")
@@ -93,12 +94,18 @@ def _nested(kfile: str, data, reasons: list[str]) -> OmeError:
 
 
 def build_overlay(directory: str, boundary: str | None, options: Options, flag_names: tuple[str, ...],
-                  lock_path: str | None, hint: str = ""):
+                  lock_path: str | None, hint: str = "", cluster_config: str | None = None,
+                  inputs_only: bool = False):
     """The overlay ``directory`` built as ``omerender build`` builds it, with the command's options (which
-    an OMERender config in the tree sets instead, when no flag is given). Returns a pipeline's
-    :class:`~omerender.gitops.buildrun.Built`, whose ``result`` holds the objects and messages as ``build``
-    prints them; a tree that needs the function path is an error."""
+    an OMERender config in the tree sets instead, when no flag is given) and the ``--cluster-config`` file
+    (inside the build's boundary). Returns a pipeline's :class:`~omerender.gitops.buildrun.Built`, whose
+    ``result`` holds the objects and messages as ``build`` prints them (with ``inputs_only``, only what the
+    build holds: ``inputs``); a tree that needs the function path is an error."""
     from .buildrun import INSTALL_TOOLS, ToolFailed, build, default_boundary, remote_setting, timeout_setting, tool
+    from .clusterfile import OPTION, checked
+    boundary = boundary or default_boundary(directory)
+    if cluster_config is not None:
+        checked(cluster_config, OPTION, boundary, f"{boundary}, what the build of {directory} may read")
     if lock_path:
         raise OmeError(f"--lock {lock_path}: {directory} is a kustomize overlay, whose lock is the RuntimeLock "
                        f"its build holds (what omerender build and Argo CD see); list the lock file under "
@@ -109,11 +116,41 @@ def build_overlay(directory: str, boundary: str | None, options: Options, flag_n
         raise OmeError(f"{directory} is a kustomize overlay, built with kustomize or kubectl, and neither is on "
                        f"PATH: {INSTALL_TOOLS}") from None
     try:
-        built = build(directory, boundary or default_boundary(directory), options if flag_names else None,
+        built = build(directory, boundary, options if flag_names else None,
                       flag_names, hint, timeout=timeout_setting(None, os.environ),
-                      remote=remote_setting(False, os.environ), flags_from=RENDER_FLAGS, pipeline_only=True)
+                      remote=remote_setting(False, os.environ), flags_from=RENDER_FLAGS, pipeline_only=True,
+                      extra=(cluster_config,) if cluster_config else (), extra_name=OPTION, inputs_only=inputs_only)
     except ToolFailed as err:  # kustomize's own words, on the error line (diff prints no raw stderr)
         said = "; ".join(line.removeprefix("Error: ") for line in err.stderr.strip().splitlines() if line.strip())
         raise OmeError(f"{err.text}: {said}" if said else err.text) from None
-    built.result.objects, built.result.messages = built.objects, built.messages  # as build prints them
+    if not inputs_only:
+        built.result.objects, built.result.messages = built.objects, built.messages  # as build prints them
     return built
+
+
+def read_inputs(paths: list[str], cluster_config: str | None = None, notes: list | None = None,
+                options: Options | None = None, flag_names: tuple[str, ...] = (), lock_path: str | None = None,
+                inputs_only: bool = True):
+    """What every command sees in PATHs: an overlay's build (:func:`build_overlay`), else the files read
+    (:func:`read_plain`), with the ``--cluster-config`` file beside them either way. Returns the
+    :class:`~omerender.ome.load.Inputs` and the overlay's build (None for files read)."""
+    from omerender.ome.load import index
+    overlay = overlay_path(paths)
+    if overlay is not None:
+        built = build_overlay(overlay, None, options or Options(), flag_names, lock_path, cluster_config=cluster_config,
+                              inputs_only=inputs_only)
+        return built.inputs, built
+    return index(read_with_cluster_config(paths, cluster_config, notes)), None
+
+
+def read_with_cluster_config(paths: list[str], cluster_config: str | None, notes: list | None = None,
+                             name: str = "--cluster-config") -> list[Doc]:
+    """:func:`read_plain` of ``paths`` and the ``--cluster-config`` file (read once where a PATH reads it:
+    :func:`~omerender.yamlio.reading.paths_reading`), checked to be the one cluster configuration."""
+    if cluster_config is None:
+        return read_plain(paths, notes)
+    from .clusterfile import check_docs, checked
+    checked(cluster_config, name)
+    docs = read_plain(list(paths_reading(paths, cluster_config)), notes)
+    check_docs(docs, cluster_config, name)
+    return docs

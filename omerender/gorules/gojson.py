@@ -24,6 +24,7 @@ dict of the json names set (a field cleared by ``null`` is absent), a pointer is
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -38,11 +39,21 @@ _LITERALS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 
 class GoJSONError(Exception):
-    """An error in Go's words (the text ``err.Error()`` gives)."""
+    """An error in Go's words (the text ``err.Error()`` gives); ``offset``: for a syntax error, where in the text
+    the scanner stopped (the character it names, or the end), so a message can point at it."""
+
+    def __init__(self, text: str, offset: int | None = None):
+        super().__init__(text)
+        self.offset = offset
 
 
 class Obj(list):
-    """A JSON object: its (key, value) pairs in document order, duplicates kept."""
+    """A JSON object: its (key, value) pairs in document order, duplicates kept; ``starts``: where each key starts
+    in the text (for messages about a key)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.starts: list[int] = []
 
 
 @dataclass(frozen=True)
@@ -71,8 +82,8 @@ def quote_char(char: str) -> str:
     return f"'{chr(byte)}'"
 
 
-def _invalid(char: str, context: str) -> GoJSONError:
-    return GoJSONError(f"invalid character {quote_char(char)} {context}")
+def _invalid(char: str, context: str, offset: int | None = None) -> GoJSONError:
+    return GoJSONError(f"invalid character {quote_char(char)} {context}", offset)
 
 
 _EOF = "unexpected end of JSON input"
@@ -110,7 +121,7 @@ class _Scanner:
             if char == '"':
                 break
             if char < " ":
-                return _invalid(char, "in string literal")
+                return _invalid(char, "in string literal", pos)
             if char == "\\":
                 pos += 1
                 if pos >= len(text):
@@ -120,10 +131,10 @@ class _Scanner:
                         if pos + offset >= len(text):
                             return GoJSONError(_EOF)
                         if text[pos + offset] not in "0123456789abcdefABCDEF":
-                            return _invalid(text[pos + offset], "in \\u hexadecimal character escape")
+                            return _invalid(text[pos + offset], "in \\u hexadecimal character escape", pos + offset)
                     pos += 4
                 elif text[pos] not in '"\\/bfnrt':
-                    return _invalid(text[pos], "in string escape code")
+                    return _invalid(text[pos], "in string escape code", pos)
             pos += 1
         return GoJSONError(_EOF)
 
@@ -146,7 +157,7 @@ class _Scanner:
     def _number_error(self, pos: int, context: str) -> GoJSONError:
         if pos >= len(self.text):
             return GoJSONError(_EOF)
-        return _invalid(self.text[pos], context)
+        return _invalid(self.text[pos], context, pos)
 
     def literal(self):
         word, value = _LITERALS[self.text[self.pos]]
@@ -155,7 +166,7 @@ class _Scanner:
             if at >= len(self.text):
                 raise GoJSONError(_EOF)
             if self.text[at] != expected:
-                raise _invalid(self.text[at], f"in literal {word} (expecting {quote_char(expected)})")
+                raise _invalid(self.text[at], f"in literal {word} (expecting {quote_char(expected)})", at)
         self.pos += len(word)
         return value
 
@@ -163,10 +174,13 @@ class _Scanner:
 def scan(text: str):
     """The JSON value of ``text``; :class:`GoJSONError` with the scanner's message when it is not one."""
     scanner = _Scanner(text)
-    value = _value(scanner)
-    char = scanner.skip_ws()
-    if char is not None:
-        raise _invalid(char, "after top-level value")
+    try:
+        value = _value(scanner)
+        char = scanner.skip_ws()
+        if char is not None:
+            raise _invalid(char, "after top-level value")
+    except GoJSONError as err:
+        raise _placed(err, scanner) from None
     return value
 
 
@@ -214,7 +228,21 @@ def _plain_scalar(node):
 def scan_prefix(text: str) -> tuple[object, int]:
     """The first JSON value of ``text`` and where it ends (a json.Decoder's Decode)."""
     scanner = _Scanner(text)
-    return _value(scanner), scanner.pos
+    try:
+        return _value(scanner), scanner.pos
+    except GoJSONError as err:
+        raise _placed(err, scanner) from None
+
+
+def _placed(err: GoJSONError, scanner: _Scanner) -> GoJSONError:
+    """``err`` with its offset: where it was raised if it says, else for an end of input just past the last
+    character that is not white space (where the text stops short), else the scanner's position (the character
+    a structural error names)."""
+    if str(err) == _EOF:
+        err.offset = len(scanner.text.rstrip(_WS))
+    elif err.offset is None:
+        err.offset = scanner.pos
+    return err
 
 
 def _value(scanner: _Scanner):
@@ -228,7 +256,7 @@ def _value(scanner: _Scanner):
             if _closes_empty(scanner, opened):
                 value, opened = stack.pop()[0], None
             elif isinstance(opened, Obj):
-                stack[-1] = (opened, _key(scanner))
+                stack[-1] = (opened, _placed_key(scanner, opened))
                 continue
             else:
                 continue
@@ -241,7 +269,7 @@ def _value(scanner: _Scanner):
                 char = scanner.expect()
                 if char == ",":
                     scanner.pos += 1
-                    stack[-1] = (container, _next_key(scanner))
+                    stack[-1] = (container, _placed_key(scanner, container))
                     break
                 if char != "}":
                     raise _invalid(char, "after object key:value pair")
@@ -292,8 +320,13 @@ def _key(scanner: _Scanner) -> str:
     return key
 
 
-def _next_key(scanner: _Scanner) -> str:
-    return _key(scanner)
+def _placed_key(scanner: _Scanner, container: Obj) -> str:
+    """The next key of ``container``, its start noted in ``container.starts``."""
+    scanner.skip_ws()
+    start = scanner.pos
+    key = _key(scanner)
+    container.starts.append(start)
+    return key
 
 
 # ---------------------------------------------------------------- Go types and the decoder (decode.go)
@@ -360,6 +393,21 @@ class Decoded:
     duplicates: list[str] = field(default_factory=list)   # json paths given twice (the last one counts)
     unknown: list[str] = field(default_factory=list)      # json paths Go skipped
     folded: list[tuple[str, str]] = field(default_factory=list)  # (path as written, field it matched)
+    near: dict[str, str] = field(default_factory=dict)  # an unknown path to the field it nearly names
+    starts: dict[str, int] = field(default_factory=dict)  # an unknown path to where its key starts in the text
+
+
+NEAR_CUTOFF = 0.8   # how alike an unknown key and a field's json name must be to suggest the field
+NEAR_KEYS = 100     # unknown keys compared per decode: a flood of them costs no more than this
+
+
+def _suggest(key: str, gotype: GoType, ctx: _Context) -> None:
+    """Note the field an unknown ``key`` nearly names (``enabelGatewayAPI``: ``enableGatewayAPI``)."""
+    if len(ctx.found.near) >= NEAR_KEYS or len(ctx.found.unknown) > 10 * NEAR_KEYS or len(key) > 100:
+        return
+    close = difflib.get_close_matches(key, [name for name, _ in gotype.fields], n=1, cutoff=NEAR_CUTOFF)
+    if close:
+        ctx.found.near[_join(ctx.path, key)] = _join(ctx.path, close[0])
 
 
 def _kind_of(node) -> str:
@@ -455,7 +503,7 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
     folded = {fold(name): (name, ftype) for name, ftype in gotype.fields}
     seen: set[str] = set()
     outer_struct, depth = ctx.struct, len(ctx.stack)
-    for key, value in node:
+    for index, (key, value) in enumerate(node):
         if key in gotype.exact:
             name, ftype = key, gotype.exact[key]
         elif fold(key) in folded:
@@ -463,6 +511,9 @@ def _struct(node, gotype: GoType, current, ctx: _Context) -> dict:
             ctx.found.folded.append((_join(ctx.path, key), _join(ctx.path, name)))
         else:
             ctx.found.unknown.append(_join(ctx.path, key))
+            if index < len(node.starts):
+                ctx.found.starts.setdefault(_join(ctx.path, key), node.starts[index])
+            _suggest(key, gotype, ctx)
             continue
         if name in seen:
             ctx.found.duplicates.append(_join(ctx.path, name))

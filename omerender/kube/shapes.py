@@ -116,6 +116,7 @@ ISVC_SPEC = {
     "deploymentMode": str, "scalingPolicy": {"mode": str},
     "predictor": object, "kedaConfig": object, "replicaRefs": object, "compartmentID": object,
     "traffic": object,  # v1.3: its intent replaces the default BackendTrafficPolicy (ome/ingress); not rendered
+    "rollout": object, "placement": object, "routing": object,  # v1.3: accepted with a warning (ome/inert.py)
 }
 SUPPORTED_FORMAT = {
     "name": object, "version": object, "modelFormat": FORMAT, "modelFramework": FORMAT, "modelArchitecture": object,

@@ -120,7 +120,7 @@ def index(docs: list[Doc]) -> Inputs:
         try:
             obj = _as_object(doc)
             if clusterconfig.is_cluster_config(obj.data):
-                candidates.append(clusterconfig.Candidate(obj.data, obj.file))
+                candidates.append(clusterconfig.Candidate(obj.data, obj.file, obj.origin))
                 continue
             if benchmarkconfig.is_benchmark_config(obj.data):
                 benchmark_candidates.append(clusterconfig.Candidate(obj.data, obj.file))

@@ -34,6 +34,7 @@ from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_auto
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
+from .inert import warn_inert_fields
 from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
 from .weights.book import Book
 from .weights.download import mount_claim
@@ -418,6 +419,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig")
     if spec.get("predictor") is not None:
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
+    warn_inert_fields(spec, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
                       book or Book(options.weights))
@@ -541,7 +543,8 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
                    scheduler_name=ctx.runtime_spec.get("schedulerName"),
                    grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds,
-                   accelerator_resources=ctx.inputs.cluster_config.accelerator_resources)
+                   accelerator_resources=ctx.inputs.cluster_config.accelerator_resources,
+                   no_container=_no_container(ctx, comp.name))
     if comp.name == "router":
         plan.service_account = f"{ctx.isvc.name}-router"
         plan.router_config = comp.merged.get("config") or {}
@@ -561,6 +564,19 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
     plan.runtime_node_selector = ctx.runtime_spec.get("nodeSelector") or {}
     plan.isvc_component = comp.isvc
     return plan
+
+
+def _no_container(ctx: IsvcContext, component: str) -> str:
+    """What "no containers found" should add: the runtime the component's pod comes from and the
+    ``<component>Config`` it lacks, and the fix (api.md §8.7)."""
+    runtime, config = ctx.resolution.runtime, f"{component}Config"
+    chosen = " (auto-selected)" if ctx.resolution.auto_selected else ""
+    if ctx.runtime_spec.get(config):
+        return (f"{runtime.kind} {runtime.name}{chosen} has a {config} with no runner, and spec.{component} sets "
+                f"no runner; give one a runner with an image")
+    fix = f"name a runtime with a {config} in spec.runtime.name, " if component != "engine" else ""
+    return (f"{runtime.kind} {runtime.name}{chosen} has no {config}, and spec.{component} sets no runner; {fix}"
+            f"set spec.{component}.runner" + (f", or remove spec.{component}" if component != "engine" else ""))
 
 
 def _runtime_ref(ctx: IsvcContext) -> str:

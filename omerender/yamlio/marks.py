@@ -127,6 +127,24 @@ class Origin:
             return root.line + 1, root.column + 1
         return self.source.place(self.index, self.item, field)
 
+    def scalar_mark(self, field: str, offset: int) -> tuple[int, int] | None:
+        """The 1-based line and column of character ``offset`` of the string at ``field`` (see :class:`InScalar`);
+        None when it cannot be told."""
+        if self.source is None or self.index is None or self.item is not None or self.index >= len(self.source.roots):
+            return None
+        composed = self.source.document(self.index)
+        if composed is None:
+            return None
+        node, first_line = composed
+        value, mark, rest = _descend(node, field)
+        if mark is None or rest or not isinstance(value, yaml.ScalarNode):
+            return None
+        root = self.source.roots[self.index]
+        start = root.index - root.column
+        lines = self.source.text[start:start + value.end_mark.index + 1].split("\n")
+        found = _inside(value, lines, offset)
+        return None if found is None else (first_line + found[0] + 1, found[1] + 1)
+
 
 def _locate(root, composed, item: int | None, field: str | None) -> tuple[int, int] | None:
     """The mark of ``field`` of item ``item`` (None: the document itself) in the document whose root starts at
@@ -146,6 +164,64 @@ def _locate(root, composed, item: int | None, field: str | None) -> tuple[int, i
     return first_line + mark.line + 1, mark.column + 1
 
 
+class At:
+    """A fixed place in a file, for a message about text that is no object (malformed YAML)."""
+
+    __slots__ = ("line", "column")
+    index = None
+    item = None
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+    def mark(self, field: str | None) -> tuple[int, int]:
+        return self.line, self.column
+
+
+class InScalar:
+    """Where a message points inside a string value: ``offset`` characters into the string at ``field`` of the
+    object ``origin`` read (a JSON syntax error inside a ConfigMap's data value, say). The line and column are
+    exact for a literal block scalar (``|``) and for a one-line plain or quoted scalar without escapes; for any
+    other value they are those of ``field``."""
+
+    __slots__ = ("origin", "field", "offset")
+
+    def __init__(self, origin: Origin, field: str, offset: int):
+        self.origin, self.field, self.offset = origin, field, offset
+
+    @property
+    def index(self):
+        return self.origin.index
+
+    @property
+    def item(self):
+        return self.origin.item
+
+    def mark(self, field: str | None) -> tuple[int, int] | None:
+        return self.origin.scalar_mark(self.field, self.offset) or self.origin.mark(self.field)
+
+
+def _inside(value, lines: list[str], offset: int) -> tuple[int, int] | None:
+    """The 0-based line and column, within the document's ``lines``, of character ``offset`` of the scalar
+    node ``value``; None where the source does not map character for character."""
+    string = value.value
+    offset = min(offset, len(string))
+    line = string.count("\n", 0, offset)
+    column = offset - (string.rfind("\n", 0, offset) + 1)
+    start = value.start_mark
+    if value.style == "|":
+        content = [text for text in lines[start.line + 1:start.line + 2 + string.count("\n")] if text.strip()]
+        if not content:
+            return None
+        indent = len(content[0]) - len(content[0].lstrip(" "))
+        return start.line + 1 + line, indent + column
+    if value.style in ('"', "'", None) and start.line == value.end_mark.line and start.line < len(lines):
+        quoted = value.style is not None
+        raw = lines[start.line][start.column + quoted:value.end_mark.column - quoted]
+        return (start.line, start.column + quoted + column) if raw == string else None
+    return None
+
+
 def walk(node, path: str):
     """The mark of the deepest node of ``path`` that ``node`` has: the key of a mapping entry, the start of a
     list item; None if not even the first step is there.
@@ -153,6 +229,11 @@ def walk(node, path: str):
     Paths are written as messages write them: keys joined by ``.`` (a key may hold dots itself:
     ``metadata.annotations.ome.io/inject``: the longest key that fits is taken), list items as ``[2]``, a key
     in brackets as ``[name]`` or ``["a.b"]``."""
+    return _descend(node, path)[1]
+
+
+def _descend(node, path: str):
+    """(the deepest node of ``path`` that ``node`` has, its mark, the rest of ``path`` not found)."""
     mark = None
     rest = path
     while rest:
@@ -172,7 +253,7 @@ def walk(node, path: str):
             break
         node, mark, rest = child, found, rest[used:]
         rest = rest[1:] if rest.startswith(".") else rest
-    return mark
+    return node, mark, rest
 
 
 def _child(node, token: str):

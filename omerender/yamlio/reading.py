@@ -16,8 +16,8 @@ import yaml
 
 from omerender.errors import Message, OmeError, OmeErrors
 from . import limits, paths as pathrules
-from .marks import Origin, Source
-from .yamlread import Budget, load_all, yaml_error_text
+from .marks import At, Origin, Source
+from .yamlread import Budget, load_all, tab_problem, yaml_error_text
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "<stdin>"
@@ -293,6 +293,9 @@ def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = Non
     try:
         loaded = load_all(text, budget if budget is not None else Budget(), roots)
     except yaml.YAMLError as err:
+        tab = tab_problem(err, text) if located else None
+        if tab is not None:
+            raise OmeError(tab[0], file=file, origin=At(tab[1], tab[2])) from None
         raise OmeError(yaml_error_text(err), file=file) from None
     source = Source(text, roots) if located and len(roots) == len(loaded) else None
     docs = []

@@ -445,6 +445,25 @@ def yaml_error_text(err: yaml.YAMLError) -> str:
     return prefix + yaml_problem(err)
 
 
+def tab_problem(err: yaml.YAMLError, text: str) -> tuple[str, int, int] | None:
+    """For YAML refused at a tab (PyYAML's "found character '\\t' that cannot start any token", libyaml's
+    "found a tab character that violates indentation"): the message naming the tab, and its 1-based line and
+    column; else None."""
+    mark = getattr(err, "problem_mark", None)
+    if mark is None or isinstance(err, (YAMLLimitError, YAMLMeaningError)):
+        return None
+    start = 0
+    for _ in range(mark.line):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    at = start + mark.column
+    if at >= len(text) or text[at] != "\t":
+        return None
+    return (f"malformed YAML: a tab at line {mark.line + 1}, column {mark.column + 1}: YAML does not allow tabs "
+            f"for indentation; indent with spaces", mark.line + 1, mark.column + 1)
+
+
 def yaml_problem(err: yaml.YAMLError) -> str:
     mark = getattr(err, "problem_mark", None)
     problem = getattr(err, "problem", None) or str(err)

@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 
 from omerender.errors import Message, ObjRef, OmeError, type_name
+from omerender.yamlio.marks import InScalar
 from omerender.yamlio.reading import parse_text
 from . import parse
 from .parse import ConfigError, Notes
@@ -26,6 +27,7 @@ from .settings import CHART_SOURCE, ClusterConfig
 NAME = "inferenceservice-config"
 NAMESPACE = "ome"
 SHOWN = 3                 # json paths named per warning
+UNKNOWN_SHOWN = 10        # unknown fields named in the warning listing those with no near miss
 NEAR_MISS_CUTOFF = 0.85   # stricter than suggest's 0.6: OME has other ConfigMaps named like this one
 CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_defaults.yaml")
 
@@ -36,6 +38,7 @@ class Candidate:
 
     data: dict
     file: str
+    origin: object = None   # omerender.yamlio.marks.Origin: where in ``file`` (messages name the line)
 
     @property
     def namespace(self) -> str | None:
@@ -44,7 +47,7 @@ class Candidate:
     @property
     def ref(self) -> ObjRef:
         meta = self.data.get("metadata") or {}
-        return ObjRef("ConfigMap", meta.get("name", ""), self.namespace, "v1")
+        return ObjRef("ConfigMap", meta.get("name", ""), self.namespace, "v1", self.origin)
 
 
 @dataclass
@@ -108,8 +111,35 @@ def parse_configmap(candidate: Candidate) -> tuple[ClusterConfig, list[Message]]
     try:
         config, notes = parse_data(data, source, candidate.file)
     except ConfigError as err:
-        raise OmeError(f"data.{err.key}: {err.text}", candidate.ref, candidate.file, f"data.{err.key}") from None
-    return config, _note_messages(notes, candidate)
+        inside = None if err.offset is None or candidate.origin is None else \
+            InScalar(candidate.origin, f"data.{err.key}", err.offset)
+        raise OmeError(f"data.{err.key}: {err.text}", candidate.ref, candidate.file, f"data.{err.key}",
+                       inside) from None
+    return config, _note_messages(notes, candidate) + _older_ome(data, candidate)
+
+
+# What OME v1.3 does without each data key its Helm chart writes (chart_defaults.yaml; the loaders' defaults in
+# parse.py): a ConfigMap from an older OME, or one written by hand, lacks some.
+ABSENT = {
+    parse.INGRESS: "ingress creation is on, with a Kubernetes Ingress at <name>.<namespace>.example.com",
+    parse.DEPLOY: "no replica bounds or termination grace period are filled in",
+    parse.PDB: "a component that sets no budget gets no PodDisruptionBudget",
+    parse.ACCELERATORS: "nvidia.com/gpu is the only resource counted as a GPU",
+    parse.METRICS_AGGREGATOR: 'each pod gets ome.io/enable-metric-aggregation and ome.io/enable-prometheus-scraping '
+                              'set to ""',
+}
+
+
+def _older_ome(data: dict, candidate: Candidate) -> list[Message]:
+    """One info naming the keys OME v1.3's chart writes that the ConfigMap lacks, and the defaults OME v1.3 uses
+    instead of each."""
+    missing = [key for key in ABSENT if key not in data]
+    if not missing:
+        return []
+    effects = "; ".join(f"without {key}, {ABSENT[key]}" for key in missing)
+    return [Message("info", f"data: lacks {', '.join(missing)}, which OME v1.3's Helm chart writes (this ConfigMap "
+                            f"may come from an older OME): OME v1.3 uses its defaults instead: {effects}",
+                    candidate.ref, candidate.file, "data")]
 
 
 def _data(candidate: Candidate) -> dict:
@@ -152,8 +182,11 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
-    def warn(key: str, text: str) -> Message:
-        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
+    def warn(key: str, text: str, path: str | None = None) -> Message:
+        """At the key, or with ``path`` (an unknown field) at that field inside the key's value."""
+        at = notes.starts.get((key, path)) if path is not None and candidate.origin is not None else None
+        inside = None if at is None else InScalar(candidate.origin, f"data.{key}", at)
+        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}", inside)
 
     messages = []
     for key in parse.KEYS:
@@ -163,10 +196,15 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
         if duplicates:
             messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
                                       f"last one"))
+        near = [p for p in unknown if (key, p) in notes.near]
+        messages += [warn(key, f'unknown field {p} is ignored, as OME ignores it; did you mean '
+                               f'"{notes.near[key, p]}"?', p) for p in near]
+        unknown = [p for p in unknown if (key, p) not in notes.near]
         if unknown:
             several = len(unknown) > 1
-            messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown)} {_verb(unknown)} "
-                                      f"ignored, as OME ignores {'them' if several else 'it'}"))
+            messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown, UNKNOWN_SHOWN)} "
+                                      f"{_verb(unknown)} ignored, as OME ignores {'them' if several else 'it'}",
+                                 unknown[0]))
         messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
                      for a, b in folded[:SHOWN]]
         messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]
@@ -179,10 +217,10 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
     return messages
 
 
-def _some(paths: list[str]) -> str:
-    """Up to :data:`SHOWN` paths, then how many more: a hostile ConfigMap can't flood the output."""
-    shown = ", ".join(paths[:SHOWN])
-    return shown if len(paths) <= SHOWN else f"{shown} and {len(paths) - SHOWN} more"
+def _some(paths: list[str], limit: int = SHOWN) -> str:
+    """Up to ``limit`` paths, then how many more: a hostile ConfigMap can't flood the output."""
+    shown = ", ".join(paths[:limit])
+    return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"
 
 
 def _verb(paths: list[str]) -> str:

@@ -24,9 +24,9 @@ from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, Gatew
 
 INGRESS, DEPLOY, POD_MONITOR = "ingress", "deploy", "podMonitor"
 PDB, ACCELERATORS, AUTOSCALER_POLICY = "podDisruptionBudget", "acceleratorResources", "autoscalerPolicy"
-METRICS_AGGREGATOR = "metricsAggregator"
+METRICS_AGGREGATOR, METRIC_PROVIDERS = "metricsAggregator", "metricProviders"
 KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS, AUTOSCALER_POLICY,
-        METRICS_AGGREGATOR)   # the data keys omerender reads
+        METRICS_AGGREGATOR, METRIC_PROVIDERS)   # the data keys omerender reads
 
 DEFAULT_DOMAIN_TEMPLATE = "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"
 DEFAULT_INGRESS_DOMAIN = "example.com"
@@ -79,6 +79,10 @@ AUTOSCALER_POLICY_TYPE = struct(
     ("preflight", struct("controllerconfig.AutoscalerPolicyPreflightConfig", ("memberGetTimeoutSeconds", INT32),
                          ("skewDeadlineSeconds", INT32))),
 )
+# The top-level key (v1.3 docs: reference/rollouts/canary-analysis.md "Metric provider bindings"): the same
+# bindings, with the plain-text headers canary queries send (KEDA's triggers get none from it).
+METRIC_PROVIDERS_TYPE = map_of(struct("controllerconfig.MetricProvider", ("serverAddress", STRING),
+                                      ("authSecretRef", ptr(_SECRET_KEY)), ("headers", map_of(STRING))))
 DEFAULT_MEMBER_GET_TIMEOUT_SECONDS, DEFAULT_SKEW_DEADLINE_SECONDS = 5, 900
 METRICS_AGGREGATOR_TYPE = struct("pod.MetricsAggregator", ("enableMetricAggregation", STRING),
                                  ("enablePrometheusScraping", STRING))
@@ -86,11 +90,12 @@ UPDATE_STRATEGIES = ("", "SurgeThenDrain", "RecreatePod", "InPlaceIfPossible", "
 
 
 class ConfigError(Exception):
-    """A data key OME's loader refuses: ``text`` is OME's message, ``key`` the data key."""
+    """A data key OME's loader refuses: ``text`` is OME's message, ``key`` the data key; ``offset``: for a JSON
+    syntax error, where in the key's value the scanner stopped."""
 
-    def __init__(self, key: str, text: str):
+    def __init__(self, key: str, text: str, offset: int | None = None):
         super().__init__(text)
-        self.key, self.text = key, text
+        self.key, self.text, self.offset = key, text, offset
 
 
 @dataclass
@@ -102,8 +107,12 @@ class Notes:
     folded: list[tuple[str, str, str]] = field(default_factory=list)  # (key, as written, field matched)
     fields: set[str] = field(default_factory=set)   # "<key>.<json path>" of every struct field the data sets
     odd: list[tuple[str, str]] = field(default_factory=list)   # (key, text): a value OME takes that cannot work
+    near: dict[tuple[str, str], str] = field(default_factory=dict)   # (key, unknown path): the field it nearly names
+    starts: dict[tuple[str, str], int] = field(default_factory=dict)  # (key, unknown path): where it starts
 
     def add(self, key: str, found: Decoded) -> None:
+        self.near.update(((key, p), f) for p, f in found.near.items())
+        self.starts.update(((key, p), at) for p, at in found.starts.items())
         self.duplicates.extend((key, p) for p in found.duplicates)
         self.unknown.extend((key, p) for p in found.unknown)
         self.folded.extend((key, a, b) for a, b in found.folded)
@@ -115,7 +124,7 @@ def _unmarshal(key: str, text: str, gotype, prefix: str, notes: Notes) -> object
     try:
         value = gojson.decode(gojson.scan(text), gotype, found)
     except GoJSONError as err:
-        raise ConfigError(key, f"{prefix}: {err}") from None
+        raise ConfigError(key, f"{prefix}: {err}", err.offset) from None
     notes.add(key, found)
     notes.fields.update(_paths(key, value, gotype))
     return value
@@ -351,7 +360,7 @@ def parse_pdb(data: dict, notes: Notes) -> PodDisruptionBudgetConfig:
     try:
         node, end = gojson.scan_prefix(text)
     except GoJSONError as err:
-        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}") from None
+        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}", err.offset) from None
     _check_pdb_keys(node, prefix)
     found = Decoded()
     try:
@@ -408,7 +417,7 @@ def _check_trailing(text: str, end: int, prefix: str) -> None:
     try:
         gojson.scan_prefix(rest)
     except GoJSONError as err:
-        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}") from None
+        raise ConfigError(PDB, f"{prefix}: {_stream_error(err)}", end + err.offset) from None
     raise ConfigError(PDB, f"{prefix}: multiple JSON values")
 
 
@@ -450,28 +459,57 @@ def parse_autoscaler_policy(data: dict, notes: Notes) -> AutoscalerPolicyConfig:
             raw = gojson.decode(gojson.scan(data[AUTOSCALER_POLICY]), AUTOSCALER_POLICY_TYPE, found) or {}
         except GoJSONError as err:   # getComponentConfig's "due to %w " (its trailing space too), then the loader's
             raise ConfigError(AUTOSCALER_POLICY, f"unable to parse {AUTOSCALER_POLICY} config json: unable to "
-                                                 f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ") from None
+                                                 f"unmarshall {AUTOSCALER_POLICY} json string due to {err} ",
+                              err.offset) from None
         notes.add(AUTOSCALER_POLICY, found)
         defaulted = {f"{AUTOSCALER_POLICY}.preflight.{k}" for k, v in (raw.get("preflight") or {}).items() if v <= 0}
         notes.fields.update(set(_paths(AUTOSCALER_POLICY, raw, AUTOSCALER_POLICY_TYPE)) - defaulted)
-    providers = {}
-    for name, provider in sorted((raw.get("metricProviders") or {}).items()):
-        provider = provider or {}
-        if not provider.get("serverAddress"):
-            raise ConfigError(AUTOSCALER_POLICY, f"{AUTOSCALER_POLICY} config: metric provider {_quoted(name)} has no "
-                                                 f"serverAddress")
-        secret = provider.get("authSecretRef")
-        providers[name] = MetricProvider(provider["serverAddress"], None if secret is None else
-                                         SecretKeyRef(secret.get("name", ""), secret.get("key", "")))
-        if secret is not None and not (secret.get("name") and secret.get("key")):
-            notes.odd.append((AUTOSCALER_POLICY, f"metricProviders[{_quoted(name)}].authSecretRef needs a name and a "
-                                                 f"key: OME writes its TriggerAuthentication as given, and KEDA "
-                                                 f"cannot read the token"))
+    nested = raw.get("metricProviders") or {}
+    if METRIC_PROVIDERS in data:   # the top-level key wins; the nested one counts only while it is absent
+        providers = _providers(METRIC_PROVIDERS, _top_level_providers(data[METRIC_PROVIDERS], notes), notes)
+        if nested:
+            notes.odd.append((AUTOSCALER_POLICY, f"metricProviders is not read: the top-level {METRIC_PROVIDERS} key "
+                                                 f"binds the providers, and OME reads this one only while that key is "
+                                                 f"absent; move the bindings there"))
+    else:
+        providers = _providers(AUTOSCALER_POLICY, nested, notes)
     preflight = raw.get("preflight") or {}
     timeout, deadline = preflight.get("memberGetTimeoutSeconds", 0), preflight.get("skewDeadlineSeconds", 0)
     return AutoscalerPolicyConfig(MappingProxyType(providers),
                                   timeout if timeout > 0 else DEFAULT_MEMBER_GET_TIMEOUT_SECONDS,
                                   deadline if deadline > 0 else DEFAULT_SKEW_DEADLINE_SECONDS)
+
+
+def _providers(key: str, raw: dict, notes: Notes) -> dict[str, MetricProvider]:
+    """The bindings of ``raw`` (read from data key ``key``), by name; every one needs a serverAddress, or OME
+    refuses the whole key (canary-analysis.md "An invalid binding stops updates")."""
+    providers = {}
+    prefix = "" if key == METRIC_PROVIDERS else "metricProviders"
+    for name, provider in sorted(raw.items()):
+        provider = provider or {}
+        if not provider.get("serverAddress"):
+            raise ConfigError(key, f"{key} config: metric provider {_quoted(name)} has no serverAddress")
+        secret = provider.get("authSecretRef")
+        providers[name] = MetricProvider(provider["serverAddress"], None if secret is None else
+                                         SecretKeyRef(secret.get("name", ""), secret.get("key", "")))
+        if secret is not None and not (secret.get("name") and secret.get("key")):
+            notes.odd.append((key, f"{prefix}[{_quoted(name)}].authSecretRef needs a name and a key: OME writes its "
+                                   f"TriggerAuthentication as given, and KEDA cannot read the token"))
+    return providers
+
+
+def _top_level_providers(text: str, notes: Notes) -> dict:
+    """The top-level ``metricProviders`` key: a JSON object of bindings (blank: none)."""
+    if _blank(text):
+        return {}
+    found = Decoded()
+    try:
+        raw = gojson.decode(gojson.scan(text), METRIC_PROVIDERS_TYPE, found) or {}
+    except GoJSONError as err:
+        raise ConfigError(METRIC_PROVIDERS, f"fails to load {METRIC_PROVIDERS} config: {err}", err.offset) from None
+    notes.add(METRIC_PROVIDERS, found)
+    notes.fields.update({METRIC_PROVIDERS} if raw else set())
+    return raw
 
 
 def _quoted(text: str) -> str:
@@ -499,7 +537,7 @@ def _unmarshal_due(text: str, prefix: str, notes: Notes):
     try:
         raw = gojson.decode(gojson.scan(text), METRICS_AGGREGATOR_TYPE, found)
     except GoJSONError as err:   # the webhook's "due to %w " (its trailing space too)
-        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ") from None
+        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ", err.offset) from None
     notes.add(METRICS_AGGREGATOR, found)
     notes.fields.update(_paths(METRICS_AGGREGATOR, raw, METRICS_AGGREGATOR_TYPE))
     return raw

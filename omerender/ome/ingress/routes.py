@@ -19,6 +19,7 @@ from ..cluster.settings import IngressConfig
 from ..load import Obj
 from . import httproute, kube_ingress, traffic_policy
 from .domain import describe
+from .misread import warn_misread
 from .overrides import Effective, annotations_of, creation_disabled, resolve, warn_unknown
 
 VISIBILITY_LABEL = "networking.knative.dev/visibility"
@@ -50,6 +51,7 @@ def ingress_objects(isvc: Obj, routes: list[ComponentRoute], config: IngressConf
     off. ``config`` is the cluster's ingress config, ``origin`` where it came from (``ClusterConfig.source``)."""
     meta = isvc.metadata
     warn_unknown(annotations_of(meta), config, report)
+    warn_misread(annotations_of(meta), report)
     if creation_disabled(annotations_of(meta), config):
         return []
     _check_service_names(isvc.name, routes)

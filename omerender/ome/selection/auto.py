@@ -10,7 +10,7 @@ from .request import _request
 from .result import Resolution, _replay
 from .runtimes import _index
 from .scoring import _accelerator_entry
-from .validation import FORMAT_REQUIRED
+from .validation import format_required
 
 ADMISSION_PREFIX = "no supporting runtime found for model {model} and engine does not have complete runner configuration: "
 
@@ -22,7 +22,7 @@ def _auto(isvc: Obj, inputs: Inputs, report: Report, model: Obj) -> Resolution:
     if not facts.fmt_name:
         prefix = ADMISSION_PREFIX.format(model=model_name) if admission else \
             f"Failed to find runtime for model {model_name}: "
-        raise OmeError(prefix + FORMAT_REQUIRED)
+        raise format_required(model, prefix, isvc)
     request = _request(isvc)
     result = _fast_select(inputs, isvc.namespace, model, facts, request)
     if result.winner is None:

@@ -8,7 +8,7 @@ from ..load import Inputs
 from .evaluation import Evaluation, evaluate
 from .lookup import model_for_explain
 from .request import Request, request_of
-from .validation import FORMAT_REQUIRED
+from .validation import format_required
 
 NO_RUNTIMES = "No serving runtimes found in the selected namespace or at cluster scope."
 HYPOTHETICAL = "Note: spec.runtime is explicit; automatic selection below is hypothetical."
@@ -41,7 +41,7 @@ def explain_inputs(inputs: Inputs, namespace: str, model_name: str | None,
                        + did_you_mean(model_name, names, len(inputs.models) + len(inputs.cluster_models), inputs))
     result = evaluate(inputs, namespace, model, request)
     if not result.format:
-        raise OmeError(FORMAT_REQUIRED)
+        raise format_required(model)
     if not result.verdicts:
         notes.append(NO_RUNTIMES)
     return result, notes

@@ -12,20 +12,20 @@ from .request import Request, _classes_pass, _mode_reason, _request
 from .result import Resolution, _replay
 from .scoring import _accelerator_entry
 from .sizes import _size_reason
-from .validation import FORMAT_REQUIRED
+from .validation import format_required
 
 
 def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resolution:
     model_name = isvc.spec["model"]["name"] if model is not None else None
 
-    def fail(text: str) -> OmeError:
+    def fail(text: str, field: str | None = None) -> OmeError:
         if model is None:
-            return OmeError(text)
-        return OmeError(f"runtime {name} does not support model {model_name}: {text}")
+            return OmeError(text, field=field)
+        return OmeError(f"runtime {name} does not support model {model_name}: {text}", field=field)
 
     facts = _model_facts(model) if model is not None else None
     if facts is not None and not facts.fmt_name:
-        raise fail(FORMAT_REQUIRED)
+        raise format_required(model, f"runtime {name} does not support model {model_name}: ", isvc)
     kind = _string(runtime_ref, "kind", "spec.runtime.kind") or "ClusterServingRuntime"
     if kind not in ("ClusterServingRuntime", "ServingRuntime"):
         raise OmeError(f'spec.runtime.kind: Unsupported value: "{kind}": supported values: '
@@ -35,8 +35,9 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
         hint = did_you_mean(name, lambda: _runtime_names(inputs, isvc.namespace, kind),
                             len(inputs.runtimes) + len(inputs.cluster_runtimes), inputs)
         if kind == "ServingRuntime":
-            raise fail(f"ServingRuntime {name} not found in namespace {isvc.namespace}{hint}")
-        raise fail(f"runtime {name} not found in namespace {isvc.namespace} or at cluster scope{hint}")
+            raise fail(f"ServingRuntime {name} not found in namespace {isvc.namespace}{hint}", "spec.runtime.name")
+        raise fail(f"runtime {name} not found in namespace {isvc.namespace} or at cluster scope{hint}",
+                   "spec.runtime.name")
     try:
         spec = merged_spec(runtime)
     except OmeError as err:

@@ -7,6 +7,21 @@ from ..load import Obj
 from .fields import _require_string, _type_error
 
 FORMAT_REQUIRED = "invalid model specification: modelFormat.name: model format name is required"
+# The fields of a model that selection reads and OME's model agent records once it has read the model's files
+# (docs: concepts/models/base-model.md, "Model metadata"); a catalog model lacks them until the agent has run.
+AGENT_FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "modelParameterSize")
+
+
+def format_required(model: Obj, prefix: str = "", user: Obj | None = None) -> OmeError:
+    """OME's error for a model without a format, placed at the model's ``spec.modelFormat.name`` and naming the
+    fix: ``omerender model-info --update`` fills what OME's agent would; ``user``: the InferenceService."""
+    unset = [f for f in AGENT_FIELDS if f != "modelFormat" and not model.spec.get(f)]
+    also = f" (and {', '.join(unset)}, also unset here)" if unset else ""
+    file = model.file if model.file and not model.file.startswith("<") else "<model file>"
+    used = f" (used by InferenceService {user.namespace}/{user.name})" if user is not None else ""
+    return model.error(f"{prefix}{FORMAT_REQUIRED}; OME's model agent records modelFormat{also} once it has read "
+                       f"the model's files: run omerender model-info --update {file} to fill them now{used}",
+                       "spec.modelFormat.name")
 
 
 def validate_runtime(rt: Obj) -> None:

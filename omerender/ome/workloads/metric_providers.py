@@ -1,5 +1,6 @@
 """The cluster's metric providers as an AutoscalerPolicy's endpoint triggers meet them: a trigger's ``providerRef``
-names a provider bound in inferenceservice-config's ``autoscalerPolicy.metricProviders``; its ``serverAddress``
+names a provider bound in inferenceservice-config's top-level ``metricProviders`` key (or, while that key is absent,
+``autoscalerPolicy.metricProviders``: the cluster package reads both); its ``serverAddress``
 becomes the trigger's, and a provider with ``authSecretRef`` gets a KEDA TriggerAuthentication in the consuming
 namespace that the trigger references (render.md §9.2.1).
 
@@ -55,8 +56,7 @@ class Bindings:
         if self._config.from_chart:
             return (" (without an inferenceservice-config among the inputs omerender uses the Helm chart's, which "
                     "binds no metric provider: add your cluster's ConfigMap, see docs/cluster-config-and-ingress.md)")
-        return (f" (bind it in {self._config.source}: data.autoscalerPolicy, under metricProviders, with its "
-                f"serverAddress)")
+        return (f" (bind it in {self._config.source}: data.metricProviders, with its serverAddress)")
 
 
 def trigger_authentications(namespace: str, block: dict, config: ClusterConfig) -> list[dict]:

@@ -40,7 +40,8 @@ def worker_size(comp: Component) -> int:
 def role_plan(base: PodPlan, comp: Component, role: str, pods_per_replica: int) -> PodPlan:
     """The plan of the leader or worker pod, from the component's plan (render.md §11 Pods)."""
     return replace(base, role=role, fields=comp.merged.get(role) or {}, isvc_fields=comp.isvc.get(role) or {},
-                   pods_per_replica=pods_per_replica)
+                   pods_per_replica=pods_per_replica,
+                   no_container=f"the {role} of {comp.name} has no runner in the runtime or in spec.{comp.name}.{role}")
 
 
 def build(meta: GroupMeta, comp: Component, base_plan: PodPlan, replicas: int, report: Report) -> list[dict]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from omerender.errors import OmeError, Report
 from omerender.kube.names import scaledobject_name, trunc63
-from .autoscaling import Scaling, hpa_spec, scaledobject_spec
+from .autoscaling import LEGACY_CLASS_KEY, Scaling, hpa_spec, scaledobject_spec
 from .metadata import with_propagated_keys, without_pod_only
 
 SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer")
@@ -79,7 +79,7 @@ def service(name: str, namespace: str, labels: dict, annotations: dict, selector
 
 def autoscaler_object(comp_name: str, namespace: str, labels: dict, annotations: dict, scaling: Scaling) -> dict | None:
     kind = scaling.autoscaler.get("class")
-    annotations = with_propagated_keys(labels, annotations)
+    annotations = with_propagated_keys(labels, _resolved_class(annotations, kind))
     if kind == "HPA":
         return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                 "metadata": _meta(comp_name, namespace, labels, annotations), "spec": hpa_spec(comp_name, scaling)}
@@ -88,6 +88,15 @@ def autoscaler_object(comp_name: str, namespace: str, labels: dict, annotations:
                 "metadata": _meta(scaledobject_name(comp_name), namespace, labels, annotations),
                 "spec": scaledobject_spec(comp_name, scaling)}
     return None
+
+
+def _resolved_class(annotations: dict, kind) -> dict:
+    """The legacy ``ome.io/autoscalerClass``, when the scaler's annotations carry it, names the class that won
+    (``hpa`` or ``keda``), not the one written: a policy or inline block that outranks ``hpa`` leaves ``keda`` on
+    the ScaledObject (OME v1.3 autoscaler dispatch, ``buildComponentMeta``)."""
+    if LEGACY_CLASS_KEY not in annotations or kind not in ("HPA", "KEDA"):
+        return annotations
+    return {**annotations, LEGACY_CLASS_KEY: kind.lower()}
 
 
 def pdb(comp_name: str, namespace: str, labels: dict, annotations: dict, budget: dict) -> dict:

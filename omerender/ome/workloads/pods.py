@@ -53,6 +53,7 @@ class PodPlan:
     router_config: dict | None = None
     grace_period: int | None = None  # the cluster's deploy.terminationGracePeriodSeconds; None: unconfigured
     accelerator_resources: tuple[str, ...] = (GPU,)  # the cluster's acceleratorResources, for PARALLELISM_SIZE
+    no_container: str = ""        # why no container would be found (the runtime and its config), for the error
 
     @property
     def path(self) -> str:
@@ -71,7 +72,8 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         runner = _prepare_runner(plan, copy_data(runner), report)
     containers, main = _place_runner(pod.get("containers") or [], runner)
     if main is None:
-        raise OmeError("no containers found", field=f"spec.{plan.path}.runner")
+        raise OmeError("no containers found" + (f": {plan.no_container}" if plan.no_container else ""),
+                       field=f"spec.{plan.path}.runner")
     containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
