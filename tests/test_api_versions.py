@@ -120,11 +120,11 @@ def test_each_component_omerender_may_emit_is_named():
 def test_render_checks_the_api_versions_and_kube_version_it_is_given():
     from conftest import run_cli
     quickstart = str(ROOT / "fixtures" / "quickstart")
-    served = ("v1,apps/v1", "-a", "autoscaling/v2,policy/v1")
+    served = ("v1,apps/v1", "-a", "autoscaling/v2,policy/v1,ome.io/v1beta1")  # the model, for OME's agent (D3)
     done = run_cli("render", quickstart, "-a", *served)
     assert done.code == 0, done.stderr
     assert {o["kind"] for o in yaml.safe_load_all(done.stdout)} >= {"Deployment", "HorizontalPodAutoscaler"}
-    done = run_cli("render", quickstart, "--api-versions", "v1,apps/v1,autoscaling/v2")
+    done = run_cli("render", quickstart, "--api-versions", "v1,apps/v1,autoscaling/v2,ome.io/v1beta1")
     assert (done.code, done.stdout) == (1, "")
     assert done.stderr.endswith(
         "error: PodDisruptionBudget llama-demo/llama-3-2-3b-instruct-engine (of InferenceService "

@@ -98,9 +98,10 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ["no-model-node-selector", "keep-inputs",
-                                                                               "pod-monitors", "strict", "allow-empty",
-                                                                               "cluster-config"]
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == [
+        "no-model-node-selector", "keep-inputs", "pod-monitors", "model-weights", "weights-storage-class",
+        "weights-access-mode", "downloader-image", "strict", "allow-empty", "cluster-config"]
+
 
 
 def test_kustomize_overlay_with_the_transformer_is_built(tmp_path):
@@ -131,9 +132,10 @@ def test_plain_directory_is_rendered_with_defaults(tmp_path):
     done = cmp(tmp_path, "apps/plain")
     assert done.returncode == 0, done.stderr
     objs = manifests(done.stdout)
-    assert kinds(objs) == RENDERED_KINDS
+    assert kinds(objs) == sorted(RENDERED_KINDS + ["ClusterBaseModel"])
     assert deployment(objs)["spec"]["template"]["spec"]["nodeSelector"] == {MODEL_SELECTOR: "Ready"}
-    assert not any(o["apiVersion"].startswith("ome.io/") for o in objs)
+    # the model, for OME's model agent (D3); the runtime and InferenceService are not applied
+    assert [o["kind"] for o in objs if o["apiVersion"].startswith("ome.io/")] == ["ClusterBaseModel"]
 
 
 def test_env_options_reach_the_render(tmp_path):
@@ -161,7 +163,7 @@ def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_pat
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, strict), not in the "
+                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not in the "
                            "Application's plugin env or parameters\n")
 
 

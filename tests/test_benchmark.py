@@ -87,7 +87,8 @@ def the_job(objects, *flags):
     assert len(jobs) == 1
     validate_k8s(jobs[0])
     assert "ownerReferences" not in jobs[0]["metadata"]
-    assert not [o for o in run.objects if o["apiVersion"].startswith("ome.io/")] or "--keep-inputs" in flags
+    assert not [o for o in run.objects if o["apiVersion"].startswith("ome.io/")
+                and o["kind"] not in ("BaseModel", "ClusterBaseModel")] or "--keep-inputs" in flags  # models: D3
     return jobs[0]
 
 
@@ -747,7 +748,8 @@ def test_the_argo_cd_plugin_renders_the_job_and_refuses_what_it_cannot_render(tm
     job = next(o for o in objs if o["kind"] == "Job")
     validate_k8s(job)
     assert job["metadata"]["name"] == "llama-3-2-3b-instruct-bench"
-    assert not [o for o in objs if o["apiVersion"].startswith("ome.io/")]
+    # the model stays, for OME's model agent (D3)
+    assert [o["kind"] for o in objs if o["apiVersion"].startswith("ome.io/")] == ["ClusterBaseModel"]
     (app / "weight.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata:\n  name: lora\n")
     done = generate({})
     assert (done.returncode, done.stdout) == (1, "")

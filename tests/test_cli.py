@@ -32,7 +32,8 @@ def test_quickstart_renders_the_seed_example_with_auto_selection():
     assert run.lines == ["warning: " + str(FIXTURES / "quickstart" / "isvc.yaml") + ": InferenceService "
                          "llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected for model "
                          "llama-3-2-3b-instruct"]
-    assert run.kinds() == [("Namespace", "llama-demo"), ("Deployment", "llama-3-2-3b-instruct-engine"),
+    assert run.kinds() == [("ClusterBaseModel", "llama-3-2-3b-instruct"), ("Namespace", "llama-demo"),
+                           ("Deployment", "llama-3-2-3b-instruct-engine"),
                            ("Service", "llama-3-2-3b-instruct-engine"),
                            ("HorizontalPodAutoscaler", "llama-3-2-3b-instruct-engine"),
                            ("PodDisruptionBudget", "llama-3-2-3b-instruct-engine"),
@@ -72,8 +73,9 @@ def test_other_objects_pass_through_unchanged_and_inputs_are_dropped():
     configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "llama-demo"},
                  "data": {"b": "2", "a": "1"}}
     run = render_objects(list(worked_example().values()) + [configmap])
-    assert run.objects[0] == configmap
-    assert not [o for o in run.objects if o["apiVersion"] == "ome.io/v1beta1"]
+    assert run.objects[1] == configmap
+    # the model stays, for OME's model agent (--model-weights agent); the runtime and InferenceService go
+    assert [o["kind"] for o in run.objects if o["apiVersion"] == "ome.io/v1beta1"] == ["ClusterBaseModel"]
 
 
 def test_keep_inputs():

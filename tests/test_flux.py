@@ -20,6 +20,7 @@ QUICKSTART = ROOT / "fixtures" / "quickstart"
 ISVC = "llama-3-2-3b-instruct"
 COMPONENT = f"{ISVC}-engine"
 FILES = [
+    "_cluster/clusterbasemodel-llama-3-2-3b-instruct.yaml",  # for OME's model agent (D3)
     "_cluster/namespace-llama-demo.yaml",
     f"llama-demo/deployment-{COMPONENT}.yaml",
     f"llama-demo/horizontalpodautoscaler-{COMPONENT}.yaml",

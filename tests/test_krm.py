@@ -57,8 +57,8 @@ def test_rendered_items_get_a_path_of_their_own_and_passthrough_keeps_its_annota
                  "metadata": {"name": "c", "annotations": dict(KUSTOMIZE_ANNOTATIONS)}}
     code, out, _ = fn(resource_list(list(worked_example().values()) + [configmap]))
     assert code == 0
-    assert out["items"][0] == configmap
-    engine = out["items"][1]
+    assert out["items"][1] == configmap  # after the model, kept for OME's model agent (D3)
+    engine = out["items"][2]
     assert engine["metadata"]["annotations"]["internal.config.kubernetes.io/path"] == \
         "omerender/llama-demo/deployment_llama-3-2-3b-instruct-engine.yaml"
 
@@ -120,7 +120,7 @@ def test_strict_function_config_fails_on_a_warning_as_an_error_result():
         assert stderr.splitlines()[-1] == ("error: 1 warning, and strict: true in the functionConfig makes every "
                                            "warning fail the run")
     code, out, _ = fn(resource_list(list(worked_example().values()), config(strict=True)))
-    assert (code, "results" in out, len(out["items"])) == (0, False, 11)
+    assert (code, "results" in out, len(out["items"])) == (0, False, 12)  # 11 rendered, the model (D3)
     code, out, _ = fn(resource_list(list(objs.values()), config(strict=False)))
     assert (code, [r["severity"] for r in out["results"]]) == (0, ["warning"])
 
@@ -128,8 +128,9 @@ def test_strict_function_config_fails_on_a_warning_as_an_error_result():
 def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
-    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: keepInputs, locked, "
-                                            "noModelNodeSelector, podMonitors, strict")
+    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: downloaderImage, "
+                                            "keepInputs, locked, modelWeights, noModelNodeSelector, podMonitors, "
+                                            "strict, weightsAccessMode, weightsStorageClass")
 
 
 def test_malformed_resource_lists():

@@ -89,6 +89,7 @@ def test_catalog_pd_runtime_renders_engine_decoder_and_router(file):
 def test_pd_objects_order_and_router_rbac():
     run = render_pd("meta/llama-3-2-3b-instruct-pd-rt.yaml")
     assert run.kinds() == [
+        ("ClusterBaseModel", PD_RUNTIMES["meta/llama-3-2-3b-instruct-pd-rt.yaml"]),  # for OME's model agent (D3)
         ("Deployment", "chat-engine"), ("Service", "chat-engine"), ("HorizontalPodAutoscaler", "chat-engine"),
         ("PodDisruptionBudget", "chat-engine"),
         ("Deployment", "chat-decoder"), ("Service", "chat-decoder"), ("HorizontalPodAutoscaler", "chat-decoder"),

@@ -183,7 +183,7 @@ def test_a_program_named_like_the_omerender_function_in_the_repository_never_run
     assert "info: function path:" in done.stderr
     assert not marker(repo).exists()
     assert {o["kind"] for o in objects(done.stdout)} == {"Service", "Deployment", "HorizontalPodAutoscaler",
-                                                         "PodDisruptionBudget"}
+                                                         "PodDisruptionBudget"}  # prod: noModelNodeSelector
 
 
 # ---------------------------------------------------------------- nothing outside the repository is read
@@ -354,7 +354,7 @@ def test_without_git_only_the_working_directory_is_read_unless_root_widens_it(tm
     done = omerender("build", ".", "--root", str(tree), cwd=dev)
     assert done.returncode == 0, done.stderr
     assert {o["kind"] for o in objects(done.stdout)} == {"Service", "Deployment", "HorizontalPodAutoscaler",
-                                                         "PodDisruptionBudget"}
+                                                         "PodDisruptionBudget", "ClusterBaseModel"}
 
 
 def test_the_omerender_container_function_runs_as_the_installed_omerender(repo):

@@ -128,6 +128,7 @@ def test_the_no_ome_checks_find_the_model_agent_s_work_in_today_s_output(runs):
     assert problems(output_objects(run), AGENT_MODE) == []
     deployment = "Deployment llama-3-1-8b-instruct/llama-3-1-8b-instruct-{}: spec.template.spec"
     assert problems(output_objects(run), NO_OME) == [
+        "ClusterBaseModel llama-3-1-8b-instruct: ome.io/v1beta1 is neither Kubernetes' own nor an add-on's",  # D3
         f"{deployment.format('engine')}.nodeSelector selects models.ome.io/clusterbasemodel.llama-3-1-8b-instruct",
         *(f"{deployment.format(c)}.volumes llama-3-1-8b-instruct is hostPath /raid/models/meta/llama-3-1-8b-instruct"
           for c in ("engine", "router"))]
@@ -154,6 +155,7 @@ def test_the_sweep_for_a_cluster_without_ome_names_what_today_s_output_still_nee
         "exit 1: " + expected()["isvc/mistralai/mistral-7b-instruct-v0-2.yaml"]["outcome"]]
     lws = "LeaderWorkerSet deepseek-r1/lws-deepseek-r1-engine: spec.leaderWorkerTemplate"
     assert failures["isvc/deepseek-ai/deepseek-r1.yaml"] == [
+        "ClusterBaseModel deepseek-r1: ome.io/v1beta1 is neither Kubernetes' own nor an add-on's",  # for the agent (D3)
         *(f"{lws}.{template}.spec.nodeSelector selects models.ome.io/clusterbasemodel.deepseek-r1"
           for template in ("leaderTemplate", "workerTemplate")),
         *(f"{lws}.{template}.spec.volumes deepseek-r1 is hostPath /raid/models/deepseek-ai/deepseek-r1"

@@ -13,7 +13,7 @@ def test_worked_example_renders_exactly_the_documented_objects():
 def test_worked_example_objects_validate_against_kubernetes_schema():
     run = run_cli("render", str(FIXTURES / "worked-example"))
     assert [o["kind"] for o in run.objects] == [
-        "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget",
+        "ClusterBaseModel", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget",
         "ServiceAccount", "Role", "RoleBinding", "Deployment", "Service", "PodDisruptionBudget", "Service"]
     for obj in run.objects:
         validate_k8s(obj)

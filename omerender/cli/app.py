@@ -13,7 +13,7 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options
+from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
 
 RENDER_EXAMPLE = """
 \b
@@ -77,8 +77,10 @@ def cli():
                    "for fails the render.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@weights_flags
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
+               weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -88,7 +90,8 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     paths = paths or (".",)
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []

@@ -17,8 +17,9 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, cluster_setting, empty_render,
-                                     flag_values, repo_root, split_config, unapplied_marker)
+from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_empty, cluster_config_path, cluster_setting,
+                                     empty_render, flag_values, repo_root, split_config, unapplied_marker,
+                                     weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
 from .shell import fail, fail_if_strict
@@ -45,14 +46,17 @@ def generate():
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"), environ)
     try:
         values = flag_values(environ)
+        mode, settings, weights = weights_values(environ)
         cluster_config = cluster_config_path(environ, root)
         empty_ok = allow_empty(environ)
         cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
-    named = tuple(FLAGS[name] for name, on in values.items() if on)
+    named = tuple(FLAGS[name] for name, on in values.items() if on) + tuple(
+        f"{WEIGHTS_FLAGS[name]} {value}" for name, value in weights.items())
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
+                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
+                      weights=settings)
     if find_kustomization(".") is None:
         objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:

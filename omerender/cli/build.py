@@ -12,7 +12,9 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
-from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict
+from omerender.gitops.overlays import RENDER_FLAGS
+from .shell import (cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options,
+                    weights_flags)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -31,7 +33,9 @@ from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_str
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None):
+@weights_flags
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None,
+              model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -43,14 +47,16 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     anything else is refused. A git repository on this machine (file://…) is refused as a base;
     remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
     output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
+    weights = (model_weights, weights_storage_class, weights_access_mode, downloader_image)
+    options, named = render_options(False, False, False, weights=weights)
 
-    def run():
+    def run():  # with a weights flag, the tree may hold no OMERender config (which sets them instead)
         boundary = root or default_boundary(directory)
         if cluster_config is not None:
             checked(cluster_config, OPTION, boundary, f"{boundary}, what the build may read (--root)")
-        return build(directory, boundary, hint=BOUNDARY_HINT, timeout=timeout_setting(timeout, os.environ),
-                     remote=remote_setting(no_remote, os.environ), extra=(cluster_config,) if cluster_config else (),
-                     extra_name=OPTION)
+        return build(directory, boundary, options if named else None, named, hint=BOUNDARY_HINT,
+                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ),
+                     flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (), extra_name=OPTION)
 
     built = built_or_fail(run, debug)
     if verbose:

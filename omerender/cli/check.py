@@ -12,7 +12,7 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import cluster_config_option, fail, fail_if_strict, render_options
+from .shell import cluster_config_option, fail, fail_if_strict, render_options, weights_flags
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -29,8 +29,10 @@ from .shell import cluster_config_option, fail, fail_if_strict, render_options
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@weights_flags
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
-              pod_monitors, cluster_config=None):
+              pod_monitors, cluster_config=None, model_weights=None, weights_storage_class=None,
+              weights_access_mode=None, downloader_image=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -38,7 +40,8 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     flags += f" --cluster-config {cluster_config}" if cluster_config else ""

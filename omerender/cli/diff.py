@@ -11,7 +11,7 @@ from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
-from .shell import CLUSTER_CONFIG_HELP, fail, fail_if_strict, render_options
+from .shell import CLUSTER_CONFIG_HELP, fail, fail_if_strict, render_options, weights_flags
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -82,8 +82,10 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
               help=CLUSTER_CONFIG_HELP + " For a revision, FILE as it is in that revision; for two directories, "
                                          "the same FILE serves both.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@weights_flags
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, cluster_config=None):
+             lock_path, strict, debug, separated, pod_monitors, cluster_config=None, model_weights=None,
+             weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
     scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
@@ -97,7 +99,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):

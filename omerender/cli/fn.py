@@ -19,8 +19,10 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
 
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
     spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false}}}}
+  modelWeights: agent or download (docs/model-weights.md), and with download weightsStorageClass,
+  weightsAccessMode (ReadWriteOnce, ReadWriteMany, ReadWriteOncePod) and downloaderImage (strings).
   strict: true makes any warning fail the function (an error result, exit 1), for CI.
-  kpt may pass a ConfigMap whose data has the same keys as "true"/"false".
+  kpt may pass a ConfigMap whose data has the same keys ("true"/"false" for the switches).
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.
 
 Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):

@@ -6,19 +6,60 @@ from typing import Iterable
 
 import click
 
-from omerender.errors import Message, strict_error
+from omerender.errors import Message, OmeError, strict_error
 from omerender.ome.render import Options
+from omerender.ome.weights.settings import CLI_NAMES, DEFAULT_IMAGE, weights_options
+
+WEIGHTS_FLAGS = (
+    click.option("--model-weights", type=click.Choice(["agent", "download"]), default=None,
+                 help="Who puts the model weights on the nodes: agent (default: OME's model agent runs on the "
+                      "nodes) or download (no OME at all: a PersistentVolumeClaim and a download Job per model and "
+                      "namespace; docs/model-weights.md)."),
+    click.option("--weights-storage-class", metavar="NAME", default=None,
+                 help="With --model-weights download: the claims' StorageClass (default: the cluster's default)."),
+    click.option("--weights-access-mode", metavar="MODE", default=None,
+                 help="With --model-weights download: the claims' access mode, ReadWriteOnce (default), "
+                      "ReadWriteMany or ReadWriteOncePod."),
+    click.option("--downloader-image", metavar="IMAGE", default=None,
+                 help=f"With --model-weights download: the image of the download Job and the pods' wait step (it "
+                      f"needs python3 and huggingface_hub; default {DEFAULT_IMAGE})."),
+)
+
+
+def weights_flags(command):
+    """The ``--model-weights`` options, on ``render``, ``check``, ``diff`` and ``build``."""
+    for option in reversed(WEIGHTS_FLAGS):
+        command = option(command)
+    return command
 
 
 def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool,
-                   pod_monitors: bool = False) -> tuple[Options, tuple[str, ...]]:
+                   pod_monitors: bool = False, weights: tuple = (None, None, None, None)
+                   ) -> tuple[Options, tuple[str, ...]]:
     """The render options of ``render``, ``check`` and ``diff``, and the flags that gave them (an overlay's
-    OMERender config may not be contradicted by flags; ``check`` prints them in its fix)."""
+    OMERender config may not be contradicted by flags; ``check`` prints them in its fix). ``weights`` is
+    (``--model-weights``, ``--weights-storage-class``, ``--weights-access-mode``, ``--downloader-image``), None
+    where not given."""
+    mode, settings = cli_weights(*weights)
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked,
-                      pod_monitors=pod_monitors)
+                      pod_monitors=pod_monitors, model_weights=mode, weights=settings)
     given = (("--keep-inputs", keep_inputs), ("--no-model-node-selector", no_model_node_selector), ("--locked", locked),
              ("--pod-monitors", pod_monitors))
-    return options, tuple(flag for flag, on in given if on)
+    return options, tuple(flag for flag, on in given if on) + weights_flag_names(*weights)
+
+
+def cli_weights(mode=None, storage_class=None, access_mode=None, image=None):
+    """The checked mode and settings; a bad value or a download setting without download is a usage error."""
+    try:
+        return weights_options(mode, storage_class, access_mode, image)
+    except OmeError as err:
+        raise click.UsageError(err.text) from None
+
+
+def weights_flag_names(mode=None, storage_class=None, access_mode=None, image=None) -> tuple[str, ...]:
+    """The weights flags as given, each with its value (checked already: no spaces)."""
+    values = {"mode": mode, "storage_class": storage_class, "access_mode": access_mode, "image": image}
+    return tuple(f"{CLI_NAMES[key]} {value}" for key, value in values.items() if value is not None)
 
 
 CLUSTER_CONFIG_HELP = ("A file holding OME's ConfigMap inferenceservice-config (kubectl get configmap "

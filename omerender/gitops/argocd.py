@@ -6,6 +6,7 @@ import os
 
 from omerender.errors import OmeError
 from omerender.ome.render import Options
+from omerender.ome.weights.settings import WeightsSettings, weights_options
 from omerender.yamlio import paths
 from . import clusterfile
 
@@ -14,6 +15,11 @@ FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "-
          "STRICT": "--strict", "POD_MONITORS": "--pod-monitors"}
 TRUE = ("true", "True", "TRUE", "1", "yes")
 FALSE = ("false", "False", "FALSE", "0", "no", "")
+# The --model-weights settings (strings; empty or unset: not given) -> how weights_options names each.
+WEIGHTS = {"MODEL_WEIGHTS": "mode", "WEIGHTS_STORAGE_CLASS": "storage_class", "WEIGHTS_ACCESS_MODE": "access_mode",
+           "DOWNLOADER_IMAGE": "image"}
+WEIGHTS_FLAGS = {"MODEL_WEIGHTS": "--model-weights", "WEIGHTS_STORAGE_CLASS": "--weights-storage-class",
+                 "WEIGHTS_ACCESS_MODE": "--weights-access-mode", "DOWNLOADER_IMAGE": "--downloader-image"}
 CLUSTER_CONFIG = "CLUSTER_CONFIG"   # a file holding OME's ConfigMap inferenceservice-config (docs/cluster-config-and-ingress.md)
 
 
@@ -27,6 +33,17 @@ def flag_values(environ: dict) -> dict[str, bool]:
             raise OmeError(f'{name} must be true or false, got "{shown}"')
         values[name] = value in TRUE
     return values
+
+
+def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict[str, str]]:
+    """The --model-weights mode and settings from PARAM_<NAME>, else ARGOCD_ENV_<NAME> (empty: not given), and the
+    values given, by variable name."""
+    given = {name: environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", "")) for name in WEIGHTS}
+    given = {name: value for name, value in given.items() if value != ""}
+    values = {option: given.get(name) for name, option in WEIGHTS.items()}
+    mode, settings = weights_options(values["mode"], values["storage_class"], values["access_mode"], values["image"],
+                                     {option: name for name, option in WEIGHTS.items()})
+    return mode, settings, given
 
 
 CMP_WORK_DIR = "_cmp_server"   # argocd-cmp-server unpacks each request's tree in <work dir>/_cmp_server/<request>
@@ -120,7 +137,7 @@ def cluster_setting(environ: dict) -> tuple:
 # ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
 
 MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
-CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, strict"
+CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict"
 
 
 def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:

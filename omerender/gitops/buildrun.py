@@ -223,7 +223,7 @@ def remote_setting(flag_off: bool, environ: dict) -> bool:
 def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], remote: bool, flags_from: str) -> None:
     if tree.refs and flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
-                       f"options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, strict), not "
+                       f"options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not "
                        f"{flags_from}")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]

@@ -1,8 +1,9 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``); a ConfigMap's
-``data`` with the same keys (``"true"``/``"false"``) works too, as kpt passes it.
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, and the
+strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``); a ConfigMap's
+``data`` with the same keys (``"true"``/``"false"`` for the switches) works too, as kpt passes it.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from omerender.errors import Message, OmeError, run_guarded, strict_error
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
+from omerender.ome.weights.settings import weights_options
 from omerender.yamlio import limits
 from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
@@ -20,7 +22,11 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict")
+OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
+                 "weightsStorageClass", "weightsAccessMode", "downloaderImage")
+# The --model-weights settings: strings, each named in an error as the config spells it.
+WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
+                  "image": "downloaderImage"}
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
@@ -150,11 +156,13 @@ def function_options(config) -> Options:
         data = config.get("data") or {}
         if not isinstance(data, dict):
             raise OmeError("functionConfig data must be a map", field="functionConfig.data")
-        values = {k: _bool_text(k, v) for k, v in data.items()}
+        values = {k: v if k in WEIGHTS_FIELDS.values() else _bool_text(k, v) for k, v in data.items()}
+        where = "functionConfig.data"
     elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
         values = config.get("spec") or {}
         if not isinstance(values, dict):
             raise OmeError("functionConfig spec must be an object", field="functionConfig.spec")
+        where = "functionConfig.spec"
     else:
         raise OmeError(f"functionConfig must be apiVersion {CONFIG_API}, kind {CONFIG_KIND} (or a ConfigMap), got "
                        f"{config.get('apiVersion')} {config.get('kind')}", field="functionConfig")
@@ -163,12 +171,28 @@ def function_options(config) -> Options:
         raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
                        f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
     for key, value in values.items():
-        if not isinstance(value, bool):
+        if key not in WEIGHTS_FIELDS.values() and not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
+    mode, settings = _weights(values, where)
     return Options(keep_inputs=values.get("keepInputs", False),
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
-                   pod_monitors=values.get("podMonitors", False))
+                   pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings)
+
+
+def _weights(values: dict, where: str):
+    """The --model-weights mode and settings the config sets; a value that is not a string is an error."""
+    for key in WEIGHTS_FIELDS.values():
+        if values.get(key) is not None and not isinstance(values[key], str):
+            raise OmeError(f"{where}.{key} must be a string", field=f"{where}.{key}")
+    names = {option: f"{where}.{key}" for option, key in WEIGHTS_FIELDS.items()}
+    given = {option: values.get(key) for option, key in WEIGHTS_FIELDS.items()}
+    try:
+        return weights_options(given["mode"], given["storage_class"], given["access_mode"], given["image"], names)
+    except OmeError as err:  # located at the field its text starts with
+        field = next((f"{where}.{key}" for key in WEIGHTS_FIELDS.values() if err.text.startswith(f"{where}.{key}")),
+                     where)
+        raise OmeError(err.text, field=field) from None
 
 
 def _bool_text(key: str, value) -> bool:

@@ -20,7 +20,8 @@ COMPONENTS = {
     "gateway.networking.k8s.io": "the Gateway API CRDs (https://gateway-api.sigs.k8s.io), which HTTPRoutes need",
     "gateway.envoyproxy.io": "Envoy Gateway (https://gateway.envoyproxy.io), which its traffic policies need",
     "monitoring.coreos.com": "the Prometheus Operator's CRDs, which PodMonitors need (or leave out pod-monitors)",
-    "ome.io": "OME's CRDs, which the OME objects kept by keep-inputs need (or leave out keep-inputs)",
+    "ome.io": "OME's CRDs, which the OME objects kept by keep-inputs and the models written for OME's model agent "
+              "need (or leave out keep-inputs, and render with --model-weights download)",
 }
 # Kubernetes' own API groups ("" is the core group): a cluster lacks them only when older, or with them turned off
 BUILTIN_GROUPS = frozenset({"", "apps", "autoscaling", "batch", "policy"}) | frozenset(

@@ -35,7 +35,11 @@ from .workloads.metadata import component_annotations, component_labels, externa
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
 from .inert import warn_inert_fields
-from .workloads.storage import model_storage, overlay_storage
+from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
+from .weights.book import Book
+from .weights.download import mount_claim
+from .weights.settings import AGENT, DOWNLOAD, WeightsSettings
+from .weights.source import is_pvc
 
 ISVC_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 IGNORED_RUNTIME_POD_FIELDS = ("volumes", "tolerations", "affinity", "labels", "annotations", "imagePullSecrets",
@@ -49,6 +53,14 @@ class Options:
     locked: bool = False  # a stale lock is an error (CI)
     strict: bool = False  # any warning fails the run (CI); the caller checks, the render ignores it
     pod_monitors: bool = False  # the cluster has the PodMonitor CRD, as OME v1.3 requires (monitoring.podmonitor)
+    model_weights: str = AGENT  # who puts the weights on the nodes: OME's model agent, or a Job (ome.weights)
+    weights: WeightsSettings = WeightsSettings()  # the download Job's and claim's settings (download only)
+
+    @property
+    def model_objects(self) -> bool:
+        """Whether the models the InferenceServices use are written out for OME's model agent: in agent mode, unless
+        --keep-inputs writes them already or --no-model-node-selector says there is no agent."""
+        return self.model_weights == AGENT and not self.keep_inputs and self.model_node_selector
 
 
 @dataclass
@@ -60,6 +72,7 @@ class IsvcFacts:
     auto_selected: bool = False
     classes: dict[str, str | None] = field(default_factory=dict)  # component -> AcceleratorClass name
     objects: list[dict] = field(default_factory=list)
+    models: list[Obj] = field(default_factory=list)  # the models its pods mount (spec.model and its overlays)
 
 
 @dataclass
@@ -93,33 +106,41 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
+    book = Book(options.weights)
+    used_models: dict[tuple, Obj] = {}
     failed: set[tuple[str, str]] = set()
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
         try:
-            objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts)
+            objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts, book)
             for obj in objects:
                 check_rendered(obj)
             isvc_facts.objects = objects
             rendered.extend((obj, isvc) for obj in objects)
+            for model in isvc_facts.models if objects else ():
+                used_models.setdefault((model.kind, model.namespace or "", model.name), model)
         except BudgetError as err:
             errors.append(err.located(isvc.ref, isvc.file))
             break  # a limit of the whole render: every InferenceService after it would pass it too
         except OmeError as err:
             failed.add((isvc.namespace, isvc.name))
-            if err.text not in runtime_errors:  # a runtime's admission error is reported once, on the runtime
+            # a runtime's admission error is reported once, on the runtime; a model's weights error (the same
+            # object each time: weights.book) once, on the model
+            if err.text not in runtime_errors and not any(e is err for e in errors):
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
-    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report))
+    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report, book))
     errors.extend(unrendered_errors(inputs, options))
-    kept = [(o.data, o) for o in passthrough_objects(inputs, options)]
-    rendered = _shared_once(rendered)
+    kept = [(o.data, o) for o in passthrough_objects(inputs, options, list(used_models.values()))]
+    rendered = _shared_once(rendered) + book.objects()
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text)
+    for text, model, field_path in book.warnings():
+        report.warn(text, ref=model.ref, field=field_path, file=model.file)
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
 
 
@@ -139,7 +160,8 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
 
 
 def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
-                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report) -> list[tuple[dict, Obj]]:
+                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report,
+                    book: Book) -> list[tuple[dict, Obj]]:
     """Each BenchmarkJob's Job (ome/benchmark, which checks it as check_rendered does), from what its
     InferenceService rendered; one a render limit kept from rendering counts as failed."""
     if not inputs.benchmarks:
@@ -150,10 +172,27 @@ def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str
         done = facts.get(key)
         targets[key] = (Rendered(isvc, done.model, done.objects, key in failed) if done is not None
                         else Rendered(isvc, failed=True))
-    jobs, bench_errors, messages = render_benchmarks(inputs, targets, options.model_node_selector)
+    selector = options.model_node_selector and options.model_weights == AGENT   # no agent labels in download mode
+    jobs, bench_errors, messages = render_benchmarks(inputs, targets, selector)
     errors.extend(bench_errors)
     report.extend(messages)
+    if options.model_weights == DOWNLOAD:
+        jobs = [(_benchmark_weights(job, bench, targets, book), bench) for job, bench in jobs]
     return jobs
+
+
+def _benchmark_weights(job: dict, bench: Obj, targets: dict, book: Book) -> dict:
+    """--model-weights download: the benchmark Job reads the tokenizer from the model's claim, as the serving pods
+    do, not from the node's disk where OME's agent would have put it."""
+    ref = (bench.spec.get("endpoint") or {}).get("inferenceService") or {}
+    found = targets.get((ref.get("namespace"), ref.get("name")))
+    model = found.model if found is not None else None
+    if model is None or is_pvc(model):
+        return job
+    pod = job["spec"]["template"]["spec"]
+    staged = book.stage(model, job["metadata"]["namespace"], model.name)
+    job["spec"]["template"]["spec"] = mount_claim(pod, staged)
+    return job
 
 
 def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:
@@ -165,9 +204,12 @@ def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:
             for obj in sorted(inputs.unrendered, key=_object_order)]
 
 
-def passthrough_objects(inputs: Inputs, options: Options) -> list[Obj]:
-    """Objects that are not rendered, in an order that does not depend on the input's order."""
+def passthrough_objects(inputs: Inputs, options: Options, used_models: list[Obj] = ()) -> list[Obj]:
+    """Objects that are not rendered, in an order that does not depend on the input's order; with
+    ``Options.model_objects``, the models the rendered InferenceServices use too, as written."""
     kept = [o for o in inputs.objects if (not o.in_ome_groups or options.keep_inputs) and not is_lock_object(o)]
+    if options.model_objects:
+        kept += used_models
     return sorted(kept, key=_object_order)
 
 
@@ -344,6 +386,8 @@ class IsvcContext:
     resolution: Resolution
     runtime_spec: dict
     facts: IsvcFacts | None = None
+    book: Book | None = None  # --model-weights download: the render's claims and Jobs
+    staged_for_pods: list = field(default_factory=list)  # the claims the pods mount
 
     @property
     def model(self) -> Obj | None:
@@ -355,7 +399,7 @@ class IsvcContext:
 
 
 def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, report: Report,
-                lock: Lock | None = None, facts: IsvcFacts | None = None) -> list[dict]:
+                lock: Lock | None = None, facts: IsvcFacts | None = None, book: Book | None = None) -> list[dict]:
     check_isvc(isvc)
     pinned = resolve_with_lock(isvc, inputs, chains, lock, report, options.locked)
     resolution, runtime_spec = pinned.resolution, pinned.spec
@@ -377,7 +421,8 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
     warn_inert_fields(spec, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
-    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
+    ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
+                      book or Book(options.weights))
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
     for comp in components:
         resolve_mode(comp, spec, report)
@@ -428,10 +473,14 @@ def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:
     if comp.mode == "MultiNode":
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
-        objects = multinode.build(group, comp, _pod_plan(ctx, comp, annotations), low, report)
+        plan = _pod_plan(ctx, comp, annotations)
+        _note_weights_use(ctx, comp, plan, _group_spread(low, multinode.worker_size(comp)))
+        objects = multinode.build(group, comp, plan, low, report)
         leader_pod = objects[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
         return objects + _pod_monitors(ctx, comp_name, annotations, leader_pod)
-    pod = build_pod(_pod_plan(ctx, comp, annotations), report)
+    plan = _pod_plan(ctx, comp, annotations)
+    _note_weights_use(ctx, comp, plan, f"up to {high} replicas" if high > 1 else None)
+    pod = build_pod(plan, report)
     object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
     replicas = low if autoscaler.get("class") == "None" else None
     objects = workloads.router_rbac(isvc.name, namespace, labels) if comp.name == "router" else []
@@ -458,8 +507,38 @@ def _pod_monitors(ctx: IsvcContext, comp_name: str, annotations: dict, pod: dict
     return [pod_monitor(comp_name, ctx.isvc.namespace, annotations, pod, ctx.report)]
 
 
+def _group_spread(groups: int, workers: int) -> str | None:
+    """Why a LeaderWorkerSet's pods may run on several nodes at once, None when they are one pod."""
+    if groups > 1:
+        return f"{groups} groups of a LeaderWorkerSet"
+    return f"a LeaderWorkerSet with {workers} worker pod{'s' if workers != 1 else ''}" if workers else None
+
+
+def _note_weights_use(ctx: IsvcContext, comp: Component, plan: PodPlan, spread: str | None) -> None:
+    """The component's pods mount these download claims (for the ReadWriteOnce warning)."""
+    if ctx.options.model_weights != DOWNLOAD or comp.name == "router":
+        return
+    for staged in ctx.staged_for_pods:
+        ctx.book.use(staged, f"{ctx.isvc.name}/{comp.name}", spread)
+
+
+def _storage(ctx: IsvcContext, model: Obj | None, volume_name: str) -> ModelStorage | None:
+    """``model``'s storage under ``--model-weights download`` (its claim, mount and wait step); None where the pods
+    mount it as v1.3 does (agent mode, no model, a pvc:// model)."""
+    if ctx.options.model_weights != DOWNLOAD or model is None or is_pvc(model):
+        return None
+    check_volume_name(model.name)
+    staged = ctx.book.stage(model, ctx.isvc.namespace, volume_name)
+    if not any(s is staged for s in ctx.staged_for_pods):
+        ctx.staged_for_pods.append(staged)
+    return ModelStorage(staged.volume, staged.mount, staged.path, None, staged.wait)
+
+
 def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
-    storage = model_storage(ctx.model, ctx.isvc.namespace)
+    storage = _storage(ctx, ctx.model, ctx.model.name if ctx.model else "") or model_storage(ctx.model,
+                                                                                             ctx.isvc.namespace)
+    if ctx.facts is not None and ctx.model is not None and not any(m is ctx.model for m in ctx.facts.models):
+        ctx.facts.models.append(ctx.model)
     plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
                    scheduler_name=ctx.runtime_spec.get("schedulerName"),
@@ -515,7 +594,9 @@ def _overlays(ctx: IsvcContext) -> list:
             state = "not in the inputs" if model is None else "disabled"
             ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped")
             continue
-        found.append(overlay_storage(model, ctx.isvc.namespace))
+        if ctx.facts is not None and not any(m is model for m in ctx.facts.models):
+            ctx.facts.models.append(model)
+        found.append(overlay_storage(model, ctx.isvc.namespace, _storage(ctx, model, f"model-overlay-{model.name}")))
     return found
 
 

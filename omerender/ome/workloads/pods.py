@@ -78,6 +78,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
+        _add_wait_steps(pod, plan)
         _set_node_selector(pod, plan, report)
         pod = effects.class_affinity(pod, plan.cls, plan.isvc_component)
     pod.setdefault("schedulerName", plan.scheduler_name or "default-scheduler")
@@ -279,6 +280,18 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
         volumes.append({"name": "model-empty-dir", "emptyDir": {"medium": "Memory"}})
     if volumes:
         pod["volumes"] = volumes
+
+
+def _add_wait_steps(pod: dict, plan: PodPlan) -> None:
+    """``--model-weights download``: the init containers that hold the pod until its weights are downloaded, before
+    every other init container; one per claim, never twice."""
+    waits = [plan.storage.wait] if plan.storage.wait and model_mount_needed(plan.annotations) else []
+    waits += [item.wait for item in plan.overlays if item.wait]
+    existing = list(pod.get("initContainers") or [])
+    names = {c.get("name") for c in existing if isinstance(c, dict)}
+    new = [copy_data(w) for w in waits if w["name"] not in names]
+    if new:
+        pod["initContainers"] = new + existing
 
 
 def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:

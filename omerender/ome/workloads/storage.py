@@ -20,6 +20,7 @@ class ModelStorage:
     mount: dict | None           # runner volumeMount
     path: str | None             # MODEL_PATH value
     node_selector_key: str | None
+    wait: dict | None = None     # --model-weights download: the init container that waits for the weights
 
     @property
     def is_pvc(self) -> bool:
@@ -89,11 +90,13 @@ class OverlayStorage:
     mount: dict
     env_name: str
     path: str
+    wait: dict | None = None
 
 
-def overlay_storage(model: Obj, isvc_namespace: str) -> OverlayStorage:
-    """render.md §6.3: one resolved ``spec.model.overlays[]`` entry."""
-    base = model_storage(model, isvc_namespace)
+def overlay_storage(model: Obj, isvc_namespace: str, base: ModelStorage | None = None) -> OverlayStorage:
+    """render.md §6.3: one resolved ``spec.model.overlays[]`` entry; ``base`` is the overlay model's own storage
+    where the caller chose it (``--model-weights download``), else as v1.3 mounts it."""
+    base = base or model_storage(model, isvc_namespace)
     name = f"model-overlay-{model.name}"
     path = f"{OVERLAY_ROOT}/{model.name}"
     if base.volume is None:
@@ -103,4 +106,7 @@ def overlay_storage(model: Obj, isvc_namespace: str) -> OverlayStorage:
     if base.is_pvc:
         mount["subPath"] = base.mount["subPath"]
     env_name = "OVERLAY_" + model.name.upper().replace("-", "_") + "_MODEL_PATH"
-    return OverlayStorage({"name": name, **source}, mount, env_name, path)
+    wait = None
+    if base.wait is not None:  # the overlay's volume is named by the overlay, and so is the wait step's mount
+        wait = {**base.wait, "volumeMounts": [{**m, "name": name} for m in base.wait["volumeMounts"]]}
+    return OverlayStorage({"name": name, **source}, mount, env_name, path, wait)
