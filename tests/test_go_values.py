@@ -35,6 +35,11 @@ def with_annotation(F, value: str, **ingress) -> list[dict]:
     return [configmap(**(ingress or GATEWAY_API)), *F.values()]
 
 
+def messages(run) -> list[str]:
+    """The run's messages but the info a ConfigMap lacking keys of OME v1.3's chart gets (these carry ingress only)."""
+    return [line for line in run.lines if "which OME v1.3's Helm chart writes" not in line]
+
+
 def parents(run) -> list[str]:
     route = run.find("HTTPRoute", "llama-3-2-3b-instruct")
     return [f"{p['namespace']}/{p['name']}" for p in route["spec"]["parentRefs"]]
@@ -50,7 +55,7 @@ def test_nan_and_infinity_make_the_annotation_invalid_as_to_go(F, literal, error
     run = render_objects(with_annotation(F, value))
     assert run.code == 0, run.stderr
     assert parents(run) == ["envoy-gateway-system/ome-gateway"]
-    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character {error}){IGNORED}"]
+    assert messages(run) == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character {error}){IGNORED}"]
 
 
 def test_a_lone_surrogate_is_replaced_as_go_replaces_it(F):
@@ -58,7 +63,7 @@ def test_a_lone_surrogate_is_replaced_as_go_replaces_it(F):
     run = render_objects(with_annotation(F, value))
     assert run.code == 0, run.stderr
     assert parents(run) == ["envoy-gateway-system/ome-gateway", "other/gw"]
-    assert run.lines == [f'warning: {ISVC_REF}: {GATEWAYS}: entry 0: unknown key "\ufffd", which OME ignores']
+    assert messages(run) == [f'warning: {ISVC_REF}: {GATEWAYS}: entry 0: unknown key "\ufffd", which OME ignores']
 
 
 def test_a_lone_surrogate_in_the_function_and_argocd(F, tmp_path, monkeypatch):
@@ -81,14 +86,14 @@ def test_a_deep_array_in_the_annotation_is_ignored_as_go_ignores_it(F):
     run = render_objects(with_annotation(F, value))
     assert run.code == 0, run.stderr
     assert parents(run) == ["envoy-gateway-system/ome-gateway"]
-    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: entry 0 is not an object{IGNORED}"]
+    assert messages(run) == [f"warning: {ISVC_REF}: {GATEWAYS}: entry 0 is not an object{IGNORED}"]
 
 
 def test_past_go_depth_the_annotation_is_ignored(F):
     value = "[" * 10_001 + "]" * 10_001
     run = render_objects(with_annotation(F, value))
     assert run.code == 0, run.stderr
-    assert run.lines == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character '[' exceeded max "
+    assert messages(run) == [f"warning: {ISVC_REF}: {GATEWAYS}: not valid JSON (invalid character '[' exceeded max "
                          f"depth){IGNORED}"]
 
 
