@@ -34,9 +34,19 @@ yaml.SafeDumper.add_implicit_resolver(
 POSITION = re.compile(r"\b(error|warning|info): ([^\n]*?):\d+:\d+: ")
 
 
+# A warning's or info's code at the end of its line (omerender.codes): tests of a message's text compare it
+# without; tests of codes read ``placed`` (or Run.codes).
+CODE = re.compile(r"^((?:warning|info): [^\n]*?) \[([a-z0-9-]+)\]$", re.MULTILINE)
+
+
+def uncoded(text: str) -> str:
+    """``text`` with every warning's and info's code taken out."""
+    return CODE.sub(r"\1", text)
+
+
 def unplaced(text: str) -> str:
-    """``text`` with every message's ``:line:column`` after its file taken out."""
-    return POSITION.sub(r"\1: \2: ", text)
+    """``text`` with every message's ``:line:column`` after its file, and every warning's code, taken out."""
+    return uncoded(POSITION.sub(r"\1: \2: ", text))
 
 
 @dataclass
@@ -44,11 +54,17 @@ class Run:
     code: int
     stdout: str
     stderr: str  # as printed, less the positions (see unplaced)
-    placed: str = ""  # stderr as printed
+    placed: str = ""  # stderr less the codes
+    printed: str = ""  # stderr as printed
 
     @property
     def placed_lines(self) -> list[str]:
         return [line for line in self.placed.splitlines() if line]
+
+    @property
+    def codes(self) -> list[str]:
+        """The codes of the warnings and infos printed, in order."""
+        return [m.group(2) for m in CODE.finditer(self.printed)]
 
     @property
     def objects(self) -> list[dict]:
@@ -69,7 +85,7 @@ class Run:
 
 def run_cli(*args: str, input: str | None = None) -> Run:
     result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-    return Run(result.exit_code, result.stdout, unplaced(result.stderr), result.stderr)
+    return Run(result.exit_code, result.stdout, unplaced(result.stderr), uncoded(result.stderr), result.stderr)
 
 
 def render_objects(objects: list[dict], *flags: str) -> Run:

@@ -13,7 +13,7 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options
+from .shell import allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, render_options, say
 
 RENDER_EXAMPLE = """
 \b
@@ -77,6 +77,8 @@ def cli():
                    "for fails the render.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@allow_option
+@messages_option
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
                debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
@@ -102,18 +104,18 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
         _check_cluster(result.objects, api_versions, kube_version)
-        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict")):
+        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
         return result
 
     result, failures = run_guarded(run, debug)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     for message in result.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)

@@ -21,7 +21,7 @@ from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, cl
                                      flag_values, repo_root, split_config, unapplied_marker)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict
+from .shell import fail, fail_if_strict, say
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -69,7 +69,7 @@ def generate():
                                         extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if not empty_ok and _built_nothing(built):
@@ -110,12 +110,12 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
 
     done, failures = run_guarded(run)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     result, input_kinds = done
     for message in result.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1])
     return result.objects, input_kinds
 

@@ -7,12 +7,12 @@ import sys
 
 import click
 
-from omerender.errors import Message, run_guarded
+from omerender.errors import Message, relayed_warning, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
-from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict
+from .shell import allow_option, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, say
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -31,6 +31,8 @@ from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_str
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@allow_option
+@messages_option
 def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
@@ -57,7 +59,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
         click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     text, failures = run_guarded(lambda: dump_stream(built.objects), debug) if built.objects is not None \
         else (built.stream, None)
     if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
@@ -75,8 +77,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
 
 def function_warnings(tool_stderr: str) -> list[Message]:
     """The warnings omerender's function wrote to kustomize's stderr (the function path's only report of them)."""
-    return [Message("warning", line[len("warning: "):]) for line in tool_stderr.splitlines()
-            if line.startswith("warning: ")]
+    return [message for message in map(relayed_warning, tool_stderr.splitlines()) if message is not None]
 
 
 def built_or_fail(action, debug: bool = False):

@@ -12,7 +12,7 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import cluster_config_option, fail, fail_if_strict, render_options
+from .shell import allow_option, cluster_config_option, fail, fail_if_strict, messages_option, render_options, say
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -29,6 +29,8 @@ from .shell import cluster_config_option, fail, fail_if_strict, render_options
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@allow_option
+@messages_option
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
               pod_monitors, cluster_config=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
@@ -57,12 +59,12 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
 
     value, failures = run_guarded(run, debug)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     result, diff = value
     for message in result.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(strict, [*notes, *result.messages])
     if diff is None:
         fail([missing_dir_message(dir_in, dir_rendered, flags)])

@@ -257,7 +257,7 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
         return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
-    warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
+    warnings = [Message("warning", plan.warning, code="kustomize-renames")] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
                  tool_stderr=stderr, strict=options.strict)
 
@@ -292,7 +292,7 @@ def _function(tree, plan, run: Run) -> Built:
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "
-                                   f"an overlay above") for isvc in unrendered_isvcs(stdout)]
+                                   f"an overlay above", code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
     return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=_asks_strict(tree))
 
 

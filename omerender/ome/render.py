@@ -118,7 +118,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     if errors:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
-        report.warn(text)
+        report.warn(text, code="shared-leader-service")
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
 
 
@@ -237,7 +237,7 @@ def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
     settings = config.pod_monitor
     if settings.labels or settings.relabelings or settings.metric_relabelings:
         report.info(f"{config.source}: podMonitor applies only to OMENative components in OME v1.3; the PodMonitors "
-                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings")
+                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings", code="pod-monitor-native-only")
 
 
 def _validate_policies(inputs: Inputs) -> list[OmeError]:
@@ -260,14 +260,14 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
-        report.warn(text, field=text.split(" ", 1)[0])  # the text starts with the field's path
+        report.warn(text, field=text.split(" ", 1)[0], code="removed-field")  # the text starts with the field's path
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
     accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
     validate_runtime(runtime)
     if "workers" in spec:
-        report.warn("spec.workers was removed in OME v1.3 and is ignored", field="spec.workers")
+        report.warn("spec.workers was removed in OME v1.3 and is ignored", field="spec.workers", code="removed-field")
 
 
 def _pool_source(runtime: Obj, chains: Chains) -> str | None:
@@ -363,7 +363,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         facts.runtime, facts.auto_selected, facts.model = runtime, resolution.auto_selected, resolution.model
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
-        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
+        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService", code="virtual-deployment")
         return []
     if "engine" not in spec:
         raise OmeError("engine component is required", field="spec.engine")
@@ -371,9 +371,9 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
                        "controller", field="spec.model.fineTunedWeights")
     if spec.get("kedaConfig") is not None:
-        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig")
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig", code="removed-field")
     if spec.get("predictor") is not None:
-        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
+        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor", code="predictor-ignored")
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
@@ -398,7 +398,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
     if present:
         report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
                     f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file,
-                    field=present[0])
+                    field=present[0], code="runtime-pod-fields-ignored")
 
 
 # ---------------------------------------------------------------- one component
@@ -497,7 +497,7 @@ def _overlays(ctx: IsvcContext) -> list:
                  else ctx.inputs.cluster_models.get(name))
         if model is None or model.spec.get("disabled") is True:
             state = "not in the inputs" if model is None else "disabled"
-            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped")
+            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped", code="overlay-skipped")
             continue
         found.append(overlay_storage(model, ctx.isvc.namespace))
     return found
@@ -514,10 +514,10 @@ def _policy(ctx: IsvcContext, comp: Component, low: int, high: int):
     autoscaler_policy.check_ref(comp.name, ref, bool(ctx.inputs.autoscaler_policies))
     path = f"spec.{comp.name}.autoscalerPolicyRef"
     if comp.mode == "MultiNode":
-        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)")
+        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)", code="autoscaler-policy-inert")
         return None
     if comp.isvc.get("autoscaler") is not None:
-        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it')
+        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it', code="autoscaler-policy-shadowed")
         return None
     return lambda: _policy_block(ctx, comp.name, ref["name"], low, high)
 

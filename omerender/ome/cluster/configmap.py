@@ -86,12 +86,12 @@ def select(candidates: list[Candidate]) -> Selection:
                        f"in namespace {NAMESPACE}: keep one", second.ref, second.file, "metadata.name")
     chosen = in_ome[0] if in_ome else candidates[0]
     messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
-                        f"({chosen.file})", c.ref, c.file, "metadata.namespace")
+                        f"({chosen.file})", c.ref, c.file, "metadata.namespace", code="configmap-not-used")
                 for c in candidates if c is not chosen]
     if chosen.namespace != NAMESPACE:
         messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
                                 f"{chosen.namespace or '(none)'}; omerender uses this one as the cluster "
-                                f"configuration", chosen.ref, chosen.file, "metadata.namespace"))
+                                f"configuration", chosen.ref, chosen.file, "metadata.namespace", code="configmap-namespace"))
     config, notes = parse_configmap(chosen)
     return Selection(config, messages + notes)
 
@@ -152,8 +152,8 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
-    def warn(key: str, text: str) -> Message:
-        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}")
+    def warn(key: str, text: str, code: str) -> Message:
+        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}", code=code)
 
     messages = []
     for key in parse.KEYS:
@@ -162,20 +162,20 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
         folded = list(dict.fromkeys((a, b) for k, a, b in notes.folded if k == key))
         if duplicates:
             messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
-                                      f"last one"))
+                                      f"last one", "duplicate-field"))
         if unknown:
             several = len(unknown) > 1
             messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown)} {_verb(unknown)} "
-                                      f"ignored, as OME ignores {'them' if several else 'it'}"))
-        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
+                                      f"ignored, as OME ignores {'them' if several else 'it'}", "unknown-field"))
+        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}", "field-case")
                      for a, b in folded[:SHOWN]]
-        messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]
+        messages += [warn(key, text, "config-value") for k, text in notes.odd[:SHOWN] if k == key]
     longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
         near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \
             else []
         if key not in parse.KEYS and near:
-            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?'))
+            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?', "unknown-config-key"))
     return messages
 
 
