@@ -7,6 +7,7 @@ reference table ``docs/message-codes.md`` from it.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 
@@ -191,5 +192,17 @@ CODES: dict[str, Code] = {code.name: code for code in _ALL}
 assert len(CODES) == len(_ALL), "a code is listed twice"
 
 
-def known(name: str) -> bool:
-    return name in CODES
+def unknown_code(name: str, where: str) -> str | None:
+    """The error text for a code ``where`` names that is not in the table (with the near miss); None if known."""
+    if name in CODES:
+        return None
+    near = difflib.get_close_matches(name, sorted(CODES), n=1, cutoff=0.6)
+    hint = f'did you mean "{near[0]}"?' if near else "docs/message-codes.md lists the codes"
+    return f'{where}: unknown message code "{name}"; {hint}'
+
+
+def parse_allow(values, where: str) -> tuple[frozenset[str], list[str]]:
+    """The codes of ``allow`` values (each a code or a comma-separated list of them) and the error texts of the
+    unknown ones."""
+    codes = [code.strip() for value in values for code in str(value).split(",") if code.strip()]
+    return frozenset(codes), [text for text in (unknown_code(code, where) for code in codes) if text]

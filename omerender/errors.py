@@ -260,11 +260,15 @@ def relayed_warning(line: str) -> Message | None:
     code read back from the line's end; None for any other line."""
     if not line.startswith("warning: "):
         return None
-    text, code = line[len("warning: "):], None
+    text = line[len("warning: "):]
     match = _CODE_SUFFIX.search(text)
     if match and match.group(1) in CODES:
-        text, code = text[:match.start()], match.group(1)
-    return Message("warning", text, code=code or "relayed-warning")
+        return _warning(text[:match.start()], match.group(1))
+    return Message("warning", text, code="relayed-warning")
+
+
+def _warning(text: str, code: str) -> Message:
+    return Message("warning", text, code=code)
 
 
 _CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")

@@ -17,7 +17,7 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, allow_empty, cluster_config_path, cluster_setting, empty_render,
+from omerender.gitops.argocd import (FLAGS, allow_codes, allow_empty, cluster_config_path, cluster_setting, empty_render,
                                      flag_values, repo_root, split_config, unapplied_marker)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -47,12 +47,13 @@ def generate():
         values = flag_values(environ)
         cluster_config = cluster_config_path(environ, root)
         empty_ok = allow_empty(environ)
+        allow = allow_codes(environ)
         cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
     named = tuple(FLAGS[name] for name, on in values.items() if on)
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"])
+                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], allow=allow)
     if find_kustomization(".") is None:
         objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:
@@ -70,7 +71,7 @@ def generate():
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         say(message)
-    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
+    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)], allow=allow | built.allow,
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
@@ -116,7 +117,7 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
     result, input_kinds = done
     for message in result.messages:
         say(message)
-    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1])
+    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1], allow=options.allow | used[0].allow)
     return result.objects, input_kinds
 
 

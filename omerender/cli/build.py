@@ -12,7 +12,7 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
-from .shell import allow_option, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, say
+from .shell import allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, say
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -65,7 +65,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
         fail(failures)
     warnings = list(built.messages) + function_warnings(built.tool_stderr)
-    fail_if_strict(strict or built.strict, warnings,
+    fail_if_strict(strict or built.strict, warnings, allow=allowed() | built.allow,
                    switch="--strict" if strict else "strict: true in the OMERender config")
     if output:
         _, failures = run_guarded(lambda: write_output(output, text), debug)

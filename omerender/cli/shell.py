@@ -1,13 +1,12 @@
 """What every command shares: printing messages and exiting with a status."""
 from __future__ import annotations
 
-import difflib
 import sys
 from typing import Iterable
 
 import click
 
-from omerender.codes import CODES
+from omerender.codes import parse_allow
 from omerender.errors import Message, strict_error
 from omerender.ome.render import Options
 
@@ -44,13 +43,10 @@ MESSAGES_HELP = ("How to print errors, warnings and infos on stderr: text (the d
 
 def allowed_codes(values: Iterable[str], where: str = "--allow") -> frozenset[str]:
     """The codes of ``--allow CODE[,CODE...]`` (repeatable); an unknown one is a usage error with the near miss."""
-    codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
-    for code in codes:
-        if code not in CODES:
-            near = difflib.get_close_matches(code, sorted(CODES), n=1, cutoff=0.6)
-            hint = f'; did you mean "{near[0]}"?' if near else "; docs/message-codes.md lists the codes"
-            raise click.UsageError(f'{where}: unknown message code "{code}"{hint}')
-    return frozenset(codes)
+    codes, unknown = parse_allow(values, where)
+    if unknown:
+        raise click.UsageError(unknown[0])
+    return codes
 
 
 def allow_option(command):

@@ -64,6 +64,7 @@ class Built:
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
     strict: bool = False                  # the options asked that any warning fail the build
+    allow: frozenset = frozenset()        # the codes of the warnings those options accept (spec.allow)
 
 
 class Interrupted(OmeError):
@@ -254,12 +255,12 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
-        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict)
+        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict, allow=options.allow)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning, code="kustomize-renames")] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
-                 tool_stderr=stderr, strict=options.strict)
+                 tool_stderr=stderr, strict=options.strict, allow=options.allow)
 
 
 def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]:

@@ -48,6 +48,7 @@ class Options:
     locked: bool = False  # a stale lock is an error (CI)
     strict: bool = False  # any warning fails the run (CI); the caller checks, the render ignores it
     pod_monitors: bool = False  # the cluster has the PodMonitor CRD, as OME v1.3 requires (monitoring.podmonitor)
+    allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
 
 
 @dataclass
