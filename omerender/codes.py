@@ -184,8 +184,9 @@ _ALL = [
     _w("model-size-unknown", "modelParameterSize is left out: there is no estimate for the model type.",
        "Point SOURCE at the *.safetensors files or set it by hand."),
     # The report itself
-    Code("more-messages", "warning, info", "More messages about one object than are printed; the count stands for them.",
-       "Fix the ones printed, then run again."),
+    Code("more-messages", "warning, info",
+         "More messages about one object than are printed; the count stands for them.",
+         "Fix the ones printed, then run again."),
 ]
 
 CODES: dict[str, Code] = {code.name: code for code in _ALL}

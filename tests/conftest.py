@@ -121,3 +121,53 @@ def container(deployment: dict, index: int = -1) -> dict:
 
 def env_pairs(c: dict) -> list[tuple[str, str | None]]:
     return [(e["name"], e.get("value")) for e in c.get("env", [])]
+
+
+# ---------------------------------------------------------------- every code of the table is emitted by some test
+
+EMITTED: set[str] = set()
+
+
+def _record_codes() -> None:
+    """Note the code of every warning and info omerender itself makes while the tests run (a Message a test
+    builds by hand does not count)."""
+    import sys
+    from omerender.errors import Message
+    made = Message.__post_init__
+
+    def post_init(self) -> None:
+        made(self)
+        if self.code and _maker(sys._getframe(2)).startswith("omerender."):
+            EMITTED.add(self.code)
+    Message.__post_init__ = post_init
+
+
+def _maker(frame) -> str:
+    """The module that asked for the message: the first caller outside omerender.errors (Report.warn...)."""
+    while frame is not None and frame.f_globals.get("__name__") == "omerender.errors":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
+_record_codes()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """When the whole suite ran (every test file, nothing deselected, no stop on failure), each code of
+    omerender/codes.py must have been emitted by some test: a code no test reaches is a message no test reads.
+    (That every emitted code is in the table, Message itself checks.)"""
+    from omerender.codes import CODES
+    config = session.config
+    files = {Path(str(item.fspath)).name for item in session.items}
+    everything = {p.name for p in Path(__file__).parent.glob("test_*.py")}
+    partial = (files != everything or config.option.keyword or config.option.markexpr or session.shouldstop
+               or config.getoption("deselect", None) or exitstatus != 0)
+    if partial:
+        return
+    never = sorted(set(CODES) - EMITTED)
+    if never:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"error: message codes no test emitted: {', '.join(never)}; add a test that "
+                                f"renders an input printing each (tests/test_codes.py)", red=True)
+        session.exitstatus = 1

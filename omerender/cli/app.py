@@ -13,7 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, render_options, say
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
+                    messages_option, render_options, say)
 
 RENDER_EXAMPLE = """
 \b

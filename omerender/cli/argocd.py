@@ -17,8 +17,8 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, allow_codes, allow_empty, cluster_config_path, cluster_setting, empty_render,
-                                     flag_values, repo_root, split_config, unapplied_marker)
+from omerender.gitops.argocd import (FLAGS, allow_codes, allow_empty, cluster_config_path, cluster_setting,
+                                     empty_render, flag_values, repo_root, split_config, unapplied_marker)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
 from .shell import fail, fail_if_strict, say

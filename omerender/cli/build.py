@@ -12,7 +12,8 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
-from .shell import allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict, messages_option, say
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
+                    messages_option, say)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"

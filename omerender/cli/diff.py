@@ -11,7 +11,8 @@ from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
-from .shell import CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option, render_options, say
+from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
+                    render_options, say)
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """

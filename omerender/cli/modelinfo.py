@@ -122,7 +122,8 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
     edits, targets = [], models_in(text, file, report)
     for target in targets:
         if target.skipped:
-            report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file, code="skip-config-parsing")
+            report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file,
+                        code="skip-config-parsing")
             continue
         where = source or _storage_source(target, file, root)
         located = Report(ref=target.ref, file=file)
@@ -139,7 +140,8 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
             edits.append((target, fields))
             report.info(f"added {', '.join(fields)} from {where}", ref=target.ref, file=file, code="model-info-added")
         else:
-            report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file, code="model-info-complete")
+            report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file,
+                        code="model-info-complete")
     if not edits:
         return None, len(targets)
     refs = {id(t.spec_node): t.ref for t, _ in edits}

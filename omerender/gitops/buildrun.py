@@ -293,7 +293,8 @@ def _function(tree, plan, run: Run) -> Built:
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "
-                                   f"an overlay above", code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
+                                   f"an overlay above",
+                                   code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
     return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=_asks_strict(tree))
 
 

@@ -148,7 +148,8 @@ def index(docs: list[Doc]) -> Inputs:
 def _near_miss_warnings(obj: Obj) -> list[Message]:
     text = (clusterconfig.near_miss(obj.data) or benchmarkconfig.near_miss(obj.data)) if obj.kind == "ConfigMap" \
         else None
-    return [Message("warning", text, obj.ref, obj.file, "metadata.name", code="configmap-name-near-miss")] if text else []
+    return [Message("warning", text, obj.ref, obj.file, "metadata.name",
+                    code="configmap-name-near-miss")] if text else []
 
 
 def _as_object(doc: Doc) -> Obj:

@@ -238,7 +238,8 @@ def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
     settings = config.pod_monitor
     if settings.labels or settings.relabelings or settings.metric_relabelings:
         report.info(f"{config.source}: podMonitor applies only to OMENative components in OME v1.3; the PodMonitors "
-                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings", code="pod-monitor-native-only")
+                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings",
+                    code="pod-monitor-native-only")
 
 
 def _validate_policies(inputs: Inputs) -> list[OmeError]:
@@ -364,7 +365,8 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         facts.runtime, facts.auto_selected, facts.model = runtime, resolution.auto_selected, resolution.model
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
-        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService", code="virtual-deployment")
+        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService",
+                    code="virtual-deployment")
         return []
     if "engine" not in spec:
         raise OmeError("engine component is required", field="spec.engine")
@@ -372,9 +374,11 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
                        "controller", field="spec.model.fineTunedWeights")
     if spec.get("kedaConfig") is not None:
-        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig", code="removed-field")
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig",
+                    code="removed-field")
     if spec.get("predictor") is not None:
-        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor", code="predictor-ignored")
+        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor",
+                    code="predictor-ignored")
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts)
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
@@ -498,7 +502,8 @@ def _overlays(ctx: IsvcContext) -> list:
                  else ctx.inputs.cluster_models.get(name))
         if model is None or model.spec.get("disabled") is True:
             state = "not in the inputs" if model is None else "disabled"
-            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped", code="overlay-skipped")
+            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped",
+                            code="overlay-skipped")
             continue
         found.append(overlay_storage(model, ctx.isvc.namespace))
     return found
@@ -515,10 +520,12 @@ def _policy(ctx: IsvcContext, comp: Component, low: int, high: int):
     autoscaler_policy.check_ref(comp.name, ref, bool(ctx.inputs.autoscaler_policies))
     path = f"spec.{comp.name}.autoscalerPolicyRef"
     if comp.mode == "MultiNode":
-        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)", code="autoscaler-policy-inert")
+        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)",
+                        code="autoscaler-policy-inert")
         return None
     if comp.isvc.get("autoscaler") is not None:
-        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it', code="autoscaler-policy-shadowed")
+        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it',
+                        code="autoscaler-policy-shadowed")
         return None
     return lambda: _policy_block(ctx, comp.name, ref["name"], low, high)
 

@@ -126,7 +126,8 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
     if override.get("constraints") is not None:
         report.warn(f"spec.{component}.acceleratorOverride.constraints has no effect; constraints are read only "
-                    f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints", code="override-constraints-ignored")
+                    f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints",
+                    code="override-constraints-ignored")
     rule = _first_rule(component, override, selector)
     if rule is None:
         return ClassChoice(None)
@@ -151,7 +152,8 @@ def _no_pool(component: str, kind: str, value: str, path: str, runtime_ref: str,
     if kind == "class":
         report.warn(f"{component}: accelerator class {value} from {path} is not applied: runtime {runtime_ref} "
                     f"lists no acceleratorRequirements.acceleratorClasses, and OME applies a class only from that "
-                    f"list (no node selector, no resources of the class); list {value} there", field=path, code="accelerator-class-not-listed")
+                    f"list (no node selector, no resources of the class); list {value} there", field=path,
+                    code="accelerator-class-not-listed")
         return
     report.info(f"{component}: no accelerator class: runtime {runtime_ref} lists no "
                 "acceleratorRequirements.acceleratorClasses", code="no-accelerator-class")
@@ -218,7 +220,8 @@ def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, 
         report.info(f"{component}: {len(outcome.missing) - LISTED:,} more accelerator classes listed by runtime "
                     f"{runtime_ref} are not in the input; policy {policy} skips them", code="accelerator-class-missing")
     if outcome.chosen is None:
-        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({outcome.listed})", code="no-accelerator-class")
+        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({outcome.listed})",
+                    code="no-accelerator-class")
         return None
     if policy == "BestFit" and outcome.candidates > 1 and selector.get("constraints") is None:
         report.warn(f"{component}: BestFit has {outcome.candidates} candidate classes but {SELECTOR}.constraints "
@@ -442,7 +445,8 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
         for name in pool:
             if name not in inputs.classes:
                 report.warn(f'accelerator class "{name}" inherited from {pool_inherited_from} in '
-                            "acceleratorRequirements.acceleratorClasses is not in the input", code="inherited-accelerator-class-missing")
+                            "acceleratorRequirements.acceleratorClasses is not in the input",
+                            code="inherited-accelerator-class-missing")
     if own.get("disabled") is True:
         return
     missing = [name for name in runtime_pool(own) if name not in inputs.classes]

@@ -259,7 +259,8 @@ def pod_node_selector(component: str, role: str | None, merged: dict, model_read
         for key, old in role_selector.items():
             if key in class_selector and class_selector[key] != old and key not in isvc_selector:
                 report.warn(f"{component} {role} pods: accelerator class {cls.name} sets nodeSelector "
-                            f"{key}={class_selector[key]} over {old} from spec.{component}.{role}.nodeSelector", code="accelerator-node-selector-override")
+                            f"{key}={class_selector[key]} over {old} from spec.{component}.{role}.nodeSelector",
+                            code="accelerator-node-selector-override")
     return selector
 
 

@@ -91,7 +91,8 @@ def select(candidates: list[Candidate]) -> Selection:
     if chosen.namespace != NAMESPACE:
         messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
                                 f"{chosen.namespace or '(none)'}; omerender uses this one as the cluster "
-                                f"configuration", chosen.ref, chosen.file, "metadata.namespace", code="configmap-namespace"))
+                                f"configuration", chosen.ref, chosen.file, "metadata.namespace",
+                                code="configmap-namespace"))
     config, notes = parse_configmap(chosen)
     return Selection(config, messages + notes)
 
@@ -175,7 +176,8 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
         near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \
             else []
         if key not in parse.KEYS and near:
-            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?', "unknown-config-key"))
+            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?',
+                                 "unknown-config-key"))
     return messages
 
 

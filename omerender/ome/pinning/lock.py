@@ -238,7 +238,8 @@ def _warn_runtime_gone(isvc: Obj, live: Live, report: Report, revision: str) -> 
                     f"pinned revision {revision}", code="runtime-drifted-missing")
         return True
     if live.disabled:
-        report.warn(f"runtime {live.ref} is disabled; rendered from pinned revision {revision}", code="runtime-disabled-pinned")
+        report.warn(f"runtime {live.ref} is disabled; rendered from pinned revision {revision}",
+                    code="runtime-disabled-pinned")
         return True
     return False
 
@@ -257,7 +258,8 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
             raise _stale(f"no entry for InferenceService {ident}" if entry is None else
                          f"InferenceService {ident} is not pinned yet")
         report.warn(f"spec.runtime.autoSync is false but {LOCK_FILE} has no pinned revision; rendered from the "
-                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it", field="spec.runtime.autoSync", code="autosync-unpinned")
+                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it", field="spec.runtime.autoSync",
+                    code="autosync-unpinned")
         return live.spec
     record = revisions.get(pin)
     if record is None:
@@ -270,7 +272,8 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     if token and token != entry.syncToken:
         if locked:
             raise _stale(f'ome.io/runtime-sync "{token}" of InferenceService {ident} is pending')
-        report.warn(f'ome.io/runtime-sync "{token}" is new; {UPDATE_HINT} to advance from {pin} to {live.revision}', code="runtime-sync-new")
+        report.warn(f'ome.io/runtime-sync "{token}" is new; {UPDATE_HINT} to advance from {pin} to {live.revision}',
+                    code="runtime-sync-new")
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
                     "ome.io/runtime-sync annotation to advance", code="runtime-drifted")
@@ -287,14 +290,16 @@ def _following(isvc, live, entry, report, locked) -> dict:
         if locked:
             raise _stale(f"runtime of InferenceService {ident} changed ({entry.runtime} -> {live.ref})")
         if entry.selection == "Auto" and live.selection == "Auto":
-            report.warn(f"auto-selected runtime changed since {LOCK_FILE}: {entry.runtime} -> {live.ref}", code="auto-selected-runtime-changed")
+            report.warn(f"auto-selected runtime changed since {LOCK_FILE}: {entry.runtime} -> {live.ref}",
+                        code="auto-selected-runtime-changed")
         else:
             report.warn(f"{LOCK_FILE} pins {entry.runtime}, but spec.runtime now resolves to {live.ref}; "
                         f"rendered from the live spec; {UPDATE_HINT}", code="lock-runtime-moved")
     elif entry.specHash != live.hash:
         if locked:
             raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {live.revision})")
-        report.info(f"runtime spec changed since {LOCK_FILE} ({entry.revision} -> {live.revision})", code="runtime-spec-changed")
+        report.info(f"runtime spec changed since {LOCK_FILE} ({entry.revision} -> {live.revision})",
+                    code="runtime-spec-changed")
     return live.spec
 
 
@@ -379,7 +384,8 @@ def _update_entry(isvc: Obj, inputs: Inputs, chains: Chains, entry: Entry | None
         pass
     elif live.hash == record.specHash:
         if new_token:
-            report.info(f'ome.io/runtime-sync "{token}" held: the runtime spec has not changed', code="runtime-sync-held")
+            report.info(f'ome.io/runtime-sync "{token}" held: the runtime spec has not changed',
+                        code="runtime-sync-held")
     elif new_token or move:
         new_pin = records.add(live)
         why = f'ome.io/runtime-sync "{token}"' if new_token else "--advance"

@@ -136,7 +136,8 @@ class Chains:
         if parent.name not in self.inputs.cluster_runtimes:
             return
         self.report.warn(f"in the chain of {rt_ref(head)}, {rt_ref(rt)} inherits from {rt_ref(parent)}, "
-                         f"which shadows ClusterServingRuntime/{parent.name}", head.ref, file=head.file, code="inherit-shadowed-parent")
+                         f"which shadows ClusterServingRuntime/{parent.name}", head.ref, file=head.file,
+                         code="inherit-shadowed-parent")
 
 
 def validate_runtime_chain(rt: Obj, chains: Chains) -> None:

@@ -82,7 +82,8 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     if plan.service_account:
         if pod.get("serviceAccountName") not in (None, plan.service_account):
             report.warn(f"{plan.component}: serviceAccountName {pod['serviceAccountName']} is replaced by "
-                        f"{plan.service_account}, which the router needs to find its pods", code="service-account-replaced")
+                        f"{plan.service_account}, which the router needs to find its pods",
+                        code="service-account-replaced")
         pod["serviceAccountName"] = plan.service_account
     for key, value in POD_DEFAULTS.items():
         pod.setdefault(key, copy_data(value))
