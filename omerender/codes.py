@@ -170,6 +170,12 @@ _ALL = [
        "List omerender under transformers: of the kustomization that holds it."),
     _w("relayed-warning", "A warning the KRM function printed under kustomize without a code.",
        "Read the message."),
+    _i("build-path", "build --verbose: which path the build takes (kustomize piped into the render, or the "
+       "omerender function inside kustomize), and why.", "None needed."),
+    _i("waiting-for-lock", "Another omerender render is writing the same --output-dir; this one waits for it.",
+       "None needed."),
+    _w("deprecated-option", "An option's old spelling, which goes away in the next release.",
+       "Use the spelling the message names."),
     # model-info
     _i("skip-config-parsing", "A model annotated ome.oracle.com/skip-config-parsing is skipped.", "None needed."),
     _i("model-info-added", "Fields model-info added to a model.", "None needed."),

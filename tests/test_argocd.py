@@ -327,7 +327,7 @@ def test_a_terminated_generate_removes_its_staged_copy(tmp_path):
 
 def test_strict_fails_the_sync_on_a_warning(tmp_path):
     warning = ("InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected "
-               "for model llama-3-2-3b-instruct")
+               "for model llama-3-2-3b-instruct [auto-selected-runtime]")
     plain = cmp(tmp_path / "a", "apps/plain", env={"STRICT": "true"})
     assert (plain.returncode, plain.stdout) == (1, "")
     assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml:3:1: {warning}",

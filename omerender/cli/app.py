@@ -156,7 +156,8 @@ render_cmd.name = "render"
 
 
 def _waiting(lock_file: str) -> None:
-    click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
+    say(Message("info", "another omerender render is writing this directory; waiting for it", file=lock_file,
+                code="waiting-for-lock"))
 
 
 @cli.command("fn", add_help_option=False, context_settings={"ignore_unknown_options": True},

@@ -57,7 +57,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
 
     built = built_or_fail(run, debug)
     if verbose:
-        click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
+        say(Message("info", f"{built.plan.path} path: {built.plan.reason}", code="build-path"))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         say(message)

@@ -129,6 +129,6 @@ def deprecated_spelling(old: str, new: str, value: str | None, old_value: str | 
         return value
     if value is not None:
         raise click.UsageError(f"{old} is the old spelling of {new}; give one of them")
-    click.echo(f"warning: {old} is deprecated and goes away in the next release (-o will be the output format, as "
-               f"in explain, tree and model-info); use: {new} {old_value}", err=True)
+    say(Message("warning", f"{old} is deprecated and goes away in the next release (-o will be the output format, "
+                f"as in explain, tree and model-info); use: {new} {old_value}", code="deprecated-option"))
     return old_value
