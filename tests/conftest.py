@@ -149,7 +149,34 @@ def _maker(frame) -> str:
     return frame.f_globals.get("__name__", "") if frame is not None else ""
 
 
+def _record_printed_codes() -> None:
+    """Note the codes a test's subprocess (omerender run as a program, or by kustomize) printed."""
+    import subprocess
+
+    def scan(*outputs) -> None:
+        for text in outputs:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", "replace")
+            if isinstance(text, str):
+                EMITTED.update(m.group(2) for m in CODE.finditer(text))
+                EMITTED.update(re.findall(r"^::(?:warning|notice) .*title=([a-z0-9-]+)::", text, re.MULTILINE))
+
+    run, communicate = subprocess.run, subprocess.Popen.communicate
+
+    def recording_run(*args, **kwargs):
+        done = run(*args, **kwargs)
+        scan(done.stdout, done.stderr)
+        return done
+
+    def recording_communicate(self, *args, **kwargs):
+        outputs = communicate(self, *args, **kwargs)
+        scan(*outputs)
+        return outputs
+    subprocess.run, subprocess.Popen.communicate = recording_run, recording_communicate
+
+
 _record_codes()
+_record_printed_codes()
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

@@ -308,3 +308,56 @@ def test_messages_github_on_errors_of_other_commands(tmp_path):
         run = run_cli(*command, "--messages", "github", str(bad))
         assert run.code == 1, command
         assert run.printed.startswith("::error"), (command, run.printed)
+
+
+# ---------------------------------------------------------------- codes no other test reaches
+
+def test_one_input_with_many_codes_and_strict_allowing_some(tmp_path):
+    copy = tmp_path / "in"
+    shutil.copytree(QUICKSTART, copy)
+    (copy / "kustomization.yaml").unlink()
+    isvc = copy / "isvc.yaml"
+    text = isvc.read_text().replace("  namespace: llama-demo\n", "  namespace: llama-demo\n  annotations:\n"
+                                    "    ome.io/service-type: Balanced\n", 1)
+    text = text.replace("    name: llama-3-2-3b-instruct\n  engine:", "    name: llama-3-2-3b-instruct\n"
+                        "    overlays:\n    - name: no-such-overlay\n  engine:")
+    isvc.write_text(text + "    runner:\n      volumeMounts:\n"
+                    + "".join(f"      - {{name: v{i}, mountPath: /m{i}}}\n" for i in range(102)))
+    run = run_cli("render", str(copy))
+    at = f"{copy}/isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct:"
+    assert run.code == 0
+    assert run.printed.splitlines()[1:4] == [
+        f"warning: {at} overlay ClusterBaseModel no-such-overlay in spec.model.overlays[0] is not in the inputs; it "
+        "is skipped [overlay-skipped]",
+        f'warning: {at} ome.io/service-type "Balanced" is not ClusterIP, NodePort or LoadBalancer; using ClusterIP '
+        "[invalid-service-type]",
+        f"warning: {at} engine container ome-container mounts v0, which names no volume of the pod; the API server "
+        "refuses such a pod [mount-without-volume]"]
+    assert run.codes == ["auto-selected-runtime", "overlay-skipped", "invalid-service-type"] + \
+        ["mount-without-volume"] * 97 + ["more-messages"]
+    assert run.placed_lines[-1] == (f"warning: {at} 5 more warnings about this object are not shown: omerender "
+                                    "prints at most 100 per object")
+    allowed = "auto-selected-runtime,overlay-skipped,invalid-service-type"
+    run = run_cli("render", "--strict", "--allow", allowed, str(copy))
+    assert run.lines[-1] == ("error: 102 warnings not allowed (--allow), and --strict makes every warning fail the "
+                             "run")
+    run = run_cli("render", "--strict", "--allow", allowed, "--allow", "mount-without-volume", str(copy))
+    assert run.code == 0, run.lines[-1]
+
+
+def test_model_info_without_an_estimate_says_so_with_its_code(tmp_path):
+    (tmp_path / "config.json").write_text('{"model_type": "zzz", "architectures": ["ZzzForCausalLM"]}')
+    run = run_cli("model-info", str(tmp_path))
+    assert run.code == 0
+    assert run.printed.splitlines() == [
+        f"warning: {tmp_path}: modelParameterSize left out: no *.safetensors files in {tmp_path}, and OME has no "
+        "estimate for model_type zzz; point SOURCE at the model's *.safetensors files or set it by hand "
+        "[model-size-unknown]"]
+
+
+def test_build_reads_back_the_code_of_the_function_s_warnings():
+    from omerender.cli.build import function_warnings
+    relayed = function_warnings("warning: InferenceService a/b: text [auto-selected-runtime]\nwarning: old line\n"
+                                "info: not a warning [pinned]\n")
+    assert [(m.text, m.code) for m in relayed] == [("InferenceService a/b: text", "auto-selected-runtime"),
+                                                   ("old line", "relayed-warning")]
