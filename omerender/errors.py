@@ -4,7 +4,8 @@ Every user-facing problem is an :class:`OmeError` (or a :class:`Message` of
 severity ``warning``/``info`` collected in a :class:`Report`). Each carries
 the file, the object (kind, namespace/name) and the field where known, so the
 shell can print ``error: <file>:<line>:<column>: <Kind> <ns>/<name>: <text>`` or turn it into a
-KRM result. The line and column are asked of the object's origin (:mod:`omerender.yamlio.marks`) only
+KRM result. A warning or info also carries its code (:mod:`omerender.codes`), printed after the text as
+`` [<code>]`` and read by ``--allow``. The line and column are asked of the object's origin (:mod:`omerender.yamlio.marks`) only
 when the line is printed: nothing is kept per field while rendering. :func:`run_guarded` is the edge every
 command and the function share: any exception becomes messages (:func:`failure_messages`), an unexpected one
 a single internal error.

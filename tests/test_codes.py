@@ -361,3 +361,18 @@ def test_build_reads_back_the_code_of_the_function_s_warnings():
                                 "info: not a warning [pinned]\n")
     assert [(m.text, m.code) for m in relayed] == [("InferenceService a/b: text", "auto-selected-runtime"),
                                                    ("old line", "relayed-warning")]
+
+
+def test_build_relays_the_function_s_warnings_as_annotations(tmp_path):
+    from test_strict import kustomize_repo, omerender
+    root = kustomize_repo(tmp_path)
+    above = root / "kustomize" / "overlays" / "above"
+    above.mkdir()
+    (above / "kustomization.yaml").write_text("resources: [../prod]\ncommonAnnotations: {team: llm}\n")
+    done = omerender("build", "--messages", "github", str(above), cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert ("::warning title=auto-selected-runtime::InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
+            "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct") in done.stderr.splitlines()
+    done = omerender("build", "--messages", "github", "--strict", "--allow", "auto-selected-runtime", str(above),
+                     cwd=root)
+    assert done.returncode == 0, done.stderr

@@ -100,7 +100,7 @@ def test_build_strict_fails_on_the_function_path(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[-2:] == [
         "warning: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be "
-        "auto-selected for model llama-3-2-3b-instruct", STRICT]
+        "auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]", STRICT]
 
 
 def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):

@@ -14,7 +14,7 @@ from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_loc
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
 from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
-                    messages_option, render_options, say)
+                    messages_option, relay, render_options, say)
 
 RENDER_EXAMPLE = """
 \b
@@ -100,7 +100,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
         if built is not None:
             result = built.result
-            sys.stderr.write(built.tool_stderr)
+            relay(built.tool_stderr)
         else:
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)

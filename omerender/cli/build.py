@@ -13,7 +13,7 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
 from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
-                    messages_option, say)
+                    messages_option, relay, say)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -58,7 +58,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     built = built_or_fail(run, debug)
     if verbose:
         say(Message("info", f"{built.plan.path} path: {built.plan.reason}", code="build-path"))
-    sys.stderr.write(built.tool_stderr)
+    relay(built.tool_stderr)
     for message in built.messages:
         say(message)
     text, failures = run_guarded(lambda: dump_stream(built.objects), debug) if built.objects is not None \

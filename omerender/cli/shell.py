@@ -7,7 +7,7 @@ from typing import Iterable
 import click
 
 from omerender.codes import parse_allow
-from omerender.errors import Message, strict_error
+from omerender.errors import Message, relayed_warning, strict_error
 from omerender.ome.render import Options
 
 
@@ -104,6 +104,20 @@ def _escape_data(text: str) -> str:
 
 def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def relay(tool_stderr: str) -> None:
+    """Pass on what kustomize (and the omerender function it ran) wrote to stderr: as it was, or, with
+    ``--messages github``, its warning lines as annotations."""
+    if _meta(_FORM, "text") != "github":
+        sys.stderr.write(tool_stderr)
+        return
+    for line in tool_stderr.splitlines():
+        message = relayed_warning(line)
+        if message is not None:
+            say(message)
+        else:
+            click.echo(line, err=True)
 
 
 def fail(messages: Iterable[Message], status: int = 1) -> None:

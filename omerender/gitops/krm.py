@@ -258,10 +258,13 @@ def _resource_list(items: list, results: list) -> dict:
 
 
 def result_line(result: dict) -> str:
-    """A result as its stderr line: ``<severity>: [<file>: ]<message>``, the file where kustomize named it."""
+    """A result as its stderr line: ``<severity>: [<file>: ]<message>[ [<code>]]``, the file where kustomize named
+    it, the code its tags hold."""
     file = (result.get("file") or {}).get("path")
     named = isinstance(file, str) and not file.startswith(UNNAMED)
-    return f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+    code = (result.get("tags") or {}).get("code")
+    return (f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+            f"{f' [{code}]' if code else ''}")
 
 
 def read_input(stream) -> str:
