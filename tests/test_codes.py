@@ -376,3 +376,20 @@ def test_build_relays_the_function_s_warnings_as_annotations(tmp_path):
     done = omerender("build", "--messages", "github", "--strict", "--allow", "auto-selected-runtime", str(above),
                      cwd=root)
     assert done.returncode == 0, done.stderr
+
+
+def test_allow_in_the_omerender_config_accepts_warnings_on_both_build_paths(tmp_path):
+    from test_strict import kustomize_repo, omerender
+    root = kustomize_repo(tmp_path)
+    prod = root / "kustomize" / "overlays" / "prod"
+    config = prod / "omerender.yaml"
+    config.write_text(config.read_text().replace("spec:\n", "spec:\n  strict: true\n"))
+    above = root / "kustomize" / "overlays" / "above"
+    above.mkdir()
+    (above / "kustomization.yaml").write_text("resources: [../prod]\ncommonAnnotations: {team: llm}\n")
+    assert [omerender("build", str(path), cwd=root).returncode for path in (prod, above)] == [1, 1]
+    config.write_text(config.read_text().replace("spec:\n", "spec:\n  allow: [auto-selected-runtime]\n"))
+    for path in (prod, above):
+        done = omerender("build", str(path), cwd=root)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.endswith("will be auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]\n")

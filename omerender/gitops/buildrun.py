@@ -295,19 +295,24 @@ def _function(tree, plan, run: Run) -> Built:
                                    f"list omerender under transformers: of the kustomization that holds it or of "
                                    f"an overlay above",
                                    code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
-    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=_asks_strict(tree))
+    strict = _strict_configs(tree)
+    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=bool(strict),
+                 allow=frozenset().union(*(options.allow for options in strict)))
 
 
-def _asks_strict(tree) -> bool:
-    """Whether an OMERender config of the tree says ``strict: true``: then a warning of the build itself (an
-    InferenceService no transformer saw) fails it too, as the function fails on its own."""
+def _strict_configs(tree) -> list[Options]:
+    """The options of the tree's OMERender configs that say ``strict: true``: then a warning of the build itself
+    (an InferenceService no transformer saw) fails it too, as the function fails on its own, unless their
+    ``allow`` accepts it (as the function accepts its own)."""
+    found = []
     for ref in tree.refs:
         try:
-            if _config_options(ref.config).strict:
-                return True
+            options = _config_options(ref.config)
         except OmeError:  # the function refused it already, or it is a legacy plugin's, read the same way
             continue
-    return False
+        if options.strict:
+            found.append(options)
+    return found
 
 
 def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str]:
