@@ -4,7 +4,8 @@ Every user-facing problem is an :class:`OmeError` (or a :class:`Message` of
 severity ``warning``/``info`` collected in a :class:`Report`). Each carries
 the file, the object (kind, namespace/name) and the field where known, so the
 shell can print ``error: <file>:<line>:<column>: <Kind> <ns>/<name>: <text>`` or turn it into a
-KRM result. The line and column are asked of the object's origin (:mod:`omerender.yamlio.marks`) only
+KRM result. A warning or info also carries its code (:mod:`omerender.codes`), printed after the text as
+`` [<code>]`` and read by ``--allow``. The line and column are asked of the object's origin (:mod:`omerender.yamlio.marks`) only
 when the line is printed: nothing is kept per field while rendering. :func:`run_guarded` is the edge every
 command and the function share: any exception becomes messages (:func:`failure_messages`), an unexpected one
 a single internal error.
@@ -15,6 +16,8 @@ import re
 import traceback
 from dataclasses import dataclass, field as dc_field
 from typing import Callable
+
+from omerender.codes import CODES
 
 # C0 and C1 controls, DEL, and the Unicode line separators and direction overrides that can make one
 # message line look like several (a newline in a name would forge an extra "error:" line).
@@ -70,8 +73,13 @@ class Message:
     field: str | None = None
     origin: object = dc_field(default=None, compare=False, repr=False)  # else the ref's origin
     folded: int = dc_field(default=0, compare=False, repr=False)  # a count line: the messages it stands for
+    code: str | None = None  # a warning's or info's name in omerender.codes (required for them)
+    # a count line: (code, count) of the messages it stands for, so --allow can tell them apart
+    folded_codes: tuple = dc_field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.severity != "error" and self.code not in CODES:
+            raise ValueError(f"{self.severity} without a code of omerender.codes: {self.code!r}")
         # Say now which field this message's line will name: the fields of all messages made before the first
         # is printed are placed in one composition of their document (omerender.yamlio.marks).
         want = getattr(self.where(), "want", None) if self.file else None
@@ -89,6 +97,8 @@ class Message:
         if self.ref is not None:
             parts.append(f"{self.ref}:")
         parts.append(self.text)
+        if self.code:
+            parts.append(f"[{self.code}]")
         return escape(" ".join(parts))
 
     def where(self):
@@ -155,15 +165,16 @@ class Report:
     _summaries: dict = dc_field(default_factory=dict, repr=False, compare=False)  # same key -> its index
 
     def warn(self, text: str, ref: ObjRef | None = None, field: str | None = None,
-             file: str | None = None) -> None:
-        self._add("warning", text, ref, field, file)
+             file: str | None = None, *, code: str) -> None:
+        self._add("warning", text, ref, field, file, code)
 
     def info(self, text: str, ref: ObjRef | None = None, field: str | None = None,
-             file: str | None = None) -> None:
-        self._add("info", text, ref, field, file)
+             file: str | None = None, *, code: str) -> None:
+        self._add("info", text, ref, field, file, code)
 
-    def _add(self, severity, text, ref, field, file) -> None:
-        self.add(Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field))
+    def _add(self, severity, text, ref, field, file, code) -> None:
+        self.add(Message(severity, text, ref or self.ref, file or (self.file if ref is None else None), field,
+                         code=code))
 
     def add(self, message: Message) -> None:
         """Add a message once; the same message twice is reported once. Past :data:`MAX_MESSAGES_PER_OBJECT`
@@ -179,8 +190,11 @@ class Report:
             return
         more = count - MAX_MESSAGES_PER_OBJECT
         plural = message.severity + ("s" if more > 1 else "")
+        codes = dict(self.messages[self._summaries[key]].folded_codes) if key in self._summaries else {}
+        for code, n in message.folded_codes or ((message.code, message.folded or 1),):
+            codes[code] = codes.get(code, 0) + n
         summary = Message(message.severity, f"{more:,} more {plural} {MORE_SUFFIX}", message.ref, message.file,
-                          folded=more)
+                          folded=more, code="more-messages", folded_codes=tuple(codes.items()))
         if key in self._summaries:
             self.messages[self._summaries[key]] = summary
         else:
@@ -224,14 +238,41 @@ def failure_messages(exc: BaseException, debug: bool = False) -> list[Message]:
                     + ("" if debug else " (run with --debug for a traceback)"))]
 
 
-def strict_error(messages, switch: str) -> Message | None:
+def strict_error(messages, switch: str, allow=frozenset()) -> Message | None:
     """The error that fails a strict run (``switch`` names how strictness was asked for) whose messages hold
-    warnings; None when they hold none. Infos never count."""
-    count = sum(message.folded or 1 for message in messages if message.severity == "warning")
+    warnings whose codes are not in ``allow``; None when they hold none. Infos never count."""
+    count = sum(_unallowed(message, allow) for message in messages if message.severity == "warning")
     if not count:
         return None
     said = "1 warning" if count == 1 else f"{count} warnings"
-    return Message("error", f"{said}, and {switch} makes every warning fail the run")
+    accepted = " not allowed (--allow)" if allow else ""
+    return Message("error", f"{said}{accepted}, and {switch} makes every warning fail the run")
+
+
+def _unallowed(message: Message, allow) -> int:
+    """How many warnings ``message`` stands for whose codes ``allow`` does not accept."""
+    if message.folded_codes:
+        return sum(n for code, n in message.folded_codes if code not in allow)
+    return 0 if message.code in allow else message.folded or 1
+
+
+def relayed_warning(line: str) -> Message | None:
+    """The warning a ``warning: ...`` line of a nested omerender (the KRM function under kustomize) printed, its
+    code read back from the line's end; None for any other line."""
+    if not line.startswith("warning: "):
+        return None
+    text = line[len("warning: "):]
+    match = _CODE_SUFFIX.search(text)
+    if match and match.group(1) in CODES:
+        return _warning(text[:match.start()], match.group(1))
+    return Message("warning", text, code="relayed-warning")
+
+
+def _warning(text: str, code: str) -> Message:
+    return Message("warning", text, code=code)
+
+
+_CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")
 
 
 def run_guarded(action: Callable, debug: bool = False):

@@ -34,9 +34,19 @@ yaml.SafeDumper.add_implicit_resolver(
 POSITION = re.compile(r"\b(error|warning|info): ([^\n]*?):\d+:\d+: ")
 
 
+# A warning's or info's code at the end of its line (omerender.codes): tests of a message's text compare it
+# without; tests of codes read ``placed`` (or Run.codes).
+CODE = re.compile(r"^((?:warning|info): [^\n]*?) \[([a-z0-9-]+)\]$", re.MULTILINE)
+
+
+def uncoded(text: str) -> str:
+    """``text`` with every warning's and info's code taken out."""
+    return CODE.sub(r"\1", text)
+
+
 def unplaced(text: str) -> str:
-    """``text`` with every message's ``:line:column`` after its file taken out."""
-    return POSITION.sub(r"\1: \2: ", text)
+    """``text`` with every message's ``:line:column`` after its file, and every warning's code, taken out."""
+    return uncoded(POSITION.sub(r"\1: \2: ", text))
 
 
 @dataclass
@@ -44,11 +54,17 @@ class Run:
     code: int
     stdout: str
     stderr: str  # as printed, less the positions (see unplaced)
-    placed: str = ""  # stderr as printed
+    placed: str = ""  # stderr less the codes
+    printed: str = ""  # stderr as printed
 
     @property
     def placed_lines(self) -> list[str]:
         return [line for line in self.placed.splitlines() if line]
+
+    @property
+    def codes(self) -> list[str]:
+        """The codes of the warnings and infos printed, in order."""
+        return [m.group(2) for m in CODE.finditer(self.printed)]
 
     @property
     def objects(self) -> list[dict]:
@@ -69,7 +85,7 @@ class Run:
 
 def run_cli(*args: str, input: str | None = None) -> Run:
     result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-    return Run(result.exit_code, result.stdout, unplaced(result.stderr), result.stderr)
+    return Run(result.exit_code, result.stdout, unplaced(result.stderr), uncoded(result.stderr), result.stderr)
 
 
 def render_objects(objects: list[dict], *flags: str) -> Run:
@@ -105,3 +121,80 @@ def container(deployment: dict, index: int = -1) -> dict:
 
 def env_pairs(c: dict) -> list[tuple[str, str | None]]:
     return [(e["name"], e.get("value")) for e in c.get("env", [])]
+
+
+# ---------------------------------------------------------------- every code of the table is emitted by some test
+
+EMITTED: set[str] = set()
+
+
+def _record_codes() -> None:
+    """Note the code of every warning and info omerender itself makes while the tests run (a Message a test
+    builds by hand does not count)."""
+    import sys
+    from omerender.errors import Message
+    made = Message.__post_init__
+
+    def post_init(self) -> None:
+        made(self)
+        if self.code and _maker(sys._getframe(2)).startswith("omerender."):
+            EMITTED.add(self.code)
+    Message.__post_init__ = post_init
+
+
+def _maker(frame) -> str:
+    """The module that asked for the message: the first caller outside omerender.errors (Report.warn...)."""
+    while frame is not None and frame.f_globals.get("__name__") == "omerender.errors":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
+def _record_printed_codes() -> None:
+    """Note the codes a test's subprocess (omerender run as a program, or by kustomize) printed."""
+    import subprocess
+
+    def scan(*outputs) -> None:
+        for text in outputs:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", "replace")
+            if isinstance(text, str):
+                EMITTED.update(m.group(2) for m in CODE.finditer(text))
+                EMITTED.update(re.findall(r"^::(?:warning|notice) .*title=([a-z0-9-]+)::", text, re.MULTILINE))
+
+    run, communicate = subprocess.run, subprocess.Popen.communicate
+
+    def recording_run(*args, **kwargs):
+        done = run(*args, **kwargs)
+        scan(done.stdout, done.stderr)
+        return done
+
+    def recording_communicate(self, *args, **kwargs):
+        outputs = communicate(self, *args, **kwargs)
+        scan(*outputs)
+        return outputs
+    subprocess.run, subprocess.Popen.communicate = recording_run, recording_communicate
+
+
+_record_codes()
+_record_printed_codes()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """When the whole suite ran (every test file, nothing deselected, no stop on failure), each code of
+    omerender/codes.py must have been emitted by some test: a code no test reaches is a message no test reads.
+    (That every emitted code is in the table, Message itself checks.)"""
+    from omerender.codes import CODES
+    config = session.config
+    files = {Path(str(item.fspath)).name for item in session.items}
+    everything = {p.name for p in Path(__file__).parent.glob("test_*.py")}
+    partial = (files != everything or config.option.keyword or config.option.markexpr or session.shouldstop
+               or config.getoption("deselect", None) or exitstatus != 0)
+    if partial:
+        return
+    never = sorted(set(CODES) - EMITTED)
+    if never:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"error: message codes no test emitted: {', '.join(never)}; add a test that "
+                                f"renders an input printing each (tests/test_codes.py)", red=True)
+        session.exitstatus = 1

@@ -149,12 +149,12 @@ def test_malformed_extra_endpoints_are_one_warning():
 def test_an_object_prints_at_most_100_warnings_then_one_line_counting_the_rest():
     report = Report(file="f.yaml")
     for i in range(150):
-        report.warn(f"w{i}")
-    report.info("i0")
+        report.warn(f"w{i}", code="removed-field")
+    report.info("i0", code="pinned")
     lines = [m.line() for m in report.messages]
-    assert lines[:100] == [f"warning: f.yaml: w{i}" for i in range(100)]
+    assert lines[:100] == [f"warning: f.yaml: w{i} [removed-field]" for i in range(100)]
     assert lines[100:] == ["warning: f.yaml: 50 more warnings about this object are not shown: omerender prints at "
-                           "most 100 per object", "info: f.yaml: i0"]
+                           "most 100 per object [more-messages]", "info: f.yaml: i0 [pinned]"]
     outer = Report()
     outer.extend(report.messages)  # the render's report gathers each object's: the counting line passes through
     assert [m.line() for m in outer.messages] == lines

@@ -98,9 +98,7 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == [
-        "no-model-node-selector", "keep-inputs", "pod-monitors", "model-weights", "weights-storage-class",
-        "weights-access-mode", "downloader-image", "strict", "allow-empty", "cluster-config"]
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'strict', 'allow', 'allow-empty', 'cluster-config']
 
 
 
@@ -328,7 +326,7 @@ def test_a_terminated_generate_removes_its_staged_copy(tmp_path):
 
 def test_strict_fails_the_sync_on_a_warning(tmp_path):
     warning = ("InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected "
-               "for model llama-3-2-3b-instruct")
+               "for model llama-3-2-3b-instruct [auto-selected-runtime]")
     plain = cmp(tmp_path / "a", "apps/plain", env={"STRICT": "true"})
     assert (plain.returncode, plain.stdout) == (1, "")
     assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml:3:1: {warning}",

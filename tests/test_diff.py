@@ -137,11 +137,14 @@ def test_size_range_edit_flips_auto_selection_and_says_why_the_old_runtime_lost(
     assert "Warnings: 3 new, 2 gone\n" in text
     assert f"Warnings new in head:\n  warning: {head / 'services.yaml'}: InferenceService llm/chat-a: Runtime " \
            "vllm-8b will be auto-selected" in text
-    assert f"  warning: {head / 'services.yaml'}: InferenceService llm/chat-c: {outside}\n" in text
+    assert (f"  warning: {head / 'services.yaml'}: InferenceService llm/chat-c: {outside} "
+            "[runtime-unsupported-model]\n") in text
     assert text.endswith(f"Warnings gone from base:\n  warning: {BASE / 'services.yaml'}: InferenceService llm/chat-a: "
-                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct\n"
+                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct "
+                         "[auto-selected-runtime]\n"
                          f"  warning: {BASE / 'services.yaml'}: InferenceService llm/chat-b: "
-                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct\n")
+                         "Runtime sglang-8b will be auto-selected for model llama-3-1-8b-instruct "
+                         "[auto-selected-runtime]\n")
 
 
 def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
@@ -276,7 +279,7 @@ def test_added_and_removed_inference_services_as_a_pull_request_comment(tmp_path
 <details><summary>Warnings: 1 new, 0 gone</summary>
 
 - new: warning: {escaped}:25:1: InferenceService llm/chat-d: Runtime sglang-8b will be auto-selected for model \
-llama-3-1-8b-instruct
+llama-3-1-8b-instruct \\[auto-selected-runtime\\]
 
 </details>
 """

@@ -459,7 +459,7 @@ def test_x8_head_rule_applies_to_every_hop_and_warns_w_i1():
     assert [m.line() for m in report.messages] == [
         "warning: in.yaml:1:1: ServingRuntime llama-demo/leaf: in the chain of ServingRuntime/llama-demo/leaf, "
         "ClusterServingRuntime/mid inherits from ServingRuntime/llama-demo/base, which shadows "
-        "ClusterServingRuntime/base"]
+        "ClusterServingRuntime/base [inherit-shadowed-parent]"]
     mid_chain = chains.chain(inputs.cluster_runtimes["mid"])
     assert [str(rt.ref) for rt in mid_chain] == ["ClusterServingRuntime mid", "ClusterServingRuntime base"]
     assert len(report.messages) == 1

@@ -296,7 +296,7 @@ def test_build_takes_the_pipeline_and_gives_the_function_path_objects():
         assert objects(done.stdout) == objects(direct.stdout), overlay  # order included
         assert (f"info: pipeline path: OMERender is the last transformer of "
                 f"fixtures/kustomize/overlays/{overlay}/kustomization.yaml: kustomize build with plugins off and "
-                f"without it, then omerender render (the same objects, faster)\n") in done.stderr
+                f"without it, then omerender render (the same objects, faster) [build-path]\n") in done.stderr
 
 
 def test_build_writes_the_output_file(tmp_path):
@@ -386,7 +386,7 @@ def test_warnings_kubectl_kustomize_drops_are_printed_by_omerender_build(tmp_pat
     isvc = tree / "base" / "isvc.yaml"
     isvc.write_text(isvc.read_text().replace("  runtime:\n    name: sglang-llama-3-2-3b\n", ""))
     warning = (f"warning: base/isvc.yaml: InferenceService llama-dev/{ISVC}: Runtime sglang-llama-3-2-3b "
-               f"will be auto-selected for model {ISVC}\n")
+               f"will be auto-selected for model {ISVC} [auto-selected-runtime]\n")
     legacy = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / "dev")],
                  KUSTOMIZE_PLUGIN_HOME=str(home))
     assert legacy.returncode == 0 and "auto-selected" not in legacy.stderr

@@ -513,7 +513,7 @@ def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
     result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.stderr == (f"info: {tmp_path}/isvc.yaml:1:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
-                             f"pinned to {R0}\n")
+                             f"pinned to {R0} [pinned]\n")
     path = tmp_path / "omerender.lock.yaml"
     text = path.read_text()
     assert parse_lock(text).entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision == R0
@@ -525,7 +525,7 @@ def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
     write(tmp_path, runtime=plain("0.85"))
     result = CliRunner().invoke(lock_group, ["update", str(tmp_path), "--advance", "llama-demo/llama-3-2-3b-instruct"])
     assert result.exit_code == 0, result.output
-    assert result.stderr.endswith(f"advanced from {R0} to {R1} (--advance)\n")
+    assert result.stderr.endswith(f"advanced from {R0} to {R1} (--advance) [pin-advanced]\n")
     assert parse_lock(path.read_text()).entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision == R1
 
 

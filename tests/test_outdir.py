@@ -382,7 +382,7 @@ def test_a_second_render_waits_for_the_lock(tmp_path):
     stdout, stderr = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, stdout) == (0, ""), stderr
     assert stderr.splitlines()[0] == (f"info: {out.parent / '.out.omerender-lock'}: another omerender render is "
-                                      "writing this directory; waiting for it")
+                                      "writing this directory; waiting for it [waiting-for-lock]")
     assert snapshot(out) != before and "nodeSelector" not in (out / DEPLOYMENT).read_text()
     assert not (out.parent / ".out.omerender-lock").exists()  # removed once the render let go of it
 
@@ -448,13 +448,13 @@ def test_render_with_no_path_in_a_flux_repo_root_skips_its_own_output(tmp_path):
     done = omerender("render", cwd=repo)
     assert (done.returncode, done.stdout) == (0, alone.stdout)
     assert done.stderr.splitlines()[0] == (f"info: ./rendered: skipped: `omerender render --output-dir` wrote this directory "
-                                           f"(it holds {MARKER}); its objects are output, not input")
+                                           f"(it holds {MARKER}); its objects are output, not input [rendered-dir-skipped]")
     assert done.stderr.splitlines()[1:] == [line.replace(" omedeploy/", " ./omedeploy/")
                                             for line in alone.stderr.splitlines()]
     direct = omerender("render", "rendered", cwd=repo)
     assert (direct.returncode, direct.stdout) == (0, "")
     assert direct.stderr.splitlines() == [f"info: rendered: skipped: `omerender render --output-dir` wrote this directory "
-                                          f"(it holds {MARKER}); its objects are output, not input"]
+                                          f"(it holds {MARKER}); its objects are output, not input [rendered-dir-skipped]"]
 
 
 def test_a_record_listing_paths_outside_dir_removes_nothing_there(tmp_path):

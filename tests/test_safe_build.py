@@ -256,7 +256,7 @@ def test_an_overlay_patching_rendered_objects_takes_the_function_path(repo):
     assert done.returncode == 0, done.stderr
     assert ("info: function path: OMERender is listed at kustomize/overlays/prod/kustomization.yaml transformers[0], "
             "not only as the last transformer of kustomize/overlays/above/kustomization.yaml: what follows it "
-            "transforms rendered objects, so kustomize runs the installed omerender function\n") in done.stderr
+            "transforms rendered objects, so kustomize runs the installed omerender function [build-path]\n") in done.stderr
     deployment = next(o for o in objects(done.stdout) if o["kind"] == "Deployment")
     assert deployment["spec"]["template"]["spec"]["priorityClassName"] == "high"
     assert objects(done.stdout) == objects(kustomize_fn(repo / "kustomize" / "overlays" / "above").stdout)
@@ -297,12 +297,13 @@ def test_the_function_path_runs_under_kubectl_kustomize_too(repo, tmp_path):
     assert done.returncode == 0, done.stderr
     assert objects(done.stdout) == objects(kustomize_fn(above).stdout)
     verbose = omerender("build", "-v", str(above), cwd=repo, path=str(only_kubectl))
-    assert verbose.stderr.splitlines()[0].endswith("so kubectl kustomize runs the installed omerender function")
+    assert verbose.stderr.splitlines()[0].endswith("so kubectl kustomize runs the installed omerender function [build-path]")
     pipeline = omerender("build", "-v", str(repo / "kustomize" / "overlays" / "prod"), cwd=repo,
                          path=str(only_kubectl))
     assert pipeline.stderr.splitlines()[0] == (
         "info: pipeline path: OMERender is the last transformer of kustomize/overlays/prod/kustomization.yaml: "
-        "kubectl kustomize with plugins off and without it, then omerender render (the same objects, faster)")
+        "kubectl kustomize with plugins off and without it, then omerender render (the same objects, faster) "
+        "[build-path]")
 
 
 @pytest.mark.parametrize("keep_inputs", [False, True])
@@ -337,7 +338,7 @@ def test_a_kustomization_without_omerender_is_built_then_rendered():
     done = omerender("build", "--verbose", str(ROOT / "fixtures" / "quickstart"), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("info: pipeline path: no OMERender transformer in the tree: kustomize build with "
-                                  "plugins off, then omerender render\n")
+                                  "plugins off, then omerender render [build-path]\n")
     rendered = omerender("render", str(ROOT / "fixtures" / "quickstart"), cwd=ROOT)
     key = lambda o: (o["kind"], o["metadata"]["name"])  # noqa: E731
     assert sorted(objects(done.stdout), key=key) == sorted(objects(rendered.stdout), key=key)
@@ -442,7 +443,7 @@ def test_a_hash_suffixed_configmap_takes_the_function_path_so_references_follow_
     assert done.returncode == 0, done.stderr
     assert ("info: function path: kustomize/overlays/prod/kustomization.yaml configMapGenerator renames objects, and "
             "kustomize rewrites references to them after its transformers, in rendered objects too: kustomize runs "
-            "the installed omerender function\n") in done.stderr
+            "the installed omerender function [build-path]\n") in done.stderr
     configmap = next(o for o in objects(done.stdout) if o["kind"] == "ConfigMap")
     assert configmap["metadata"]["name"].startswith("settings-")
     assert configmap_ref(objects(done.stdout)) == configmap["metadata"]["name"]
@@ -467,7 +468,8 @@ def test_without_omerender_in_the_tree_a_rename_gets_a_warning(repo):
     assert done.returncode == 0, done.stderr
     assert ("warning: kustomize/overlays/prod/kustomization.yaml configMapGenerator renames objects; kustomize can't "
             "rewrite references to them inside InferenceServices, so rendered objects would keep the old names: list "
-            "omerender last under transformers: (plugins/kustomize/omerender-fn.yaml) and kustomize rewrites them\n"
+            "omerender last under transformers: (plugins/kustomize/omerender-fn.yaml) and kustomize rewrites them "
+            "[kustomize-renames]\n"
             ) in done.stderr
 
 
@@ -482,7 +484,7 @@ def test_inputs_marked_local_config_take_the_function_path(repo):
     assert done.returncode == 0, done.stderr
     assert ("info: function path: kustomize/base/runtime.yaml marks objects config.kubernetes.io/local-config, which "
             "kustomize drops only after its transformers, so OMERender sees them: kustomize runs the installed "
-            "omerender function\n") in done.stderr
+            "omerender function [build-path]\n") in done.stderr
     objs = objects(done.stdout)
     assert "ClusterServingRuntime" not in {o["kind"] for o in objs} and "Deployment" in {o["kind"] for o in objs}
     assert objs == objects(kustomize_fn(prod).stdout)
@@ -495,8 +497,8 @@ def test_build_metadata_takes_the_function_path(repo):
     done = omerender("build", "--verbose", str(prod), cwd=repo)
     assert done.returncode == 0, done.stderr
     assert ("info: function path: kustomize/overlays/prod/kustomization.yaml sets buildMetadata, which kustomize "
-            "applies to every object it outputs, rendered ones too: kustomize runs the installed omerender function\n"
-            ) in done.stderr
+            "applies to every object it outputs, rendered ones too: kustomize runs the installed omerender function "
+            "[build-path]\n") in done.stderr
     assert {"app.kubernetes.io/managed-by"} <= set(next(o for o in objects(done.stdout) if o["kind"] == "Deployment")
                                                   ["metadata"]["labels"])
     assert objects(done.stdout) == objects(kustomize_fn(prod).stdout)
@@ -523,7 +525,8 @@ def strict_config(kustomize: Path) -> None:
 
 
 UNRENDERED = ("warning: InferenceService default/extra was not rendered: no OMERender transformer saw it; list "
-              "omerender under transformers: of the kustomization that holds it or of an overlay above")
+              "omerender under transformers: of the kustomization that holds it or of an overlay above "
+              "[isvc-not-transformed]")
 
 
 def test_an_isvc_no_transformer_saw_is_a_warning_that_strict_in_the_config_counts(repo):

@@ -73,7 +73,7 @@ def test_build_strict_fails_on_the_pipeline_path(tmp_path):
     done = omerender("build", "fixtures/quickstart", "--strict", "--output-file", str(tmp_path / "out.yaml"),
                      cwd=FIXTURES.parent)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.splitlines() == [f"warning: fixtures/quickstart/isvc.yaml: {AUTO}", STRICT]
+    assert done.stderr.splitlines() == [f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]", STRICT]
     assert not (tmp_path / "out.yaml").exists()
     assert omerender("build", "fixtures/quickstart", cwd=FIXTURES.parent).returncode == 0
 
@@ -100,7 +100,7 @@ def test_build_strict_fails_on_the_function_path(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[-2:] == [
         "warning: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be "
-        "auto-selected for model llama-3-2-3b-instruct", STRICT]
+        "auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]", STRICT]
 
 
 def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):
@@ -112,7 +112,7 @@ def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == [
         "warning: kustomize/base/isvc.yaml: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
-        "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct",
+        "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]",
         "error: 1 warning, and strict: true in the OMERender config makes every warning fail the run"]
     kustomize = subprocess.run([shutil.which("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec",
                                 str(prod)], capture_output=True, text=True, check=False,

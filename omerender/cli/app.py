@@ -13,7 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options, weights_flags
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
+                    messages_option, relay, render_options, say, weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -78,6 +79,8 @@ def cli():
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
+@allow_option
+@messages_option
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
                debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
                weights_storage_class=None, weights_access_mode=None, downloader_image=None):
@@ -100,23 +103,23 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
         if built is not None:
             result = built.result
-            sys.stderr.write(built.tool_stderr)
+            relay(built.tool_stderr)
         else:
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
         _check_cluster(result.objects, api_versions, kube_version)
-        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict")):
+        if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
         return result
 
     result, failures = run_guarded(run, debug)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     for message in result.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(strict, [*notes, *result.messages])
     if output_dir is None:
         _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
@@ -156,7 +159,8 @@ render_cmd.name = "render"
 
 
 def _waiting(lock_file: str) -> None:
-    click.echo(f"info: {lock_file}: another omerender render is writing this directory; waiting for it", err=True)
+    say(Message("info", "another omerender render is writing this directory; waiting for it", file=lock_file,
+                code="waiting-for-lock"))
 
 
 @cli.command("fn", add_help_option=False, context_settings={"ignore_unknown_options": True},

@@ -17,12 +17,12 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_empty, cluster_config_path, cluster_setting,
-                                     empty_render, flag_values, repo_root, split_config, unapplied_marker,
-                                     weights_values)
+from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_codes, allow_empty, cluster_config_path,
+                                     cluster_setting, empty_render, flag_values, repo_root, split_config,
+                                     unapplied_marker, weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict
+from .shell import fail, fail_if_strict, say
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -49,6 +49,7 @@ def generate():
         mode, settings, weights = weights_values(environ)
         cluster_config = cluster_config_path(environ, root)
         empty_ok = allow_empty(environ)
+        allow = allow_codes(environ)
         cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
@@ -56,7 +57,7 @@ def generate():
         f"{WEIGHTS_FLAGS[name]} {value}" for name, value in weights.items())
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
-                      weights=settings)
+                      weights=settings, allow=allow)
     if find_kustomization(".") is None:
         objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:
@@ -73,8 +74,8 @@ def generate():
                                         extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
-        click.echo(message.line(), err=True)
-    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
+        say(message)
+    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)], allow=allow | built.allow,
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
@@ -114,13 +115,13 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
 
     done, failures = run_guarded(run)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     result, input_kinds = done
     for message in result.messages:
-        click.echo(message.line(), err=True)
-    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1])
+        say(message)
+    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1], allow=options.allow | used[0].allow)
     return result.objects, input_kinds
 
 

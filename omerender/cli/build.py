@@ -7,14 +7,14 @@ import sys
 
 import click
 
-from omerender.errors import Message, run_guarded
+from omerender.errors import Message, relayed_warning, run_guarded
 from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, build, default_boundary,
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
 from omerender.gitops.overlays import RENDER_FLAGS
-from .shell import (cluster_config_option, deprecated_spelling, fail, fail_if_strict, render_options,
-                    weights_flags)
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
+                    messages_option, relay, render_options, say, weights_flags)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -34,6 +34,8 @@ from .shell import (cluster_config_option, deprecated_spelling, fail, fail_if_st
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
+@allow_option
+@messages_option
 def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None,
               model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
@@ -60,16 +62,16 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
 
     built = built_or_fail(run, debug)
     if verbose:
-        click.echo(f"info: {built.plan.path} path: {built.plan.reason}", err=True)
-    sys.stderr.write(built.tool_stderr)
+        say(Message("info", f"{built.plan.path} path: {built.plan.reason}", code="build-path"))
+    relay(built.tool_stderr)
     for message in built.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     text, failures = run_guarded(lambda: dump_stream(built.objects), debug) if built.objects is not None \
         else (built.stream, None)
     if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
         fail(failures)
     warnings = list(built.messages) + function_warnings(built.tool_stderr)
-    fail_if_strict(strict or built.strict, warnings,
+    fail_if_strict(strict or built.strict, warnings, allow=allowed() | built.allow,
                    switch="--strict" if strict else "strict: true in the OMERender config")
     if output:
         _, failures = run_guarded(lambda: write_output(output, text), debug)
@@ -81,8 +83,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
 
 def function_warnings(tool_stderr: str) -> list[Message]:
     """The warnings omerender's function wrote to kustomize's stderr (the function path's only report of them)."""
-    return [Message("warning", line[len("warning: "):]) for line in tool_stderr.splitlines()
-            if line.startswith("warning: ")]
+    return [message for message in map(relayed_warning, tool_stderr.splitlines()) if message is not None]
 
 
 def built_or_fail(action, debug: bool = False):

@@ -12,7 +12,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import cluster_config_option, fail, fail_if_strict, render_options, weights_flags
+from .shell import (allow_option, cluster_config_option, fail, fail_if_strict, messages_option, render_options, say,
+                    weights_flags)
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -30,6 +31,8 @@ from .shell import cluster_config_option, fail, fail_if_strict, render_options, 
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
+@allow_option
+@messages_option
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
               pod_monitors, cluster_config=None, model_weights=None, weights_storage_class=None,
               weights_access_mode=None, downloader_image=None):
@@ -60,12 +63,12 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
 
     value, failures = run_guarded(run, debug)
     for message in notes:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
     result, diff = value
     for message in result.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(strict, [*notes, *result.messages])
     if diff is None:
         fail([missing_dir_message(dir_in, dir_rendered, flags)])

@@ -12,7 +12,7 @@ from omerender.ome.ingress.overrides import PREFIX as INGRESS_ANNOTATIONS
 from omerender.ome.ingress.view import effective_rows
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.load import Inputs, Obj
-from .shell import cluster_config_option, fail
+from .shell import cluster_config_option, fail, messages_option, say
 
 HEADERS = ("SETTING", "VALUE", "SOURCE")
 
@@ -37,6 +37,7 @@ Examples:
               help="table: one row per setting on stdout, the configuration's source on stderr; json: one object.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@messages_option
 def config_cmd(paths, isvc_name, namespace, output, debug, cluster_config=None):
     """Show the cluster settings a render of PATH... ("." if none) applies, and where each came from: the
     ConfigMap inferenceservice-config among the inputs, OME's own default, or the Helm chart's defaults; and the
@@ -48,7 +49,7 @@ def config_cmd(paths, isvc_name, namespace, output, debug, cluster_config=None):
     inputs, rows, overrides = value
     for message in inputs.messages:  # what the input says about the configuration, not the rest of the render's
         if message.ref is not None and message.ref.kind == "ConfigMap":
-            click.echo(message.line(), err=True)
+            say(message)
     if output == "json":
         click.echo(json.dumps({"source": inputs.cluster_config.source, "file": inputs.cluster_config.file,
                                "settings": [{"setting": r.name, "value": r.value, "source": r.source} for r in rows],

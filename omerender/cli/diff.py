@@ -11,7 +11,8 @@ from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, read_side
 from omerender.errors import Message, run_guarded
-from .shell import CLUSTER_CONFIG_HELP, fail, fail_if_strict, render_options, weights_flags
+from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
+                    render_options, say, weights_flags)
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -83,6 +84,8 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
                                          "the same FILE serves both.")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
+@allow_option
+@messages_option
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
              lock_path, strict, debug, separated, pod_monitors, cluster_config=None, model_weights=None,
              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
@@ -130,7 +133,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
 
 def _fail_on_warnings(messages: list[Message]) -> None:
     """--strict: print head's warnings, named as head's, and exit 2 when there is one."""
-    warnings = [replace(m, file=f"head: {m.file}" if m.file else "head") for m in messages if m.severity == "warning"]
+    warnings = [replace(m, file=f"head: {m.file}" if m.file else "head") for m in messages
+                if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
     for message in warnings:
-        click.echo(message.line(), err=True)
+        say(message)
     fail_if_strict(True, warnings, EXIT_ERROR)

@@ -9,7 +9,7 @@ from omerender.errors import run_guarded
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.selection.evaluation import Evaluation
 from omerender.ome.selection.explain import explain_inputs
-from .shell import cluster_config_option, fail
+from .shell import cluster_config_option, fail, messages_option
 
 HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 
@@ -26,6 +26,7 @@ HEADERS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@messages_option
 def explain(model_name, isvc_name, namespace, output, paths, debug, cluster_config=None):
     """Show which runtimes are compatible with a model, and why, in PATH... ("." if none)."""
     value, failures = run_guarded(lambda: explain_inputs(read_inputs(list(paths or (".",)), cluster_config)[0],

@@ -21,8 +21,10 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
     spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false}}}}
   modelWeights: agent or download (docs/model-weights.md), and with download weightsStorageClass,
   weightsAccessMode (ReadWriteOnce, ReadWriteMany, ReadWriteOncePod) and downloaderImage (strings).
-  strict: true makes any warning fail the function (an error result, exit 1), for CI.
-  kpt may pass a ConfigMap whose data has the same keys ("true"/"false" for the switches).
+  strict: true makes any warning fail the function (an error result, exit 1), for CI;
+  allow: [CODE, ...] accepts the warnings of those codes (docs/message-codes.md).
+  Each result's tags.code is its message's code.
+  kpt may pass a ConfigMap whose data has the same keys as "true"/"false" (allow: "CODE,CODE").
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.
 
 Example (plugins/kustomize/omerender-fn.yaml listed under transformers:):

@@ -13,7 +13,7 @@ from omerender.ome.pinning.lock import update_lock
 from omerender.ome.pinning.lockfile import (LOCK_FILE, dump_lock, find_lock, is_lock_object, parse_lock,
                                            read_lock_text)
 from omerender.ome.runtimes.inherit import Chains, validate_runtime_chain
-from .shell import cluster_config_option, fail
+from .shell import cluster_config_option, fail, messages_option, say
 
 
 @click.group("lock", epilog="\b\nExample:\n  omerender lock update deploy/ && git add deploy/omerender.lock.yaml")
@@ -30,6 +30,7 @@ def lock():
 @click.option("--advance-all", is_flag=True, help="Advance every pinned InferenceService whose runtime changed.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@messages_option
 def update(paths, lock_path, advance, advance_all, debug, cluster_config=None):
     """Record the runtime spec of every InferenceService in PATH... ("." if none): pin those with
     autoSync: false, and advance pins on a new ome.io/runtime-sync token or --advance.
@@ -60,7 +61,7 @@ def update(paths, lock_path, advance, advance_all, debug, cluster_config=None):
 
     _, failures = run_guarded(run, debug)
     for message in report.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     if failures:
         fail(failures)
 

@@ -16,7 +16,7 @@ from omerender.modelinfo.update import each_object, insert, load_objects, missin
 from omerender.yamlio import limits, paths
 from omerender.yamlio.emit import dump
 from omerender.yamlio.reading import _files, read_file
-from .shell import fail
+from .shell import fail, messages_option, say
 
 EXAMPLE = """
 \b
@@ -40,6 +40,7 @@ MAX_HUB_SECONDS = 86_400
               help=f"Give up on the Hub after this many seconds for the whole command (default {HUB_SECONDS:g}; "
                    "also OMERENDER_HUB_TIMEOUT).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@messages_option
 def model_info(source, update_path, output, hub_timeout, debug):
     """The BaseModel fields OME's model agent derives from a model's files: modelType, modelFormat,
     modelFramework, modelArchitecture, modelParameterSize, maxTokens, modelCapabilities, quantization.
@@ -59,7 +60,7 @@ def model_info(source, update_path, output, hub_timeout, debug):
     if failures:
         fail(report.messages + failures)
     for message in report.messages:
-        click.echo(message.line(), err=True)
+        say(message)
     if update_path is None:
         spec = {"spec": result}
         sys.stdout.write(json.dumps(spec, indent=2, sort_keys=True) + "\n" if output == "json" else dump(spec))
@@ -121,7 +122,8 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
     edits, targets = [], models_in(text, file, report)
     for target in targets:
         if target.skipped:
-            report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file)
+            report.info("skipped: annotated ome.oracle.com/skip-config-parsing: \"true\"", ref=target.ref, file=file,
+                        code="skip-config-parsing")
             continue
         where = source or _storage_source(target, file, root)
         located = Report(ref=target.ref, file=file)
@@ -136,9 +138,10 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
             raise OmeError("no spec to fill", ref=target.ref, file=file, field="spec")
         if fields:
             edits.append((target, fields))
-            report.info(f"added {', '.join(fields)} from {where}", ref=target.ref, file=file)
+            report.info(f"added {', '.join(fields)} from {where}", ref=target.ref, file=file, code="model-info-added")
         else:
-            report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file)
+            report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file,
+                        code="model-info-complete")
     if not edits:
         return None, len(targets)
     refs = {id(t.spec_node): t.ref for t, _ in edits}

@@ -6,7 +6,8 @@ from typing import Iterable
 
 import click
 
-from omerender.errors import Message, OmeError, strict_error
+from omerender.codes import parse_allow
+from omerender.errors import Message, OmeError, relayed_warning, strict_error
 from omerender.ome.render import Options
 from omerender.ome.weights.settings import CLI_NAMES, DEFAULT_IMAGE, weights_options
 
@@ -73,17 +74,105 @@ def cluster_config_option(command):
     return click.option("--cluster-config", "cluster_config", metavar="FILE", help=CLUSTER_CONFIG_HELP)(command)
 
 
+_ALLOW = "omerender.allow"
+_FORM = "omerender.messages"
+ALLOW_HELP = ("Accept the warnings of these codes under --strict (comma-separated or repeated; "
+              "docs/message-codes.md lists them).")
+MESSAGES_HELP = ("How to print errors, warnings and infos on stderr: text (the default), or github for GitHub "
+                 "Actions annotations (::warning file=...,line=...::...), shown on the pull request's lines.")
+
+
+def allowed_codes(values: Iterable[str], where: str = "--allow") -> frozenset[str]:
+    """The codes of ``--allow CODE[,CODE...]`` (repeatable); an unknown one is a usage error with the near miss."""
+    codes, unknown = parse_allow(values, where)
+    if unknown:
+        raise click.UsageError(unknown[0])
+    return codes
+
+
+def allow_option(command):
+    """``--allow CODE[,CODE...]`` on every command that takes ``--strict``."""
+    def keep(ctx, _param, values):
+        ctx.meta[_ALLOW] = allowed_codes(values)
+    return click.option("--allow", metavar="CODE[,CODE...]", multiple=True, expose_value=False, callback=keep,
+                        help=ALLOW_HELP)(command)
+
+
+def messages_option(command):
+    """``--messages text|github`` on every command that prints messages."""
+    def keep(ctx, _param, value):
+        ctx.meta[_FORM] = value
+    return click.option("--messages", type=click.Choice(["text", "github"]), default="text", show_default=True,
+                        expose_value=False, callback=keep, help=MESSAGES_HELP)(command)
+
+
+def _meta(key: str, default):
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(key, default) if ctx is not None else default
+
+
+def allowed() -> frozenset[str]:
+    """The codes this command's ``--allow`` accepts."""
+    return _meta(_ALLOW, frozenset())
+
+
+def say(message: Message) -> None:
+    """Print one message on stderr in the form ``--messages`` asked for."""
+    click.echo(github_line(message) if _meta(_FORM, "text") == "github" else message.line(), err=True)
+
+
+_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def github_line(message: Message) -> str:
+    """``message`` as a GitHub Actions workflow command (escaped as actions/toolkit's core/src/command.ts does):
+    ``::warning file=F,line=L,col=C,title=CODE::TEXT``."""
+    properties = []
+    if message.file:
+        properties.append(("file", message.file))
+        position = message.position()
+        if position:
+            properties += [("line", str(position[0])), ("col", str(position[1]))]
+    if message.code:
+        properties.append(("title", message.code))
+    said = ",".join(f"{key}={_escape_property(value)}" for key, value in properties)
+    return f"::{_COMMANDS[message.severity]}{' ' + said if said else ''}::{_escape_data(message.located_text())}"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def relay(tool_stderr: str) -> None:
+    """Pass on what kustomize (and the omerender function it ran) wrote to stderr: as it was, or, with
+    ``--messages github``, its warning lines as annotations."""
+    if _meta(_FORM, "text") != "github":
+        sys.stderr.write(tool_stderr)
+        return
+    for line in tool_stderr.splitlines():
+        message = relayed_warning(line)
+        if message is not None:
+            say(message)
+        else:
+            click.echo(line, err=True)
+
+
 def fail(messages: Iterable[Message], status: int = 1) -> None:
     """Print each message as its stderr line and exit with ``status`` (nothing goes to stdout)."""
     for message in messages:
-        click.echo(message.line(), err=True)
+        say(message)
     sys.exit(status)
 
 
-def fail_if_strict(strict: bool, messages: Iterable[Message], status: int = 1, switch: str = "--strict") -> None:
-    """With ``--strict``, exit with ``status`` and one error line when ``messages`` hold a warning (the warnings
-    themselves were printed already)."""
-    error = strict_error(messages, switch) if strict else None
+def fail_if_strict(strict: bool, messages: Iterable[Message], status: int = 1, switch: str = "--strict",
+                   allow: frozenset[str] | None = None) -> None:
+    """With ``--strict``, exit with ``status`` and one error line when ``messages`` hold a warning whose code
+    ``--allow`` does not accept (the warnings themselves were printed already)."""
+    error = strict_error(messages, switch, allowed() if allow is None else allow) if strict else None
     if error is not None:
         fail([error], status)
 
@@ -95,6 +184,6 @@ def deprecated_spelling(old: str, new: str, value: str | None, old_value: str | 
         return value
     if value is not None:
         raise click.UsageError(f"{old} is the old spelling of {new}; give one of them")
-    click.echo(f"warning: {old} is deprecated and goes away in the next release (-o will be the output format, as "
-               f"in explain, tree and model-info); use: {new} {old_value}", err=True)
+    say(Message("warning", f"{old} is deprecated and goes away in the next release (-o will be the output format, "
+                f"as in explain, tree and model-info); use: {new} {old_value}", code="deprecated-option"))
     return old_value

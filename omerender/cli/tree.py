@@ -20,7 +20,7 @@ from omerender.ome.load import Obj
 from omerender.ome.pinning.revisions import auto_sync
 from omerender.ome.reach import Node, build_tree, find_target
 from omerender.ome.runtimes.inherit import Chains, rt_ref
-from .shell import cluster_config_option, fail
+from .shell import cluster_config_option, fail, messages_option
 
 
 def _isvc_label(isvc: Obj) -> str:
@@ -76,6 +76,7 @@ def _node_json(node: Node) -> dict:
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+@messages_option
 def tree(runtime, paths, output, debug, cluster_config=None):
     """Show what an edit of RUNTIME reaches: its chain, the runtimes that inherit from it,
     the InferenceServices that name them, and those that auto-select RUNTIME (marked, with

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from omerender.errors import OmeError
+from omerender.codes import parse_allow
+from omerender.errors import OmeError, escape
 from omerender.ome.render import Options
 from omerender.ome.weights.settings import WeightsSettings, weights_options
 from omerender.yamlio import paths
@@ -84,6 +85,18 @@ def _cmp_tree(app_dir: str, parts: list[str], environ: dict) -> str | None:
     return os.path.join(work, request)
 
 
+ALLOW = "ALLOW"   # parameter allow: the codes of warnings STRICT accepts, comma-separated
+
+
+def allow_codes(environ: dict) -> frozenset[str]:
+    """ALLOW from PARAM_ALLOW, else ARGOCD_ENV_ALLOW: message codes (omerender.codes), comma-separated."""
+    value = environ.get(f"PARAM_{ALLOW}", environ.get(f"ARGOCD_ENV_{ALLOW}", ""))
+    codes, unknown = parse_allow([escape(value)], ALLOW)
+    if unknown:
+        raise OmeError(unknown[0])
+    return codes
+
+
 def cluster_config_path(environ: dict, root: str) -> str | None:
     """The file CLUSTER_CONFIG names (PARAM_, else ARGOCD_ENV_), relative to the app's directory (the working
     directory), checked to be a regular file inside the repository ``root``; None when unset."""
@@ -137,7 +150,7 @@ def cluster_setting(environ: dict) -> tuple:
 # ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
 
 MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
-CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict"
+CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict, allow"
 
 
 def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:

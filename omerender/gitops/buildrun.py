@@ -64,6 +64,7 @@ class Built:
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
     strict: bool = False                  # the options asked that any warning fail the build
+    allow: frozenset = frozenset()        # the codes of the warnings those options accept (spec.allow)
 
 
 class Interrupted(OmeError):
@@ -254,12 +255,12 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
-        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict)
+        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict, allow=options.allow)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
-    warnings = [Message("warning", plan.warning)] if plan.warning and inputs.isvcs else []
+    warnings = [Message("warning", plan.warning, code="kustomize-renames")] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
-                 tool_stderr=stderr, strict=options.strict)
+                 tool_stderr=stderr, strict=options.strict, allow=options.allow)
 
 
 def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]:
@@ -292,20 +293,26 @@ def _function(tree, plan, run: Run) -> Built:
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "
-                                   f"an overlay above") for isvc in unrendered_isvcs(stdout)]
-    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=_asks_strict(tree))
+                                   f"an overlay above",
+                                   code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
+    strict = _strict_configs(tree)
+    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=bool(strict),
+                 allow=frozenset().union(*(options.allow for options in strict)))
 
 
-def _asks_strict(tree) -> bool:
-    """Whether an OMERender config of the tree says ``strict: true``: then a warning of the build itself (an
-    InferenceService no transformer saw) fails it too, as the function fails on its own."""
+def _strict_configs(tree) -> list[Options]:
+    """The options of the tree's OMERender configs that say ``strict: true``: then a warning of the build itself
+    (an InferenceService no transformer saw) fails it too, as the function fails on its own, unless their
+    ``allow`` accepts it (as the function accepts its own)."""
+    found = []
     for ref in tree.refs:
         try:
-            if _config_options(ref.config).strict:
-                return True
+            options = _config_options(ref.config)
         except OmeError:  # the function refused it already, or it is a legacy plugin's, read the same way
             continue
-    return False
+        if options.strict:
+            found.append(options)
+    return found
 
 
 def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str]:

@@ -1,14 +1,16 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, and the
-strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``); a ConfigMap's
-``data`` with the same keys (``"true"``/``"false"`` for the switches) works too, as kpt passes it.
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, the
+strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, and ``allow``: the codes
+of warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
+``allow`` comma-separated) works too, as kpt passes it. Each result's ``tags.code`` is its message's code.
 """
 from __future__ import annotations
 
 import yaml
 
+from omerender.codes import parse_allow
 from omerender.errors import Message, OmeError, run_guarded, strict_error
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
@@ -22,7 +24,7 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
+OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
                  "weightsStorageClass", "weightsAccessMode", "downloaderImage")
 # The --model-weights settings: strings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
@@ -62,7 +64,7 @@ def _run(text: str) -> tuple[dict, int]:
     value, failures = run_guarded(render_items)
     if failures:
         return _resource_list([], [_result(m) for m in failures]), 1
-    strict = strict_error(value.messages, STRICT_SWITCH) if options.strict else None
+    strict = strict_error(value.messages, STRICT_SWITCH, options.allow) if options.strict else None
     if strict is not None:
         return _resource_list([], [_result(m) for m in [*value.messages, strict]]), 1
     input_ids = {id(d.data) for d in docs}
@@ -156,7 +158,7 @@ def function_options(config) -> Options:
         data = config.get("data") or {}
         if not isinstance(data, dict):
             raise OmeError("functionConfig data must be a map", field="functionConfig.data")
-        values = {k: v if k in WEIGHTS_FIELDS.values() else _bool_text(k, v) for k, v in data.items()}
+        values = {k: v if k in WEIGHTS_FIELDS.values() or k == "allow" else _bool_text(k, v) for k, v in data.items()}
         where = "functionConfig.data"
     elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
         values = config.get("spec") or {}
@@ -170,6 +172,8 @@ def function_options(config) -> Options:
     if unknown:
         raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
                        f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
+    values = dict(values)
+    allow = _allow(values.pop("allow", None), config)
     for key, value in values.items():
         if key not in WEIGHTS_FIELDS.values() and not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
@@ -177,7 +181,8 @@ def function_options(config) -> Options:
     return Options(keep_inputs=values.get("keepInputs", False),
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
-                   pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings)
+                   pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
+                   allow=allow)
 
 
 def _weights(values: dict, where: str):
@@ -193,6 +198,21 @@ def _weights(values: dict, where: str):
         field = next((f"{where}.{key}" for key in WEIGHTS_FIELDS.values() if err.text.startswith(f"{where}.{key}")),
                      where)
         raise OmeError(err.text, field=field) from None
+
+
+def _allow(value, config: dict) -> frozenset[str]:
+    """``spec.allow``: a list of codes (a ConfigMap's ``data.allow``: a comma-separated string)."""
+    field = "functionConfig.data.allow" if config.get("kind") == "ConfigMap" else "functionConfig.spec.allow"
+    if value is None:
+        return frozenset()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
+        raise OmeError(f"{field} must be a list of message codes (docs/message-codes.md)", field=field)
+    codes, unknown = parse_allow(value, field)
+    if unknown:
+        raise OmeError(unknown[0], field=field)
+    return codes
 
 
 def _bool_text(key: str, value) -> bool:
@@ -237,6 +257,8 @@ def _with_path(obj: dict) -> dict:
 
 def _result(message: Message) -> dict:
     result = {"message": message.located_text(), "severity": message.severity}
+    if message.code:
+        result["tags"] = {"code": message.code}  # kyaml's Result has no code field; tags is its free map
     if message.ref is not None:
         ref = {"apiVersion": message.ref.api_version or "ome.io/v1beta1", "kind": message.ref.kind,
                "name": message.ref.name}
@@ -261,10 +283,13 @@ def _resource_list(items: list, results: list) -> dict:
 
 
 def result_line(result: dict) -> str:
-    """A result as its stderr line: ``<severity>: [<file>: ]<message>``, the file where kustomize named it."""
+    """A result as its stderr line: ``<severity>: [<file>: ]<message>[ [<code>]]``, the file where kustomize named
+    it, the code its tags hold."""
     file = (result.get("file") or {}).get("path")
     named = isinstance(file, str) and not file.startswith(UNNAMED)
-    return f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+    code = (result.get("tags") or {}).get("code")
+    return (f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
+            f"{f' [{code}]' if code else ''}")
 
 
 def read_input(stream) -> str:

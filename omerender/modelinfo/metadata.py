@@ -40,7 +40,7 @@ def compute(source: Source, report: Report) -> dict:
     if model.model_type == "mistral" and "forcausallm" in model.architecture.lower():
         report.warn(f"modelCapabilities EMBEDDING is what OME's model agent records for every model_type mistral "
                     f"model (its Mistral loader reports all of them as embedding models), {model.architecture} "
-                    "included; set spec.modelCapabilities by hand if this is a chat model")
+                    "included; set spec.modelCapabilities by hand if this is a chat model", code="mistral-embedding")
     return fields
 
 
@@ -49,10 +49,10 @@ def _say_walked(source: Source, config_path: str, report: Report) -> None:
     if passed:  # only a model_index.json is looked for before them
         report.warn(f"read {config_path}, not {passed}: OME's model agent looks for a "
                     "model_index.json anywhere below the model directory before any config.json; move it out of "
-                    "the model directory if it is not this model's")
+                    "the model directory if it is not this model's", code="model-index-preferred")
     else:
         report.info(f"read {config_path}, found as OME's model agent finds it: by walking the model directory "
-                    "(the last one its walk finds)")
+                    "(the last one its walk finds)", code="config-found-by-walk")
 
 
 def _size(model, count, why, source: Source, report: Report) -> str | None:
@@ -61,10 +61,10 @@ def _size(model, count, why, source: Source, report: Report) -> str | None:
     if model.estimate > 0:
         size = format_param_count(model.estimate)
         report.warn(f"modelParameterSize {size} is {model.basis} ({why}); the exact count needs the model's "
-                    "*.safetensors files in SOURCE")
+                    "*.safetensors files in SOURCE", code="model-size-estimated")
         return size
     report.warn(f"modelParameterSize left out: {why}, and OME has no estimate for model_type {model.model_type}; "
-                "point SOURCE at the model's *.safetensors files or set it by hand")
+                "point SOURCE at the model's *.safetensors files or set it by hand", code="model-size-unknown")
     return None
 
 

@@ -75,7 +75,7 @@ def models_in(text: str, file: str, report: Report) -> list[Target]:
             raise OmeError(problem, ref=ref, file=file, field="kind")
         if kind in MODEL_KINDS and (foreign := foreign_ome_group(api_version, kind)):
             report.warn(f"{foreign} is left as it is; to fill it, use apiVersion: {OME_API_VERSION}", ref=ref,
-                        file=file, field="apiVersion")
+                        file=file, field="apiVersion", code="foreign-api-group")
         if kind in MODEL_KINDS and api_version.startswith("ome.io/"):
             targets.append(Target(ref, obj, _value(node, "spec")))
     return targets

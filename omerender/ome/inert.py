@@ -30,10 +30,10 @@ def warn_inert_fields(spec: dict, report: Report) -> None:
     set on its engine or decoder."""
     for name, effect in SPEC_FIELDS.items():
         if spec.get(name) is not None:
-            report.warn(f"spec.{name} is ignored: {effect}", field=f"spec.{name}")
+            report.warn(f"spec.{name} is ignored: {effect}", field=f"spec.{name}", code="inert-field")
     for component in ("engine", "decoder"):
         part = spec.get(component)
         for name, effect in TOPOLOGY_FIELDS.items():
             if isinstance(part, dict) and part.get(name) is not None:
                 report.warn(f"spec.{component}.{name} is ignored: {effect}; a render places pods as Kubernetes "
-                            f"schedules them", field=f"spec.{component}.{name}")
+                            f"schedules them", field=f"spec.{component}.{name}", code="inert-field")

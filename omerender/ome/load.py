@@ -148,7 +148,8 @@ def index(docs: list[Doc]) -> Inputs:
 def _near_miss_warnings(obj: Obj) -> list[Message]:
     text = (clusterconfig.near_miss(obj.data) or benchmarkconfig.near_miss(obj.data)) if obj.kind == "ConfigMap" \
         else None
-    return [Message("warning", text, obj.ref, obj.file, "metadata.name")] if text else []
+    return [Message("warning", text, obj.ref, obj.file, "metadata.name",
+                    code="configmap-name-near-miss")] if text else []
 
 
 def _as_object(doc: Doc) -> Obj:
@@ -227,7 +228,7 @@ def _group_warnings(obj: Obj) -> list[Message]:
     if not problem:
         return []
     return [Message("warning", f"{problem} is passed through unrendered; to render it, use apiVersion: "
-                    f"{OME_API_VERSION}", obj.ref, obj.file, "apiVersion")]
+                    f"{OME_API_VERSION}", obj.ref, obj.file, "apiVersion", code="foreign-api-group")]
 
 
 def foreign_ome_group(api_version: str, kind: str) -> str | None:

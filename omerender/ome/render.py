@@ -55,6 +55,7 @@ class Options:
     pod_monitors: bool = False  # the cluster has the PodMonitor CRD, as OME v1.3 requires (monitoring.podmonitor)
     model_weights: str = AGENT  # who puts the weights on the nodes: OME's model agent, or a Job (ome.weights)
     weights: WeightsSettings = WeightsSettings()  # the download Job's and claim's settings (download only)
+    allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
 
     @property
     def model_objects(self) -> bool:
@@ -138,10 +139,14 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     if errors:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
-        report.warn(text)
-    for text, model, field_path in book.warnings():
-        report.warn(text, ref=model.ref, field=field_path, file=model.file)
+        report.warn(text, code="shared-leader-service")
+    for text, model, field_path, code in book.warnings():
+        _warn_about_model(report, text, model, field_path, code)
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
+
+
+def _warn_about_model(report: Report, text: str, model: Obj, field_path: str | None, code: str) -> None:
+    report.warn(text, ref=model.ref, field=field_path, file=model.file, code=code)
 
 
 def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
@@ -280,7 +285,8 @@ def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
     settings = config.pod_monitor
     if settings.labels or settings.relabelings or settings.metric_relabelings:
         report.info(f"{config.source}: podMonitor applies only to OMENative components in OME v1.3; the PodMonitors "
-                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings")
+                    f"of RawDeployment and MultiNode components get neither its labels nor its relabelings",
+                    code="pod-monitor-native-only")
 
 
 def _validate_policies(inputs: Inputs) -> list[OmeError]:
@@ -303,14 +309,14 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     _check_scaling_policy(spec.get("scalingPolicy"), "spec.scalingPolicy")
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
-        report.warn(text, field=text.split(" ", 1)[0])  # the text starts with the field's path
+        report.warn(text, field=text.split(" ", 1)[0], code="removed-field")  # the text starts with the field's path
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
     accelerators.validate_runtime_classes(runtime, merged, inputs, report, _pool_source(runtime, chains))
     validate_runtime(runtime)
     if "workers" in spec:
-        report.warn("spec.workers was removed in OME v1.3 and is ignored", field="spec.workers")
+        report.warn("spec.workers was removed in OME v1.3 and is ignored", field="spec.workers", code="removed-field")
 
 
 def _pool_source(runtime: Obj, chains: Chains) -> str | None:
@@ -408,7 +414,8 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         facts.runtime, facts.auto_selected, facts.model = runtime, resolution.auto_selected, resolution.model
     spec = isvc.spec
     if (isvc.metadata.get("annotations") or {}).get(MODE_KEY) == "VirtualDeployment":
-        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService")
+        report.info("ome.io/deploymentMode is VirtualDeployment; nothing is rendered for this InferenceService",
+                    code="virtual-deployment")
         return []
     if "engine" not in spec:
         raise OmeError("engine component is required", field="spec.engine")
@@ -416,9 +423,11 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         raise OmeError("spec.model.fineTunedWeights is not supported by omerender: fine-tuned weights need the OME "
                        "controller", field="spec.model.fineTunedWeights")
     if spec.get("kedaConfig") is not None:
-        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig")
+        report.warn("spec.kedaConfig was removed in OME v1.3 and is ignored", field="spec.kedaConfig",
+                    code="removed-field")
     if spec.get("predictor") is not None:
-        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor")
+        report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor",
+                    code="predictor-ignored")
     warn_inert_fields(spec, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
@@ -445,7 +454,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
     if present:
         report.warn(f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} not used by OME v1.3 and ignored; "
                     f"set them in engineConfig, decoderConfig or routerConfig", ref=runtime.ref, file=runtime.file,
-                    field=present[0])
+                    field=present[0], code="runtime-pod-fields-ignored")
 
 
 # ---------------------------------------------------------------- one component
@@ -592,7 +601,8 @@ def _overlays(ctx: IsvcContext) -> list:
                  else ctx.inputs.cluster_models.get(name))
         if model is None or model.spec.get("disabled") is True:
             state = "not in the inputs" if model is None else "disabled"
-            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped")
+            ctx.report.warn(f"overlay {kind} {name} in spec.model.overlays[{i}] is {state}; it is skipped",
+                            code="overlay-skipped")
             continue
         if ctx.facts is not None and not any(m is model for m in ctx.facts.models):
             ctx.facts.models.append(model)
@@ -611,10 +621,12 @@ def _policy(ctx: IsvcContext, comp: Component, low: int, high: int):
     autoscaler_policy.check_ref(comp.name, ref, bool(ctx.inputs.autoscaler_policies))
     path = f"spec.{comp.name}.autoscalerPolicyRef"
     if comp.mode == "MultiNode":
-        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)")
+        ctx.report.warn(f"{comp.name} is MultiNode: {path} is inert (OME does not autoscale a LeaderWorkerSet)",
+                        code="autoscaler-policy-inert")
         return None
     if comp.isvc.get("autoscaler") is not None:
-        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it')
+        ctx.report.info(f'{path} "{ref["name"]}" is shadowed: the inline autoscaler block outranks it',
+                        code="autoscaler-policy-shadowed")
         return None
     return lambda: _policy_block(ctx, comp.name, ref["name"], low, high)
 

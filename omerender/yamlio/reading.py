@@ -94,7 +94,8 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
                 raise OmeErrors(errors + [too_many_objects(file)])
     if notes is not None:
         notes.extend(Message("info", f"skipped: `omerender render --output-dir` wrote this directory (it holds "
-                                     f"{RENDERED_MARKER}); its objects are output, not input", file=folder)
+                                     f"{RENDERED_MARKER}); its objects are output, not input", file=folder,
+                                     code="rendered-dir-skipped")
                      for folder in skipped)
     if errors:
         raise OmeErrors(errors)

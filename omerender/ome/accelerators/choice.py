@@ -126,7 +126,8 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
     if override.get("constraints") is not None:
         report.warn(f"spec.{component}.acceleratorOverride.constraints has no effect; constraints are read only "
-                    f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints")
+                    f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints",
+                    code="override-constraints-ignored")
     rule = _first_rule(component, override, selector)
     if rule is None:
         return ClassChoice(None)
@@ -151,10 +152,11 @@ def _no_pool(component: str, kind: str, value: str, path: str, runtime_ref: str,
     if kind == "class":
         report.warn(f"{component}: accelerator class {value} from {path} is not applied: runtime {runtime_ref} "
                     f"lists no acceleratorRequirements.acceleratorClasses, and OME applies a class only from that "
-                    f"list (no node selector, no resources of the class); list {value} there", field=path)
+                    f"list (no node selector, no resources of the class); list {value} there", field=path,
+                    code="accelerator-class-not-listed")
         return
     report.info(f"{component}: no accelerator class: runtime {runtime_ref} lists no "
-                "acceleratorRequirements.acceleratorClasses")
+                "acceleratorRequirements.acceleratorClasses", code="no-accelerator-class")
 
 
 def _check_policy(policy, path: str) -> None:
@@ -176,7 +178,7 @@ def _first_rule(component: str, override: dict, selector: dict) -> tuple[str, st
 
 
 def _chosen(component: str, cls: Obj, where: str, report: Report) -> ClassChoice:
-    report.info(f"{component}: accelerator class {cls.name} from {where}")
+    report.info(f"{component}: accelerator class {cls.name} from {where}", code="accelerator-class")
     return ClassChoice(cls, where)
 
 
@@ -213,17 +215,18 @@ def _apply_policy(component: str, policy: str, pool: list[str], selector: dict, 
         outcome = cache[key] = _outcome(policy, pool, constraints, inputs)
     for name in outcome.missing[:LISTED]:
         report.info(f"{component}: accelerator class {name} listed by runtime {runtime_ref} is not in the "
-                    f"input; policy {policy} skips it")
+                    f"input; policy {policy} skips it", code="accelerator-class-missing")
     if len(outcome.missing) > LISTED:
         report.info(f"{component}: {len(outcome.missing) - LISTED:,} more accelerator classes listed by runtime "
-                    f"{runtime_ref} are not in the input; policy {policy} skips them")
+                    f"{runtime_ref} are not in the input; policy {policy} skips them", code="accelerator-class-missing")
     if outcome.chosen is None:
-        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({outcome.listed})")
+        report.info(f"{component}: no accelerator class: policy {policy} found no eligible class ({outcome.listed})",
+                    code="no-accelerator-class")
         return None
     if policy == "BestFit" and outcome.candidates > 1 and selector.get("constraints") is None:
         report.warn(f"{component}: BestFit has {outcome.candidates} candidate classes but {SELECTOR}.constraints "
                     "is not set; OME does not reconcile this (known bug); omerender scored with empty "
-                    f"constraints and chose {outcome.chosen.name}")
+                    f"constraints and chose {outcome.chosen.name}", code="bestfit-no-constraints")
     return outcome.chosen
 
 
@@ -430,19 +433,20 @@ def validate_runtime_classes(rt: Obj, runtime_spec: dict, inputs: Inputs, report
     for config in ("engineConfig", "decoderConfig"):
         if map_or_empty(own.get(config)).get("acceleratorOverride") is not None:
             report.warn(f"spec.{config}.acceleratorOverride has no effect in a runtime",
-                        field=f"spec.{config}.acceleratorOverride")
+                        field=f"spec.{config}.acceleratorOverride", code="runtime-accelerator-override")
     pool = runtime_pool(runtime_spec)
     pooled = set(pool)
     for index, entry in enumerate(list_or_empty(runtime_spec.get("supportedModelFormats"))):
         for key in map_or_empty(map_or_empty(entry).get("acceleratorConfig")):
             if key not in pooled:
                 report.warn(f'supportedModelFormats[{index}].acceleratorConfig key "{key}" names no class in '
-                            "acceleratorRequirements.acceleratorClasses")
+                            "acceleratorRequirements.acceleratorClasses", code="accelerator-config-unknown-class")
     if pool_inherited_from is not None:
         for name in pool:
             if name not in inputs.classes:
                 report.warn(f'accelerator class "{name}" inherited from {pool_inherited_from} in '
-                            "acceleratorRequirements.acceleratorClasses is not in the input")
+                            "acceleratorRequirements.acceleratorClasses is not in the input",
+                            code="inherited-accelerator-class-missing")
     if own.get("disabled") is True:
         return
     missing = [name for name in runtime_pool(own) if name not in inputs.classes]

@@ -39,7 +39,7 @@ def report_config_without_model(component: str, runtime_spec: dict, cls: Obj | N
     for entry in list_or_empty(runtime_spec.get("supportedModelFormats")):
         if cls.name in map_or_empty(map_or_empty(entry).get("acceleratorConfig")):
             report.info(f"{component}: acceleratorConfig for class {cls.name} not applied: the InferenceService "
-                        "has no spec.model")
+                        "has no spec.model", code="accelerator-config-not-applied")
             return
 
 
@@ -65,7 +65,7 @@ def apply_environment_override(runner: dict, config: dict | None, component: str
                 if "valueFrom" in var:
                     del var["valueFrom"]
                     report.warn(f"{component} runner {container}: environmentOverride for class {class_name} "
-                                f"replaces {name}, which used valueFrom")
+                                f"replaces {name}, which used valueFrom", code="environment-override-valuefrom")
                 var["value"] = value
         if not found:
             env.append({"name": name, "value": value})
@@ -259,7 +259,8 @@ def pod_node_selector(component: str, role: str | None, merged: dict, model_read
         for key, old in role_selector.items():
             if key in class_selector and class_selector[key] != old and key not in isvc_selector:
                 report.warn(f"{component} {role} pods: accelerator class {cls.name} sets nodeSelector "
-                            f"{key}={class_selector[key]} over {old} from spec.{component}.{role}.nodeSelector")
+                            f"{key}={class_selector[key]} over {old} from spec.{component}.{role}.nodeSelector",
+                            code="accelerator-node-selector-override")
     return selector
 
 

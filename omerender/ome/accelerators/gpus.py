@@ -61,7 +61,7 @@ def check_runner(path: str, runner: dict, cls, pods: int, report: Report) -> Non
     if limit is not None and gpus > limit:
         report.warn(f"{path} runner {name}: asks for {gpus} {GPU}, more than the {limit} of accelerator class "
                     f"{cls.name}; no node of that class can run the pod (lower the runner's resources or choose a "
-                    "larger class)")
+                    "larger class)", code="gpus-exceed-class")
     if gpus > 0:
         _check_parallel_flags(path, name, runner, gpus, pods, report)
 
@@ -79,7 +79,8 @@ def _check_parallel_flags(path: str, name, runner: dict, gpus: int, pods: int, r
     asked = f"{tp_flag} {tp_size}" + (f" × {pp[0]} {pp_size}" if pp is not None else "")
     has = f"{gpus} {GPU} per pod × {pods} pods" if pods > 1 else f"{gpus} {GPU}"
     report.warn(f"{path} runner {name}: {asked} does not match the {gpus * pods} GPUs it gets ({has}); set the flag to "
-                f"{gpus * pods // pp_size if (gpus * pods) % pp_size == 0 else gpus * pods} or change the GPU count")
+                f"{gpus * pods // pp_size if (gpus * pods) % pp_size == 0 else gpus * pods} or change the GPU count",
+                code="parallelism-gpu-mismatch")
 
 
 def _words(runner: dict) -> list[str]:

@@ -47,7 +47,8 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
         if target is None:
             return None   # the InferenceService's own error says why it did not render
         if target.warning:
-            messages.append(Message("warning", target.warning, bench.ref, bench.file, "spec.endpoint"))
+            messages.append(Message("warning", target.warning, bench.ref, bench.file, "spec.endpoint",
+                                    code="benchmark-endpoint"))
     location = bench.spec["outputLocation"]
     try:
         output = storage.output(location["storageUri"], location.get("parameters") or {})

@@ -78,11 +78,12 @@ def select(candidates: list[Candidate]) -> tuple[BenchmarkJobConfig, list[Messag
                        "metadata.name")
     chosen = in_ome[0] if in_ome else candidates[0]
     messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
-                        f"({chosen.file})", c.ref, c.file, "metadata.namespace") for c in candidates if c is not chosen]
+                        f"({chosen.file})", c.ref, c.file, "metadata.namespace",
+                        code="configmap-not-used") for c in candidates if c is not chosen]
     if chosen.namespace != NAMESPACE:
         messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
                                 f"{chosen.namespace or '(none)'}; omerender uses this one for BenchmarkJobs",
-                                chosen.ref, chosen.file, "metadata.namespace"))
+                                chosen.ref, chosen.file, "metadata.namespace", code="configmap-namespace"))
     return parse_candidate(chosen), messages
 
 

@@ -89,12 +89,13 @@ def select(candidates: list[Candidate]) -> Selection:
                        f"in namespace {NAMESPACE}: keep one", second.ref, second.file, "metadata.name")
     chosen = in_ome[0] if in_ome else candidates[0]
     messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
-                        f"({chosen.file})", c.ref, c.file, "metadata.namespace")
+                        f"({chosen.file})", c.ref, c.file, "metadata.namespace", code="configmap-not-used")
                 for c in candidates if c is not chosen]
     if chosen.namespace != NAMESPACE:
         messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
                                 f"{chosen.namespace or '(none)'}; omerender uses this one as the cluster "
-                                f"configuration", chosen.ref, chosen.file, "metadata.namespace"))
+                                f"configuration", chosen.ref, chosen.file, "metadata.namespace",
+                                code="configmap-namespace"))
     config, notes = parse_configmap(chosen)
     return Selection(config, messages + notes)
 
@@ -139,7 +140,7 @@ def _older_ome(data: dict, candidate: Candidate) -> list[Message]:
     effects = "; ".join(f"without {key}, {ABSENT[key]}" for key in missing)
     return [Message("info", f"data: lacks {', '.join(missing)}, which OME v1.3's Helm chart writes (this ConfigMap "
                             f"may come from an older OME): OME v1.3 uses its defaults instead: {effects}",
-                    candidate.ref, candidate.file, "data")]
+                    candidate.ref, candidate.file, "data", code="older-ome-configmap")]
 
 
 def _data(candidate: Candidate) -> dict:
@@ -182,11 +183,12 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
 
 
 def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
-    def warn(key: str, text: str, path: str | None = None) -> Message:
+    def warn(key: str, text: str, code: str, path: str | None = None) -> Message:
         """At the key, or with ``path`` (an unknown field) at that field inside the key's value."""
         at = notes.starts.get((key, path)) if path is not None and candidate.origin is not None else None
         inside = None if at is None else InScalar(candidate.origin, f"data.{key}", at)
-        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}", inside)
+        return Message("warning", f"data.{key}: {text}", candidate.ref, candidate.file, f"data.{key}", inside,
+                       code=code)
 
     messages = []
     for key in parse.KEYS:
@@ -195,25 +197,26 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
         folded = list(dict.fromkeys((a, b) for k, a, b in notes.folded if k == key))
         if duplicates:
             messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "
-                                      f"last one"))
+                                      f"last one", "duplicate-field"))
         near = [p for p in unknown if (key, p) in notes.near]
         messages += [warn(key, f'unknown field {p} is ignored, as OME ignores it; did you mean '
-                               f'"{notes.near[key, p]}"?', p) for p in near]
+                               f'"{notes.near[key, p]}"?', "unknown-field", p) for p in near]
         unknown = [p for p in unknown if (key, p) not in notes.near]
         if unknown:
             several = len(unknown) > 1
             messages.append(warn(key, f"unknown field{'s' if several else ''} {_some(unknown, UNKNOWN_SHOWN)} "
                                       f"{_verb(unknown)} ignored, as OME ignores {'them' if several else 'it'}",
-                                 unknown[0]))
-        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}")
+                                 "unknown-field", unknown[0]))
+        messages += [warn(key, f"{a} is read as {b} (OME matches field names ignoring case); write {b}", "field-case")
                      for a, b in folded[:SHOWN]]
-        messages += [warn(key, text) for k, text in notes.odd[:SHOWN] if k == key]
+        messages += [warn(key, text, "config-value") for k, text in notes.odd[:SHOWN] if k == key]
     longest = max(len(k) for k in parse.KEYS)
     for key in sorted(candidate.data.get("data") or {}):
         near = difflib.get_close_matches(key, parse.KEYS, n=1, cutoff=NEAR_MISS_CUTOFF) if len(key) <= 2 * longest \
             else []
         if key not in parse.KEYS and near:
-            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?'))
+            messages.append(warn(key, f'OME does not read a key {key}; did you mean "{near[0]}"?',
+                                 "unknown-config-key"))
     return messages
 
 

@@ -24,11 +24,12 @@ def warn_misread(annotations: dict, report: Report) -> None:
         value = annotations.get(key)
         if isinstance(value, str) and value not in ("true", "false"):
             report.warn(f'annotation {key}: "{value}" is not "true": OME reads only "true" as true, so {effect}; '
-                        f'write "true" or "false"', field=f"metadata.annotations.{key}")
+                        f'write "true" or "false"', field=f"metadata.annotations.{key}",
+                        code="misread-annotation")
     gateway = annotations.get(GATEWAY)
     if isinstance(gateway, str) and gateway and gateway.count("/") != 1:
         parts = gateway.split("/")
         read = f"{parts[0]}/{parts[-1]}"
         report.warn(f'annotation {GATEWAY}: "{gateway}" is not <namespace>/<name>: OME takes the first and the last '
                     f"part, the Gateway {parts[-1]} in namespace {parts[0]} ({read}); write <namespace>/<name>",
-                    field=f"metadata.annotations.{GATEWAY}")
+                    field=f"metadata.annotations.{GATEWAY}", code="misread-annotation")

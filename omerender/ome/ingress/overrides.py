@@ -123,13 +123,13 @@ def warn_unknown(annotations: dict, config: IngressConfig, report: Report) -> No
     for key in unknown[:UNKNOWN_NAMED]:
         hint = _hint(key, KNOWN, config)
         report.warn(f"annotation {key} is not one OME reads, and has no effect{hint}",
-                    field=f"metadata.annotations.{key}")
+                    field=f"metadata.annotations.{key}", code="unknown-annotation")
     rest = unknown[UNKNOWN_NAMED:]
     if rest:
         named = ", ".join(rest[:UNKNOWN_NAMED]) + (f" and {len(rest) - UNKNOWN_NAMED:,} more"
                                                     if len(rest) > UNKNOWN_NAMED else "")
         report.warn(f"annotations {named} are not ones OME reads either, and have no effect",
-                    field=f"metadata.annotations.{rest[0]}")
+                    field=f"metadata.annotations.{rest[0]}", code="unknown-annotation")
 
 
 def _hint(key: str, names, config: IngressConfig) -> str:
@@ -156,7 +156,7 @@ def _additional(annotations: dict, config: IngressConfig, report: Report) -> tup
         report.warn(f"{ADDITIONAL_GATEWAYS}: {err}; OME ignores the annotation and keeps the cluster's "
                     f"additionalIngressGateways: write a JSON array such as "
                     f'[{{"omeIngressGateway": "gateway-ns/gateway", "ingressDomain": "example.com"}}]',
-                    field=f"metadata.annotations.{ADDITIONAL_GATEWAYS}")
+                    field=f"metadata.annotations.{ADDITIONAL_GATEWAYS}", code="invalid-additional-gateways")
         return configured
     return parsed
 
@@ -188,7 +188,7 @@ def _parse_gateways(value: str, config: IngressConfig, report: Report) -> tuple[
             if name is None:
                 hint = _hint(key, GATEWAY_KEY_NAMES, config)
                 report.warn(f'{ADDITIONAL_GATEWAYS}: entry {i}: unknown key "{key}", which OME ignores{hint}',
-                            field=f"metadata.annotations.{ADDITIONAL_GATEWAYS}")
+                            field=f"metadata.annotations.{ADDITIONAL_GATEWAYS}", code="unknown-gateway-key")
                 continue
             if item is not None and not isinstance(item, str):
                 raise ValueError(f'entry {i}: "{key}" is not a string')

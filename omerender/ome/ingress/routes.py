@@ -79,7 +79,8 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
         report.warn(f"with a hostname per InferenceService (perISVCSubdomain), all {len(routes) + 1} routes match "
                     f"{attached[1][0]} at /, and which one takes the requests depends on when OME created them: "
                     f"with a router or a decoder, requests can reach the wrong component; keep this InferenceService "
-                    f'on the shared host with the annotation ome.io/ingress-per-isvc-subdomain: "false"')
+                    f'on the shared host with the annotation ome.io/ingress-per-isvc-subdomain: "false"',
+                    code="per-isvc-routes-overlap")
     objects = []
     for component in ROUTE_ORDER:
         route = by_component.get(component)
@@ -96,7 +97,8 @@ def _gateway_api_objects(isvc: Obj, routes: list[ComponentRoute], eff: Effective
         objects.append(traffic_policy.backend_traffic_policy(name, namespace, eff.hash_headers))
     else:
         report.warn(f"{intent} declares traffic intent: OME's traffic reconciler then writes the "
-                    f"BackendTrafficPolicy {name} in place of the default one, and omerender renders neither")
+                    f"BackendTrafficPolicy {name} in place of the default one, and omerender renders neither",
+                    code="traffic-intent")
     return objects
 
 

@@ -56,7 +56,7 @@ def extra_endpoints(annotations: dict, report: Report) -> list[dict]:
             continue
         found.append(_endpoint(name, path))
     if skipped:
-        report.warn(_skipped_text(skipped))
+        report.warn(_skipped_text(skipped), code="pod-monitor-endpoint-skipped")
     return found
 
 

@@ -235,10 +235,11 @@ def _warn_runtime_gone(isvc: Obj, live: Live, report: Report, revision: str) -> 
     if live.resolution is None:
         name = runtime_ref_of(isvc)["name"]
         report.warn(f'RuntimeDrifted (SourceRuntimeMissing): runtime "{name}" is not in the input; rendered from '
-                    f"pinned revision {revision}")
+                    f"pinned revision {revision}", code="runtime-drifted-missing")
         return True
     if live.disabled:
-        report.warn(f"runtime {live.ref} is disabled; rendered from pinned revision {revision}")
+        report.warn(f"runtime {live.ref} is disabled; rendered from pinned revision {revision}",
+                    code="runtime-disabled-pinned")
         return True
     return False
 
@@ -249,7 +250,7 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
         if locked:
             raise _stale(f"runtime of InferenceService {ident} changed ({entry.runtime} -> {live.ref})")
         report.warn(f"{LOCK_FILE} pins {entry.runtime}, but spec.runtime now resolves to {live.ref}; rendered "
-                    f"from the live spec; {UPDATE_HINT}")
+                    f"from the live spec; {UPDATE_HINT}", code="lock-runtime-moved")
         return live.spec
     pin = entry.pinnedRevision if entry is not None else None
     if pin is None:
@@ -257,7 +258,8 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
             raise _stale(f"no entry for InferenceService {ident}" if entry is None else
                          f"InferenceService {ident} is not pinned yet")
         report.warn(f"spec.runtime.autoSync is false but {LOCK_FILE} has no pinned revision; rendered from the "
-                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it", field="spec.runtime.autoSync")
+                    f"live spec ({live.revision}); {UPDATE_HINT} to pin it", field="spec.runtime.autoSync",
+                    code="autosync-unpinned")
         return live.spec
     record = revisions.get(pin)
     if record is None:
@@ -270,10 +272,11 @@ def _pinned(isvc, live, entry, revisions, report, locked) -> dict:
     if token and token != entry.syncToken:
         if locked:
             raise _stale(f'ome.io/runtime-sync "{token}" of InferenceService {ident} is pending')
-        report.warn(f'ome.io/runtime-sync "{token}" is new; {UPDATE_HINT} to advance from {pin} to {live.revision}')
+        report.warn(f'ome.io/runtime-sync "{token}" is new; {UPDATE_HINT} to advance from {pin} to {live.revision}',
+                    code="runtime-sync-new")
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
-                    "ome.io/runtime-sync annotation to advance")
+                    "ome.io/runtime-sync annotation to advance", code="runtime-drifted")
     return _snapshot_copy(record, live)
 
 
@@ -287,14 +290,16 @@ def _following(isvc, live, entry, report, locked) -> dict:
         if locked:
             raise _stale(f"runtime of InferenceService {ident} changed ({entry.runtime} -> {live.ref})")
         if entry.selection == "Auto" and live.selection == "Auto":
-            report.warn(f"auto-selected runtime changed since {LOCK_FILE}: {entry.runtime} -> {live.ref}")
+            report.warn(f"auto-selected runtime changed since {LOCK_FILE}: {entry.runtime} -> {live.ref}",
+                        code="auto-selected-runtime-changed")
         else:
             report.warn(f"{LOCK_FILE} pins {entry.runtime}, but spec.runtime now resolves to {live.ref}; "
-                        f"rendered from the live spec; {UPDATE_HINT}")
+                        f"rendered from the live spec; {UPDATE_HINT}", code="lock-runtime-moved")
     elif entry.specHash != live.hash:
         if locked:
             raise _stale(f"runtime spec of InferenceService {ident} changed ({entry.revision} -> {live.revision})")
-        report.info(f"runtime spec changed since {LOCK_FILE} ({entry.revision} -> {live.revision})")
+        report.info(f"runtime spec changed since {LOCK_FILE} ({entry.revision} -> {live.revision})",
+                    code="runtime-spec-changed")
     return live.spec
 
 
@@ -368,7 +373,7 @@ def _update_entry(isvc: Obj, inputs: Inputs, chains: Chains, entry: Entry | None
     pin = entry.pinnedRevision if entry is not None else None
     if pin is None:
         pin = records.add(live)
-        report.info(f"pinned to {pin}")
+        report.info(f"pinned to {pin}", code="pinned")
         return _entry(isvc, live, entry, records, pin, pin, synced)
     record = records.by_name.get(pin)
     if record is None:
@@ -379,15 +384,16 @@ def _update_entry(isvc: Obj, inputs: Inputs, chains: Chains, entry: Entry | None
         pass
     elif live.hash == record.specHash:
         if new_token:
-            report.info(f'ome.io/runtime-sync "{token}" held: the runtime spec has not changed')
+            report.info(f'ome.io/runtime-sync "{token}" held: the runtime spec has not changed',
+                        code="runtime-sync-held")
     elif new_token or move:
         new_pin = records.add(live)
         why = f'ome.io/runtime-sync "{token}"' if new_token else "--advance"
-        report.info(f"advanced from {pin} to {new_pin} ({why})")
+        report.info(f"advanced from {pin} to {new_pin} ({why})", code="pin-advanced")
         pin, synced = new_pin, (token if new_token else synced)
     else:
         report.warn(f"RuntimeDrifted (RevisionMismatch): pinned {pin}, live spec differs; bump "
-                    "ome.io/runtime-sync annotation to advance")
+                    "ome.io/runtime-sync annotation to advance", code="runtime-drifted")
     return _entry(isvc, live, entry, records, pin, pin, synced)
 
 

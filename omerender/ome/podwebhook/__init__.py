@@ -78,4 +78,4 @@ def _check_mounts(spec: dict, where: str, report: Report) -> None:
         for mount in container.get("volumeMounts") or []:
             if mount.get("name") not in names:
                 report.warn(f"{where} container {container.get('name')} mounts {mount.get('name')}, which names no "
-                            f"volume of the pod; the API server refuses such a pod")
+                            f"volume of the pod; the API server refuses such a pod", code="mount-without-volume")

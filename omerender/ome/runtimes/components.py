@@ -45,7 +45,8 @@ def merge_component(name: str, isvc_spec: dict, runtime_spec: dict, report: Repo
     config = as_mapping(runtime_spec.get(CONFIG_KEYS[name]), f"runtime spec.{CONFIG_KEYS[name]}")
     for field in REMOVED_COMPONENT_FIELDS:
         if field in isvc_comp:
-            report.warn(f"spec.{name}.{field} was removed in OME v1.3 and is ignored", field=f"spec.{name}.{field}")
+            report.warn(f"spec.{name}.{field} was removed in OME v1.3 and is ignored", field=f"spec.{name}.{field}",
+                        code="removed-field")
     base = {k: v for k, v in config.items() if k not in NOT_MERGED + REMOVED_COMPONENT_FIELDS}
     top = {k: v for k, v in isvc_comp.items() if k not in NOT_MERGED + REMOVED_COMPONENT_FIELDS}
     merged = overlay(base, top, name)
@@ -80,9 +81,10 @@ def resolve_mode(comp: Component, isvc_spec: dict, report: Report) -> None:
         raise OmeError(f"{comp.name}: MultiNode needs leader and worker")
     if explicit is None and multi and comp.name != "router":
         report.info(f"{comp.name} has a leader and worker and no explicit deployment mode; OME v1.3 would run it as "
-                    f"OMENative, omerender renders it as MultiNode (LeaderWorkerSet)")
+                    f"OMENative, omerender renders it as MultiNode (LeaderWorkerSet)", code="implicit-multinode")
         comp.mode, comp.implicit_multinode = "MultiNode", True
         return
     if explicit == "RawDeployment" and multi:
-        report.warn(f"{comp.name} is RawDeployment; its leader and worker are ignored")
+        report.warn(f"{comp.name} is RawDeployment; its leader and worker are ignored",
+                    code="raw-deployment-leader-ignored")
     comp.mode = explicit or "RawDeployment"

@@ -136,7 +136,8 @@ class Chains:
         if parent.name not in self.inputs.cluster_runtimes:
             return
         self.report.warn(f"in the chain of {rt_ref(head)}, {rt_ref(rt)} inherits from {rt_ref(parent)}, "
-                         f"which shadows ClusterServingRuntime/{parent.name}", head.ref, file=head.file)
+                         f"which shadows ClusterServingRuntime/{parent.name}", head.ref, file=head.file,
+                         code="inherit-shadowed-parent")
 
 
 def validate_runtime_chain(rt: Obj, chains: Chains) -> None:
@@ -172,4 +173,4 @@ def warn_auto_selected(rt: Obj, report: Report) -> None:
     parent = parent_name(rt)
     if parent:
         report.warn(f"runtime {rt_ref(rt)} was auto-selected, so it is rendered from its own spec; its "
-                    f'ome.io/inherit-from parent "{parent}" is not applied')
+                    f'ome.io/inherit-from parent "{parent}" is not applied', code="auto-selected-inherit-ignored")

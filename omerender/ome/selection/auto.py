@@ -34,7 +34,8 @@ def _auto(isvc: Obj, inputs: Inputs, report: Report, model: Obj) -> Resolution:
         raise OmeError(ADMISSION_PREFIX.format(model=model_name) + text if admission else text)
     runtime = result.winner.runtime
     if admission:
-        report.warn(f"Runtime {runtime.name} will be auto-selected for model {model_name}")
+        report.warn(f"Runtime {runtime.name} will be auto-selected for model {model_name}",
+                    code="auto-selected-runtime")
     entry = _accelerator_entry(_index(inputs).facts_of(runtime), facts, auto_only=True)
     return Resolution(model, runtime, True, entry)
 

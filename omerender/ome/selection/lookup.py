@@ -37,7 +37,8 @@ def _lookup_model(isvc: Obj, inputs: Inputs, report: Report, model_ref: dict) ->
         raise OmeError(f'Failed to get referenced ClusterBaseModel "{name}": only a BaseModel of that name exists in '
                        f'namespace "{ns}"; set spec.model.kind: BaseModel')
     if kind == "ClusterBaseModel" and namespaced is not None:
-        report.warn(f"BaseModel {ns}/{name} shadows ClusterBaseModel {name}; OME serves the BaseModel")
+        report.warn(f"BaseModel {ns}/{name} shadows ClusterBaseModel {name}; OME serves the BaseModel",
+                    code="basemodel-shadows-cluster")
     model = namespaced if namespaced is not None else cluster
     if model.spec.get("disabled") is True:
         raise OmeError(f"model {name} is disabled")

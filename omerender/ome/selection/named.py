@@ -53,7 +53,8 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
     _replay(report, warnings)
     if detail is not None:
         report.warn(f'runtime "{name}" does not declare support for model "{model_name}" ({detail}); '
-                    'proceeding because the runtime was named explicitly' + unknown_class_note(isvc, inputs))
+                    'proceeding because the runtime was named explicitly' + unknown_class_note(isvc, inputs),
+                    code="runtime-unsupported-model")
     return Resolution(model, runtime, False, _accelerator_entry(rt_facts, facts, auto_only=False))
 
 

@@ -18,4 +18,4 @@ class Resolution:
 
 def _replay(report: Report, warnings: Iterable) -> None:
     for text, ref, file in warnings:
-        report.warn(text, ref=ref, file=file)
+        report.warn(text, ref=ref, file=file, code="invalid-parameter-count")

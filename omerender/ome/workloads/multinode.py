@@ -93,11 +93,12 @@ def leader_worker_set(meta: GroupMeta, replicas: int, size: int, leader: dict, w
 def warn_ignored_scaling(comp: Component, report: Report) -> None:
     """A MultiNode component has no autoscaler and no PodDisruptionBudget (render.md §9.2, §9.3)."""
     if comp.isvc.get("autoscaler") is not None or comp.config.get("autoscaler") is not None:
-        report.warn(f"{comp.name} is MultiNode: its autoscaler is ignored (OME does not autoscale a LeaderWorkerSet)")
+        report.warn(f"{comp.name} is MultiNode: its autoscaler is ignored (OME does not autoscale a LeaderWorkerSet)",
+                    code="multinode-autoscaler-ignored")
     budget = [f for f in ("minAvailable", "maxUnavailable") if comp.merged.get(f) is not None]
     if budget:
         report.warn(f"{comp.name} is MultiNode: {budget[0]} is ignored (OME makes no PodDisruptionBudget for a "
-                    f"LeaderWorkerSet)")
+                    f"LeaderWorkerSet)", code="multinode-budget-ignored")
 
 
 def shared_leader_service_warnings(objects: list[dict]) -> list[str]:

@@ -43,7 +43,8 @@ def service_type(annotations: dict, report: Report) -> str:
     if value is None:
         return "ClusterIP"
     if value not in SERVICE_TYPES:
-        report.warn(f'ome.io/service-type "{value}" is not ClusterIP, NodePort or LoadBalancer; using ClusterIP')
+        report.warn(f'ome.io/service-type "{value}" is not ClusterIP, NodePort or LoadBalancer; using ClusterIP',
+                    code="invalid-service-type")
         return "ClusterIP"
     return value
 

@@ -85,7 +85,8 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     if plan.service_account:
         if pod.get("serviceAccountName") not in (None, plan.service_account):
             report.warn(f"{plan.component}: serviceAccountName {pod['serviceAccountName']} is replaced by "
-                        f"{plan.service_account}, which the router needs to find its pods")
+                        f"{plan.service_account}, which the router needs to find its pods",
+                        code="service-account-replaced")
         pod["serviceAccountName"] = plan.service_account
     for key, value in POD_DEFAULTS.items():
         pod.setdefault(key, copy_data(value))
@@ -98,7 +99,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     except OmeError as err:
         raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
     for text in preset_image_warnings(pod, plan.path):
-        report.warn(text)
+        report.warn(text, code="preset-image")
     return pod
 
 
@@ -125,7 +126,7 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
     check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
     if not _env_entry(runner, "MODEL_PATH") and _references(runner, "MODEL_PATH"):
         report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
-                    f"the runner gets the literal text")
+                    f"the runner gets the literal text", code="model-path-unset")
     return runner
 
 
@@ -178,7 +179,7 @@ def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
         cause = (f"tensorParallelismOverride for class {plan.cls.name}" if suppressed and plan.cls is not None
                  else f"no {_listed(plan.accelerator_resources)} on the runner")
         report.warn(f"{plan.path} runner {runner.get('name')}: $(PARALLELISM_SIZE) is referenced but PARALLELISM_SIZE is"
-                    f" not set ({cause})")
+                    f" not set ({cause})", code="parallelism-size-unset")
     return runner
 
 
