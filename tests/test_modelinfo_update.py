@@ -474,3 +474,17 @@ def test_a_set_weights_size_is_kept_and_annotations_are_extended_in_place(tmp_pa
     assert run.code == 0, run.stderr
     assert target.read_text() == kept + "  modelType: phi\n  maxTokens: 512\n"
     assert run.lines[-1].split(": added ")[1] == f"modelType, maxTokens from {PHI}"
+
+
+def test_a_flow_style_metadata_gets_the_fields_and_a_warning_for_the_annotation(tmp_path):
+    target = tmp_path / "model.yaml"
+    text = SIZED_MODEL.replace("metadata:\n  name: llama-3-2-3b-instruct  # the worked example's model\n",
+                               "metadata: {name: llama-3-2-3b-instruct}\n")
+    target.write_text(text)
+    run = update(str(target), str(PHI))
+    assert run.code == 0, run.stderr
+    assert target.read_text() == text + "  modelType: phi\n  maxTokens: 512\n"
+    assert run.lines == [
+        f"warning: {target}: ClusterBaseModel llama-3-2-3b-instruct: omerender.io/weights-size: 1Gi not added: "
+        "metadata is not a block mapping --update can extend; add the annotation by hand",
+        f"info: {target}: ClusterBaseModel llama-3-2-3b-instruct: added modelType, maxTokens from {PHI}"]

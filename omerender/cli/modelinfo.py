@@ -12,7 +12,7 @@ import click
 from omerender.errors import Message, OmeError, OmeErrors, Report, run_guarded
 from omerender.gitops import atomicdir
 from omerender.modelinfo import HUB_SECONDS, ReadBudget, describe, open_source
-from omerender.modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
+from omerender.modelinfo.update import each_object, extendable, insert, load_objects, missing_fields, models_in
 from omerender.ome.weights.size import SIZE_ANNOTATION
 from omerender.yamlio import limits, paths
 from omerender.yamlio.emit import dump
@@ -143,6 +143,11 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
         if target.spec_node is None:
             raise OmeError("no spec to fill", ref=target.ref, file=file, field="spec")
         sized = target.annotation_edit(SIZE_ANNOTATION, size) if size else None
+        if sized and not extendable(sized[0]):
+            report.warn(f"{SIZE_ANNOTATION}: {size} not added: {sized[2]} is not a block mapping --update can extend; "
+                        "add the annotation by hand", ref=target.ref, file=file, field=sized[2],
+                        code="weights-size-not-added")
+            sized = None
         if fields or sized:
             edits.append((target, fields, sized))
             added = list(fields) + ([f"annotation {SIZE_ANNOTATION}: {size}"] if sized else [])

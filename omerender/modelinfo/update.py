@@ -149,6 +149,12 @@ def insert(text: str, edits: list[tuple], file: str, ref_of) -> str:
     return "".join(lines)
 
 
+def extendable(node) -> bool:
+    """Whether :func:`insert` can add keys to ``node``: a non-empty block mapping with no anchor or alias."""
+    return (isinstance(node, MappingNode) and not node.flow_style and bool(node.value) and not node.anchor
+            and not _holds_alias(node))
+
+
 def _holds_alias(node) -> bool:
     """Whether an alias (``*name``) is inside ``node``: its node is the anchored one, written earlier in the
     file than the place that names it. Stops at the first, so shared nodes are never walked twice."""
