@@ -197,6 +197,9 @@ _ALL = [
     _i("skip-config-parsing", "A model annotated ome.oracle.com/skip-config-parsing is skipped.", "None needed."),
     _i("model-info-added", "Fields model-info added to a model.", "None needed."),
     _i("model-info-complete", "Every field OME's agent sets is already set.", "None needed."),
+    _w("weights-size-not-added", "model-info --update could not add the omerender.io/weights-size annotation: the "
+       "model's metadata or metadata.annotations is not a block mapping it can extend.",
+       "Add the annotation by hand, with the size the message names."),
     _w("mistral-embedding", "OME records modelCapabilities EMBEDDING for every mistral model.",
        "Set spec.modelCapabilities by hand for a chat model."),
     _w("model-index-preferred", "A model_index.json below the model directory is read before config.json.",

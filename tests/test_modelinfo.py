@@ -148,10 +148,11 @@ def test_two_shard_model_counts_exactly_from_headers():
     assert lines == []
 
 
-def test_yaml_output_is_a_spec_fragment():
+def test_yaml_output_is_a_model_fragment_with_the_weights_size():
     run = run_cli("model-info", str(CORPUS / "tiny-random-PhiModel"))
     assert run.code == 0
-    assert run.stdout.startswith("spec:\n")
+    # 376,016 bytes of safetensors, plus 10%, rounded up to whole Gi.
+    assert run.stdout.startswith("metadata:\n  annotations:\n    omerender.io/weights-size: 1Gi\nspec:\n")
     assert yaml.safe_load(run.stdout)["spec"]["modelParameterSize"] == "92.56K"
     assert "version: 1.0.0\n" in run.stdout
 
@@ -514,3 +515,16 @@ def diffusers_pipeline(directory: Path) -> Path:
         "text_encoder": ["transformers", "CLIPTextModel"],
         "transformer": ["diffusers", "SD3Transformer2DModel"], "vae": ["diffusers", "AutoencoderKL"]}))
     return directory
+
+
+def test_the_weights_size_is_the_safetensors_bytes_plus_ten_percent_in_whole_gi(tmp_path):
+    directory = llama_dir(tmp_path)
+    write_safetensors(directory / "model.safetensors", {"w": ("BF16", [1024, 1024, 8192])})  # 16 GiB, sparse
+    run = run_cli("model-info", str(directory), "-o", "json")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["metadata"] == {"annotations": {"omerender.io/weights-size": "18Gi"}}
+
+
+def test_a_model_without_safetensors_has_no_weights_size(tmp_path):
+    run = run_cli("model-info", str(llama_dir(tmp_path)))
+    assert run.code == 0 and run.stdout.startswith("spec:\n")

@@ -302,7 +302,11 @@ def test_update_reads_the_storage_uri_from_the_hub(hub, tmp_path):
     run = run_cli("model-info", "--update", str(model))
     assert run.code == 0, run.stderr
     text = model.read_text()
-    assert text.startswith(original) and "  modelParameterSize: 92.56K\n" in text
+    # The Hub's listing gives the safetensors sizes, so the weights claim's size is written too.
+    assert text.startswith("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: tiny\n"
+                           "  annotations:\n    omerender.io/weights-size: 1Gi\nspec:\n"
+                           "  storage:\n    storageUri: hf://org/tiny\n")
+    assert "  modelParameterSize: 92.56K\n" in text
 
 
 # --- a slow or hostile endpoint: error bodies read only in part, one deadline for the whole command -----------

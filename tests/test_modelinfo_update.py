@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CATALOG, run_cli
+from conftest import CATALOG, render_objects, run_cli, validate_k8s
 
 CORPUS = CATALOG / "modelconfig"
 # Catalog model file, the corpus config of that model, its auto-selectable catalog runtime (None: none is).
@@ -409,3 +409,82 @@ def test_update_never_rewrites_a_file_through_a_link_out(tmp_path, monkeypatch, 
     assert (run.code, run.stdout, run.lines) == (1, "", [
         f"error: {spelling}: {what} to {outside}, outside {repo}; omerender reads only the files it is given"])
     assert (outside / "models.yaml").read_text() == USER_FILE
+
+
+# --- the weights claim's size (issue 31): omerender.io/weights-size from the safetensors files' sizes ----------
+
+PHI = CATALOG / "modelconfig" / "tiny-random-PhiModel"
+SIZED_MODEL = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: llama-3-2-3b-instruct  # the worked example's model
+spec:
+  displayName: meta.llama-3.2-3b-instruct
+  modelCapabilities: [TEXT_TO_TEXT]
+  storage: {storageUri: "hf://meta-llama/Llama-3.2-3B-Instruct", path: /raid/models/meta/llama-3-2-3b-instruct, key: hf-token}
+  # recorded by OME after the download:
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.45.0.dev0"}
+  modelArchitecture: LlamaForCausalLM
+  modelParameterSize: 3.21B
+"""
+
+
+def test_the_weights_size_annotation_is_added_once_and_sizes_the_download_claim(tmp_path, F):
+    target = tmp_path / "model.yaml"
+    target.write_text(SIZED_MODEL)
+    run = update(str(target), str(PHI))
+    assert run.code == 0, run.stderr
+    # 2 × 188,008 bytes of safetensors, plus 10%, rounded up to whole Gi.
+    assert target.read_text() == SIZED_MODEL.replace(
+        "  # the worked example's model\n",
+        "  # the worked example's model\n  annotations:\n    omerender.io/weights-size: 1Gi\n") + \
+        "  modelType: phi\n  maxTokens: 512\n"
+    assert run.lines[-1] == (f"info: {target}: ClusterBaseModel llama-3-2-3b-instruct: added modelType, maxTokens, "
+                             f"annotation omerender.io/weights-size: 1Gi from {PHI}")
+    after = target.read_text()
+    again = update(str(target), str(PHI))
+    assert again.code == 0 and target.read_text() == after
+    assert again.lines[-1].endswith("nothing to add: every field OME's agent sets is already set")
+
+    F["model"] = yaml.safe_load(after)
+    F["isvc"]["spec"]["engine"]["maxReplicas"] = 1
+    rendered = render_objects(list(F.values()), "--model-weights", "download")
+    assert rendered.code == 0, rendered.stderr
+    assert rendered.lines == []  # no weights-size-guessed warning
+    claim = rendered.find("PersistentVolumeClaim")
+    assert claim["spec"]["resources"]["requests"]["storage"] == "1Gi"
+    for obj in rendered.objects:
+        validate_k8s(obj)
+
+
+def test_a_set_weights_size_is_kept_and_annotations_are_extended_in_place(tmp_path):
+    target = tmp_path / "model.yaml"
+    text = SIZED_MODEL.replace("  # the worked example's model\n",
+                               "\n  annotations:\n    team: a  # ours\n")
+    target.write_text(text)
+    assert update(str(target), str(PHI)).code == 0
+    assert target.read_text() == text.replace("    team: a  # ours\n", "    team: a  # ours\n"
+                                              "    omerender.io/weights-size: 1Gi\n") + \
+        "  modelType: phi\n  maxTokens: 512\n"
+    kept = text.replace("    team: a  # ours\n", "    team: a  # ours\n    omerender.io/weights-size: 40Gi\n")
+    target.write_text(kept)
+    run = update(str(target), str(PHI))
+    assert run.code == 0, run.stderr
+    assert target.read_text() == kept + "  modelType: phi\n  maxTokens: 512\n"
+    assert run.lines[-1].split(": added ")[1] == f"modelType, maxTokens from {PHI}"
+
+
+def test_a_flow_style_metadata_gets_the_fields_and_a_warning_for_the_annotation(tmp_path):
+    target = tmp_path / "model.yaml"
+    text = SIZED_MODEL.replace("metadata:\n  name: llama-3-2-3b-instruct  # the worked example's model\n",
+                               "metadata: {name: llama-3-2-3b-instruct}\n")
+    target.write_text(text)
+    run = update(str(target), str(PHI))
+    assert run.code == 0, run.stderr
+    assert target.read_text() == text + "  modelType: phi\n  maxTokens: 512\n"
+    assert run.lines == [
+        f"warning: {target}: ClusterBaseModel llama-3-2-3b-instruct: omerender.io/weights-size: 1Gi not added: "
+        "metadata is not a block mapping --update can extend; add the annotation by hand",
+        f"info: {target}: ClusterBaseModel llama-3-2-3b-instruct: added modelType, maxTokens from {PHI}"]

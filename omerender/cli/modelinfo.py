@@ -11,8 +11,9 @@ import click
 
 from omerender.errors import Message, OmeError, OmeErrors, Report, run_guarded
 from omerender.gitops import atomicdir
-from omerender.modelinfo import HUB_SECONDS, ReadBudget, compute, open_source
-from omerender.modelinfo.update import each_object, insert, load_objects, missing_fields, models_in
+from omerender.modelinfo import HUB_SECONDS, ReadBudget, describe, open_source
+from omerender.modelinfo.update import each_object, extendable, insert, load_objects, missing_fields, models_in
+from omerender.ome.weights.size import SIZE_ANNOTATION
 from omerender.yamlio import limits, paths
 from omerender.yamlio.emit import dump
 from omerender.yamlio.reading import _files, read_file
@@ -47,7 +48,9 @@ def model_info(source, update_path, output, hub_timeout, debug):
 
     SOURCE is a model directory (config.json or model_index.json, *.safetensors) or hf://ORG/NAME[@REVISION]
     (needs the huggingface_hub package: pip install huggingface_hub; honours HF_TOKEN and HF_ENDPOINT). Only
-    configs and safetensors headers are read, never weights.
+    configs and safetensors headers are read, never weights. The safetensors files' total size, plus 10% in whole
+    Gi, is the annotation omerender.io/weights-size (the --model-weights download claim's size): printed under
+    metadata.annotations, and written by --update where unset.
     """
     if update_path is None and source is None:
         fail([Message("error", "missing SOURCE: a model directory or hf://ORG/NAME[@REVISION] (or --update FILE)")])
@@ -62,8 +65,10 @@ def model_info(source, update_path, output, hub_timeout, debug):
     for message in report.messages:
         say(message)
     if update_path is None:
-        spec = {"spec": result}
-        sys.stdout.write(json.dumps(spec, indent=2, sort_keys=True) + "\n" if output == "json" else dump(spec))
+        fields, size = result
+        shown = {"metadata": {"annotations": {SIZE_ANNOTATION: size}}} if size else {}
+        shown["spec"] = fields
+        sys.stdout.write(json.dumps(shown, indent=2, sort_keys=True) + "\n" if output == "json" else dump(shown))
 
 
 def _seconds(text: str | None) -> float | None:
@@ -79,10 +84,10 @@ def _seconds(text: str | None) -> float | None:
     return value
 
 
-def _describe(source: str, report: Report, budget: ReadBudget) -> dict:
+def _describe(source: str, report: Report, budget: ReadBudget) -> tuple[dict, str | None]:
     opened = open_source(source, budget)
     report.file = opened.label
-    return compute(opened, report)
+    return describe(opened, report)
 
 
 def _update(path: str, source: str | None, report: Report, budget: ReadBudget) -> None:
@@ -129,23 +134,32 @@ def _update_text(file: str, text: str, root: str, source: str | None, report: Re
         located = Report(ref=target.ref, file=file)
         try:
             if where not in cache:
-                cache[where] = compute(open_source(where, budget), located)
+                cache[where] = describe(open_source(where, budget), located)
         except OmeError as err:
             raise err.located(target.ref, file)
         report.extend(located.messages)
-        fields = missing_fields(target.obj.get("spec"), cache[where])
+        found, size = cache[where]
+        fields = missing_fields(target.obj.get("spec"), found)
         if target.spec_node is None:
             raise OmeError("no spec to fill", ref=target.ref, file=file, field="spec")
-        if fields:
-            edits.append((target, fields))
-            report.info(f"added {', '.join(fields)} from {where}", ref=target.ref, file=file, code="model-info-added")
+        sized = target.annotation_edit(SIZE_ANNOTATION, size) if size else None
+        if sized and not extendable(sized[0]):
+            report.warn(f"{SIZE_ANNOTATION}: {size} not added: {sized[2]} is not a block mapping --update can extend; "
+                        "add the annotation by hand", ref=target.ref, file=file, field=sized[2],
+                        code="weights-size-not-added")
+            sized = None
+        if fields or sized:
+            edits.append((target, fields, sized))
+            added = list(fields) + ([f"annotation {SIZE_ANNOTATION}: {size}"] if sized else [])
+            report.info(f"added {', '.join(added)} from {where}", ref=target.ref, file=file, code="model-info-added")
         else:
             report.info("nothing to add: every field OME's agent sets is already set", ref=target.ref, file=file,
                         code="model-info-complete")
     if not edits:
         return None, len(targets)
-    refs = {id(t.spec_node): t.ref for t, _ in edits}
-    new = insert(text, [(t.spec_node, f) for t, f in edits], file, lambda node: refs.get(id(node)))
+    refs = {id(node): t.ref for t, f, sized in edits for node in (t.spec_node, sized and sized[0]) if node}
+    nodes = [(t.spec_node, f) for t, f, _ in edits if f] + [sized for _, _, sized in edits if sized]
+    new = insert(text, nodes, file, lambda node: refs.get(id(node)))
     _verify(text, new, edits, file)
     return new, len(targets)
 
@@ -174,12 +188,15 @@ def _local_path(uri: str, target, file: str, root: str) -> str:
 def _verify(old: str, new: str, edits, file: str) -> None:
     """The edit added exactly the fields: anything else is a bug, and nothing is written."""
     expected = load_objects(old, file)
-    by_name = {(t.ref.kind, t.ref.name, t.ref.namespace): f for t, f in edits}
+    by_name = {(t.ref.kind, t.ref.name, t.ref.namespace): (f, sized) for t, f, sized in edits}
     for obj, _ in (pair for doc in expected for pair in each_object(doc)):
         if isinstance(obj, dict) and isinstance(obj.get("spec"), dict):
             meta = obj.get("metadata") or {}
             ns = (meta.get("namespace") or "default") if obj.get("kind") == "BaseModel" else None
-            obj["spec"].update(copy.deepcopy(by_name.get((obj.get("kind"), str(meta.get("name", "")), ns), {})))
+            fields, sized = by_name.get((obj.get("kind"), str(meta.get("name", "")), ns), ({}, None))
+            obj["spec"].update(copy.deepcopy(fields))
+            if sized:
+                meta.setdefault("annotations", {}).update(sized[1].get("annotations", sized[1]))
     if load_objects(new, file) != expected:
         raise RuntimeError(f"{file}: the edited file does not read back as the original plus the new fields")
 

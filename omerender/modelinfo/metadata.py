@@ -1,6 +1,7 @@
 """The BaseModel spec fields OME's model agent derives from a model's files (extractModelMetadataFromHF)."""
 from __future__ import annotations
 
+import math
 import posixpath
 
 from omerender.errors import OmeError, Report
@@ -17,8 +18,24 @@ FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "mo
           "modelCapabilities", "quantization")
 
 
+GI = 2 ** 30
+
+
 def compute(source: Source, report: Report) -> dict:
     """The spec fields for the model in ``source``; warnings (estimates) go to ``report``."""
+    return describe(source, report)[0]
+
+
+def weights_quantity(total_bytes: int) -> str | None:
+    """The size a weights volume needs for ``total_bytes`` of safetensors files: plus 10% for the configs,
+    tokenizer and filesystem, rounded up to whole Gi (None when no size is known)."""
+    if total_bytes <= 0:
+        return None
+    return f"{max(1, math.ceil(total_bytes * 11 / 10 / GI))}Gi"
+
+
+def describe(source: Source, report: Report) -> tuple[dict, str | None]:
+    """The spec fields for the model in ``source`` and the size of its weights (:func:`weights_quantity`)."""
     config_path, walked = source.find_config()
     if config_path is None:
         raise OmeError(f"{source.label}: no model_index.json or config.json in it or any directory below it")
@@ -28,20 +45,20 @@ def compute(source: Source, report: Report) -> dict:
     directory = posixpath.dirname(config_path)
     if posixpath.basename(config_path) == "model_index.json" and not data.get("model_type"):
         model = load_diffusion(data, source, directory)
-        count, why = _diffusion_count(source, model.extra["pipeline"], directory)
+        count, why, total = _diffusion_count(source, model.extra["pipeline"], directory)
     else:
         config = Config(data, config_path)
         if not config.str("model_type"):
             raise OmeError(f"{source.label}/{config_path}: model_type is missing or empty")
         model = loader_for(config.str("model_type"))(config, source)
         model.transformers_version = model.transformers_version or config.str("transformers_version")
-        count, why = count_dir(source, directory)
+        count, why, total = count_dir(source, directory)
     fields = _fields(model, _size(model, count, why, source, report))
     if model.model_type == "mistral" and "forcausallm" in model.architecture.lower():
         report.warn(f"modelCapabilities EMBEDDING is what OME's model agent records for every model_type mistral "
                     f"model (its Mistral loader reports all of them as embedding models), {model.architecture} "
                     "included; set spec.modelCapabilities by hand if this is a chat model", code="mistral-embedding")
-    return fields
+    return fields, weights_quantity(total)
 
 
 def _say_walked(source: Source, config_path: str, report: Report) -> None:
@@ -68,22 +85,22 @@ def _size(model, count, why, source: Source, report: Report) -> str | None:
     return None
 
 
-def _diffusion_count(source: Source, pipeline: dict, base: str) -> tuple[int | None, str]:
+def _diffusion_count(source: Source, pipeline: dict, base: str) -> tuple[int | None, str, int]:
     required, optional = component_dirs(pipeline, lambda d: source.is_dir(posixpath.join(base, d)))
-    total = 0
+    total = size = 0
     for component in required + optional:
         directory = posixpath.join(base, component)
         if not source.exists(posixpath.join(directory, "config.json")):
             if component in required:
-                return None, f"no {directory}/config.json"
+                return None, f"no {directory}/config.json", 0
             continue
-        count, why = count_dir(source, directory)
+        count, why, files = count_dir(source, directory)
         if count is None:
             if component in required:
-                return None, why
+                return None, why, 0
             continue
-        total += count
-    return total, ""
+        total, size = total + count, size + files
+    return total, "", size
 
 
 def _fields(model, size: str | None) -> dict:

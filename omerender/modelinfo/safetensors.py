@@ -23,15 +23,16 @@ DTYPE_BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, 
               "C64": 64, "F64": 64, "I64": 64, "U64": 64}
 
 
-def count_dir(source: Source, directory: str) -> tuple[int | None, str]:
-    """(parameter count, "") from the headers in ``directory``, or (None, why not)."""
+def count_dir(source: Source, directory: str) -> tuple[int | None, str, int]:
+    """(parameter count, "", the shards' total bytes) from the headers in ``directory``, or (None, why not, 0)."""
     shards = _shards(source, directory)
     if not shards:
-        return None, f"no *.safetensors files in {source.label}/{directory}".rstrip("/")
+        return None, f"no *.safetensors files in {source.label}/{directory}".rstrip("/"), 0
     missing = [s for s in shards if not source.exists(posixpath.join(directory, s))]
     if missing:
-        return None, f"{INDEX} names {missing[0]}, which is not in {source.label}"
-    return sum(tensor_parameters(source, posixpath.join(directory, s)) for s in shards), ""
+        return None, f"{INDEX} names {missing[0]}, which is not in {source.label}", 0
+    paths = [posixpath.join(directory, s) for s in shards]
+    return sum(tensor_parameters(source, p) for p in paths), "", sum(source.size(p) for p in paths)
 
 
 def _shards(source: Source, directory: str) -> list[str]:

@@ -31,8 +31,22 @@ SKIP_ANNOTATION = "ome.oracle.com/skip-config-parsing"
 class Target:
     """One model in a file: its reference, spec node and current values."""
 
-    def __init__(self, ref: ObjRef, obj: dict, spec_node: MappingNode | None):
-        self.ref, self.obj, self.spec_node = ref, obj, spec_node
+    def __init__(self, ref: ObjRef, obj: dict, spec_node: MappingNode | None, meta_node=None):
+        self.ref, self.obj, self.spec_node, self.meta_node = ref, obj, spec_node, meta_node
+
+    @property
+    def annotations(self) -> dict:
+        return map_or_empty(map_or_empty(self.obj.get("metadata")).get("annotations"))
+
+    def annotation_edit(self, key: str, value: str) -> tuple | None:
+        """(mapping node, fields, field path) that adds annotation ``key``, or None when it is set already
+        (never overwritten) or the model has no metadata to hold it."""
+        if key in self.annotations or self.meta_node is None:
+            return None
+        node = _value(self.meta_node, "annotations")
+        if node is None:
+            return self.meta_node, {"annotations": {key: value}}, "metadata"
+        return node, {key: value}, "metadata.annotations"
 
     @property
     def skipped(self) -> bool:
@@ -77,7 +91,7 @@ def models_in(text: str, file: str, report: Report) -> list[Target]:
             report.warn(f"{foreign} is left as it is; to fill it, use apiVersion: {OME_API_VERSION}", ref=ref,
                         file=file, field="apiVersion", code="foreign-api-group")
         if kind in MODEL_KINDS and api_version.startswith("ome.io/"):
-            targets.append(Target(ref, obj, _value(node, "spec")))
+            targets.append(Target(ref, obj, _value(node, "spec"), _value(node, "metadata")))
     return targets
 
 
@@ -113,17 +127,19 @@ def missing_fields(spec: dict, fields: dict) -> dict:
     return out
 
 
-def insert(text: str, edits: list[tuple[MappingNode, dict]], file: str, ref_of) -> str:
-    """``text`` with each mapping's new fields appended after its last line (bottom-up, so positions hold)."""
+def insert(text: str, edits: list[tuple], file: str, ref_of) -> str:
+    """``text`` with each mapping's new fields appended after its last line (bottom-up, so positions hold).
+    An edit is (mapping node, fields) for ``spec``, or (mapping node, fields, field path) for another mapping."""
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines(keepends=True)
-    for node, fields in sorted(edits, key=lambda e: e[0].start_mark.line, reverse=True):
+    for node, fields, *named in sorted(edits, key=lambda e: e[0].start_mark.line, reverse=True):
+        field = named[0] if named else "spec"
         if not isinstance(node, MappingNode) or node.flow_style or not node.value:
-            raise OmeError("spec must be a non-empty block mapping for --update to add fields; add them by hand",
-                           ref=ref_of(node), file=file, field="spec")
+            raise OmeError(f"{field} must be a non-empty block mapping for --update to add fields; add them by hand",
+                           ref=ref_of(node), file=file, field=field)
         if node.anchor or _holds_alias(node):
-            raise OmeError("spec is or holds a YAML anchor or alias, so the fields cannot be added at one place "
-                           "in the text; add them by hand", ref=ref_of(node), file=file, field="spec")
+            raise OmeError(f"{field} is or holds a YAML anchor or alias, so the fields cannot be added at one place "
+                           "in the text; add them by hand", ref=ref_of(node), file=file, field=field)
         indent = node.value[0][0].start_mark.column
         after = _last_line(node)
         if after < len(lines) and not lines[after].endswith(("\n", "\r")):
@@ -131,6 +147,12 @@ def insert(text: str, edits: list[tuple[MappingNode, dict]], file: str, ref_of) 
         block = dump_in_order(fields)
         lines[after + 1:after + 1] = [" " * indent + line + newline for line in block.splitlines()]
     return "".join(lines)
+
+
+def extendable(node) -> bool:
+    """Whether :func:`insert` can add keys to ``node``: a non-empty block mapping with no anchor or alias."""
+    return (isinstance(node, MappingNode) and not node.flow_style and bool(node.value) and not node.anchor
+            and not _holds_alias(node))
 
 
 def _holds_alias(node) -> bool:
