@@ -140,13 +140,11 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
         raise OmeErrors(errors)
     for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
         report.warn(text, code="shared-leader-service")
-    for text, model, field_path, code in book.warnings():
-        _warn_about_model(report, text, model, field_path, code)
+    for text, model in book.size_warnings():
+        report.warn(text, ref=model.ref, field="metadata.annotations", file=model.file, code="weights-size-guessed")
+    for text, model in book.access_warnings():
+        report.warn(text, ref=model.ref, file=model.file, code="weights-single-node-claim")
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
-
-
-def _warn_about_model(report: Report, text: str, model: Obj, field_path: str | None, code: str) -> None:
-    report.warn(text, ref=model.ref, field=field_path, file=model.file, code=code)
 
 
 def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:

@@ -54,19 +54,21 @@ class Book:
         """Each claim and Job with the model it downloads, by namespace, then name, claim before Job."""
         return [(obj, claim.model) for _, claim in sorted(self._claims.items()) for obj in claim.staged.objects]
 
-    def warnings(self) -> list[tuple[str, Obj, str | None, str]]:
-        """(text, model, field, code): each model's size warning once, then each claim's access-mode warning."""
+    def size_warnings(self) -> list[tuple[str, Obj]]:
+        """(text, model): each model's size warning (an estimate or the default), once."""
         out, seen = [], set()
         for _, claim in sorted(self._claims.items()):
             model = claim.model
             if claim.staged.size_warning and model.ref not in seen:
                 seen.add(model.ref)
-                out.append((claim.staged.size_warning, model, "metadata.annotations", "weights-size-guessed"))
-        for (namespace, name), claim in sorted(self._claims.items()):
-            text = _access_warning(namespace, name, claim)
-            if text:
-                out.append((text, claim.model, None, "weights-single-node-claim"))
+                out.append((claim.staged.size_warning, model))
         return out
+
+    def access_warnings(self) -> list[tuple[str, Obj]]:
+        """(text, model): each claim's access-mode warning, where pods may mount it from several nodes."""
+        found = ((_access_warning(namespace, name, claim), claim.model)
+                 for (namespace, name), claim in sorted(self._claims.items()))
+        return [(text, model) for text, model in found if text]
 
 
 def _access_warning(namespace: str, name: str, claim: _Claim) -> str | None:
