@@ -89,7 +89,8 @@ def _new_venv(path: Path) -> Path:
     deps.mkdir()
     site = Path(sysconfig.get_paths()["purelib"])
     for name in _runtime_dependencies():
-        for top in {file.parts[0] for file in metadata.distribution(name).files if file.parts[0] != ".."}:
+        for top in {file.parts[0] for file in metadata.distribution(name).files or ()
+                    if file.parts[0] != ".."}:
             if (site / top).exists() and not (deps / top).exists():
                 (deps / top).symlink_to(site / top)
     new_site, = (path / "lib").glob("python3*/site-packages")
