@@ -1,17 +1,9 @@
 """omerender: render OME serving objects into plain Kubernetes objects."""
 import gc
-from importlib import metadata
 
-
-def _version() -> str:
-    """omerender's version, kept in one place: pyproject.toml, as the installed package's metadata has it."""
-    try:
-        return metadata.version("omerender")
-    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
-        return "0+unknown"
-
-
-__version__ = _version()
+# omerender's version, in this one place: pyproject.toml reads it ([tool.setuptools.dynamic]) into the wheel's
+# and the sdist's metadata, and a checkout run without installing (PYTHONPATH) prints the same.
+__version__ = "0.1.0"
 OME_RELEASE = "v1.3"   # the OME release whose controller output omerender renders
 SOURCES = ("the OME v1.3 documentation (github.com/ome-projects/ome-docs), then OME's Go source "
            "(github.com/ome-projects/ome) where the docs are silent; without a cluster ConfigMap, the defaults of "

@@ -2,6 +2,7 @@
 import random
 import shutil
 import tomllib
+from importlib import metadata
 
 import yaml
 
@@ -18,7 +19,9 @@ def test_version_and_help():
         "(github.com/ome-projects/ome-docs), then OME's Go source (github.com/ome-projects/ome) where the docs are "
         "silent; without a cluster ConfigMap, the defaults of OME's Helm chart ome-resources (docs/spec/README.md)\n")
     pyproject = tomllib.loads((FIXTURES.parent / "pyproject.toml").read_text())
-    assert __version__ == pyproject["project"]["version"]   # one version, in pyproject.toml
+    assert "version" not in pyproject["project"]   # one version, in omerender/__init__.py, which pyproject reads
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "omerender.__version__"}
+    assert metadata.version("omerender") == __version__   # as this (editable) install's metadata has it
     help_text = run_cli("--help").stdout
     for command in ("render", "fn", "explain", "tree", "build", "check", "lock"):
         assert command in help_text
