@@ -85,7 +85,8 @@ def test_the_patterns_catch_the_old_spellings_and_spare_output_formats():
                "omerender explain --isvc a -n b -o json .", "omerender render x | kubectl get -f - -o yaml",
                "omerender model-info ./m -o json", "`omerender tree sglang-base -o json .`",
                "kubectl get configmap inferenceservice-config -n ome -o yaml), read beside the render",
-               "kustomize build overlays/prod -o out.yaml", "`-o json` prints one object", "`-o`/`--output` is a format",
+               "kustomize build overlays/prod -o out.yaml", "`-o json` prints one object",
+               "`-o`/`--output` is a format",
                "omerender render deploy/ -o yaml", "`render` writes; `diff -o markdown`",
                "omerender diff main . --format markdown > comment.md", "docker build -o out ."]
     assert [line for line in old if not old_spellings(line)] == []

@@ -170,7 +170,8 @@ def test_the_docs_checked_include_readme_and_every_docs_page():
 
 def test_slugs_follow_githubs_rules():
     text = ("# Install\n## `omerender render`\n## What's new?\n## Install\n## Install\n"
-            "### Flux: rendered manifests & --strict\n## Ünïcode_ok ✓\n## [Linked](x.md) *emphasis* and snake_case\n"
+            "### Flux: rendered manifests & --strict\n## Ünïcode_ok ✓\n"
+            "## [Linked](x.md) *emphasis* and snake_case\n"
             "Setext heading\n---\n<a id=\"custom-spot\"></a>\n<a name='old-name'></a>\n")
     assert anchors(text) == ["install", "omerender-render", "whats-new", "install-1", "install-2",
                              "flux-rendered-manifests----strict", "ünïcode_ok-", "linked-emphasis-and-snake_case",
