@@ -26,11 +26,13 @@ PATTERNS = {
 
 
 def scanned(root: Path = ROOT) -> list[Path]:
-    """The docs (not docs/spec/seed, OME's own page), the plugins and the fixtures."""
+    """The docs (not docs/spec/seed, OME's own page), the plugins, the fixtures, the pre-commit hooks and the
+    image a user runs."""
     seed = root / "docs" / "spec" / "seed"
     docs = [path for path in (root / "docs").rglob("*.md") if seed not in path.parents]
     trees = [path for top in ("plugins", "fixtures") for path in (root / top).rglob("*") if path.is_file()]
-    top = [root / name for name in ("README.md", "CONTRIBUTING.md") if (root / name).is_file()]
+    top = [root / name for name in ("README.md", "CONTRIBUTING.md", ".pre-commit-hooks.yaml", "Dockerfile")
+           if (root / name).is_file()]
     return top + sorted(docs + trees)
 
 
@@ -58,8 +60,8 @@ def test_the_docs_plugins_and_fixtures_use_the_current_spellings():
 
 def test_the_scan_covers_the_docs_plugins_and_fixtures():
     names = {str(path.relative_to(ROOT)) for path in scanned()}
-    assert {"README.md", "docs/reference/cli.md", "plugins/argocd/plugin.yaml",
-            "fixtures/quickstart/isvc.yaml"} <= names
+    assert {"README.md", "docs/reference/cli.md", "plugins/argocd/plugin.yaml", "fixtures/quickstart/isvc.yaml",
+            ".pre-commit-hooks.yaml"} <= names
     assert not any(name.startswith("docs/spec/seed/") for name in names)
 
 
