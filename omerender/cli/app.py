@@ -52,7 +52,7 @@ def cli():
     Kubernetes objects the OME controller would create."""
 
 
-@cli.command(epilog=RENDER_EXAMPLE)
+@cli.command("render", epilog=RENDER_EXAMPLE)
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--keep-inputs", is_flag=True, help="Keep the OME input objects in the output.")
 @click.option("--no-model-node-selector", is_flag=True,

@@ -203,7 +203,7 @@ def _verify(old: str, new: str, edits, file: str) -> None:
 
 def _check_writable(file: str) -> None:
     """The new text goes to a temporary file beside ``file``: its directory must be writable. Judged by the
-    mode bits, as ``render -o`` judges its directory, so the answer is the same for root."""
+    mode bits, as ``render --output-dir`` judges its directory, so the answer is the same for root."""
     folder = os.path.dirname(os.path.abspath(file))
     try:
         mode = os.stat(folder).st_mode
