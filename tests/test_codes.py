@@ -37,10 +37,9 @@ def test_the_table_is_what_the_script_writes_from_the_registry():
         assert f"| `{name}` | {code.severity} |" in committed
 
 
-def test_the_readme_links_the_table_from_its_messages_section():
-    readme = (ROOT / "README.md").read_text()
-    messages = readme.split("### Messages", 1)[1].split("\n## ", 1)[0]
-    assert "(docs/reference/message-codes.md)" in messages
+def test_the_messages_page_links_the_table():
+    messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
+    assert "(message-codes.md)" in messages
 
 
 def test_codes_are_kebab_case_with_a_meaning_and_a_fix():
@@ -140,14 +139,16 @@ def test_the_code_ends_the_message_line():
 
 # ---------------------------------------------------------------- --allow
 
-def test_the_readme_ci_example_passes_on_the_quickstart():
+def test_the_documented_ci_example_passes_on_the_quickstart():
     run = run_cli("render", "--strict", "--allow", "auto-selected-runtime", str(QUICKSTART))
     assert run.code == 0, run.stderr
     assert run.lines == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}"]
     assert run.objects == run_cli("render", str(QUICKSTART)).objects
-    readme = (ROOT / "README.md").read_text()
-    assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in readme
-    assert "- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/" in readme
+    messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
+    assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
+    for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):
+        assert ("- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/"
+                in (ROOT / "docs" / page).read_text()), page
 
 
 def test_allow_accepts_only_the_codes_it_names():

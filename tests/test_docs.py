@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # the user's and the contributor's pages; docs/spec/ is the specification, whose blocks are not commands to run
-DOCS = [ROOT / "README.md"] + sorted(
+DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"] + sorted(
     path for path in (ROOT / "docs").rglob("*.md") if (ROOT / "docs" / "spec") not in path.parents)
 FENCE = re.compile(r"^```(bash|sh|console)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 # omerender's runtime dependencies (import names and distributions), shared with the new virtualenv
@@ -32,13 +32,11 @@ DISTRIBUTIONS = ("pyyaml", "click", "ruamel.yaml", "ruamel.yaml.clib")
 CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs, as $OME_DATA in snippets
 
 SKIP = {
-    ("README.md", "bash scripts/test.sh"):
+    ("CONTRIBUTING.md", "bash scripts/test.sh"):
         "runs this whole test suite, this test included; CI runs it (.ci/run)",
-    ("docs/integrations.md", "bash scripts/test.sh"):
-        "the same test command as README.md's",
-    ("docs/integrations.md", 'pip install "git+https://git.example/omerender.git@COMMIT_SHA"'):
+    ("docs/tutorials/flux.md", 'pip install "git+https://git.example/omerender.git@COMMIT_SHA"'):
         "a placeholder URL and commit the reader replaces; needs the network",
-    ("README.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
+    ("docs/tutorials/first-render.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
         "reads the Hugging Face Hub (tests/test_modelinfo_hub.py runs the same through a local server)",
     **{("docs/how-to/cluster-needs.md", first): "installs a component into a Kubernetes cluster: needs one, and the network"
        for first in (
@@ -57,20 +55,21 @@ SKIP = {
        )},
 }
 SETUP = {
-    ("docs/integrations.md", "omerender render omedeploy/ --output-dir rendered/"):
+    ("docs/tutorials/flux.md", "omerender render omedeploy/ --output-dir rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
     # the catalog's model file and the model's own config.json, as a user has them
-    ("README.md", "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):
+    ("docs/tutorials/first-render.md",
+     "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):
         "mkdir -p models/meta Llama-3.2-3B-Instruct\n"
         "cp \"$OME_DATA/models/meta/Llama-3.2-3B-Instruct.yaml\" models/meta/\n"
         "cp \"$OME_DATA/modelconfig/llama3_2_3b.json\" Llama-3.2-3B-Instruct/config.json",
     # a repository with an origin/main, its deploy/ directory, and two directories to compare
-    ("README.md", "omerender diff origin/main HEAD deploy/"):
+    ("docs/how-to/review-a-change.md", "omerender diff origin/main HEAD deploy/"):
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/quickstart deploy\n"
         "git add deploy && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD && cp -r deploy old && cp -r deploy new",
     # a repository holding the kustomize fixture: base/ and the overlays/prod that patches it
-    ("README.md", "omerender render overlays/prod"):
+    ("docs/tutorials/kustomize.md", "omerender render overlays/prod"):
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. .\n"
         "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD",
