@@ -3,7 +3,7 @@
 
 Adding a warning is one entry here and ``code="..."`` at its call site; tests/test_codes.py checks that every
 ``warn``/``info``/``Message`` call names a code of this table, and ``scripts/message_codes.py`` writes the
-reference table ``docs/message-codes.md`` from it.
+reference table ``docs/reference/message-codes.md`` from it.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _i(name: str, meaning: str, fix: str) -> Code:
 
 
 _ALL = [
-    # Model weights (docs/model-weights.md)
+    # Model weights (docs/how-to/model-weights.md)
     _w("weights-size-guessed", "Under --model-weights download, the weights claim's size is estimated from "
        "modelParameterSize, or is the default, since the model says nothing of its files' size.",
        "Set the annotation omerender.io/weights-size on the model to the size of its files."),
@@ -224,7 +224,7 @@ def unknown_code(name: str, where: str) -> str | None:
     if name in CODES:
         return None
     near = difflib.get_close_matches(name, sorted(CODES), n=1, cutoff=0.6)
-    hint = f'did you mean "{near[0]}"?' if near else "docs/message-codes.md lists the codes"
+    hint = f'did you mean "{near[0]}"?' if near else "docs/reference/message-codes.md lists the codes"
     return f'{where}: unknown message code "{name}"; {hint}'
 
 

@@ -3,7 +3,7 @@
 
 Sources: the Lua scripts plugins/argocd/health/*.lua and plugins/flux/health-check-exprs.yaml.
 Written: plugins/argocd/health/argocd-cm-patch.yaml (every script under its argocd-cm key) and, in
-docs/health-checks.md, the yaml block after each `<!-- generated: NAME -->` marker (NAME is argocd-cm or
+docs/reference/health-checks.md, the yaml block after each `<!-- generated: NAME -->` marker (NAME is argocd-cm or
 flux). tests/test_health_checks.py runs --check.
 
 Usage: python scripts/health-snippets.py [--check] [--root DIR]
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     root = args.root
     patch = root / "plugins" / "argocd" / "health" / "argocd-cm-patch.yaml"
-    doc = root / "docs" / "health-checks.md"
+    doc = root / "docs" / "reference" / "health-checks.md"
     wanted = {patch: argocd_cm(root),
               doc: with_blocks(doc.read_text(), {"argocd-cm": argocd_cm(root), "flux": flux_exprs(root)})}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write docs/message-codes.md, the reference table of every warning and info code, from omerender.codes.
+"""Write docs/reference/message-codes.md, the reference table of every warning and info code, from omerender.codes.
 
 Run it after adding a code: ``python scripts/message_codes.py`` (tests/test_codes.py fails while the committed
 table differs from what this writes)."""
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "docs" / "message-codes.md"
+TABLE = ROOT / "docs" / "reference" / "message-codes.md"
 
 HEADER = """# Message codes
 

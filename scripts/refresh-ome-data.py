@@ -194,7 +194,7 @@ What was trimmed: {trimmed}. The rest of OME's repository (its Go source, the CR
 are omerender's.
 
 Used by the catalog sweep (`tests/catalog.py`), the samples sweep (`tests/samples.py`), the multi-node and
-prefill-decode tests, `model-info`'s tests (`$OME_DATA` in the README's snippets) and the benchmark fleets
+prefill-decode tests, `model-info`'s tests (`$OME_DATA` in the docs' snippets) and the benchmark fleets
 (`benchmarks/fleet.py`).
 
 Refresh from a checkout of OME (it prints what changed; then run the tests):

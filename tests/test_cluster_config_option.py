@@ -28,7 +28,7 @@ OLDER = "which OME v1.3's Helm chart writes"  # the info of a ConfigMap lacking 
 
 
 def gateway_configmap() -> str:
-    """OME's ConfigMap of the Gateway API worked example (docs/cluster-config-and-ingress.md)."""
+    """OME's ConfigMap of the Gateway API worked example (docs/how-to/cluster-config-and-ingress.md)."""
     texts = (FIXTURES / "gateway-api" / "inputs.yaml").read_text().split("\n---\n")
     return next(text for text in texts if "\nkind: ConfigMap\n" in text) + "\n"
 

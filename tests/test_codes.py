@@ -1,6 +1,6 @@
 """Message codes (issue 32, "--strict a team can live with"): every warning and info names a code of
-omerender/codes.py, printed after its text; docs/message-codes.md is the table of them; ``--allow CODE`` accepts
-those warnings under ``--strict`` (KRM ``spec.allow``, Argo CD ``allow``); ``--messages github`` prints GitHub
+omerender/codes.py, printed after its text; docs/reference/message-codes.md is the table of them; ``--allow CODE``
+accepts those warnings under ``--strict`` (KRM ``spec.allow``, Argo CD ``allow``); ``--messages github`` prints GitHub
 Actions annotations."""
 from __future__ import annotations
 
@@ -31,16 +31,15 @@ def test_the_table_is_what_the_script_writes_from_the_registry():
     spec = __import__("importlib.util").util.spec_from_file_location("message_codes", GENERATOR)
     module = __import__("importlib.util").util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    committed = (ROOT / "docs" / "message-codes.md").read_text()
-    assert committed == module.table(), "docs/message-codes.md is stale: run python scripts/message_codes.py"
+    committed = (ROOT / "docs" / "reference" / "message-codes.md").read_text()
+    assert committed == module.table(), "docs/reference/message-codes.md is stale: run python scripts/message_codes.py"
     for name, code in CODES.items():
         assert f"| `{name}` | {code.severity} |" in committed
 
 
-def test_the_readme_links_the_table_from_its_messages_section():
-    readme = (ROOT / "README.md").read_text()
-    messages = readme.split("### Messages", 1)[1].split("\n## ", 1)[0]
-    assert "(docs/message-codes.md)" in messages
+def test_the_messages_page_links_the_table():
+    messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
+    assert "(message-codes.md)" in messages
 
 
 def test_codes_are_kebab_case_with_a_meaning_and_a_fix():
@@ -140,14 +139,16 @@ def test_the_code_ends_the_message_line():
 
 # ---------------------------------------------------------------- --allow
 
-def test_the_readme_ci_example_passes_on_the_quickstart():
+def test_the_documented_ci_example_passes_on_the_quickstart():
     run = run_cli("render", "--strict", "--allow", "auto-selected-runtime", str(QUICKSTART))
     assert run.code == 0, run.stderr
     assert run.lines == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}"]
     assert run.objects == run_cli("render", str(QUICKSTART)).objects
-    readme = (ROOT / "README.md").read_text()
-    assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in readme
-    assert "- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/" in readme
+    messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
+    assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
+    for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):
+        assert ("- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/"
+                in (ROOT / "docs" / page).read_text()), page
 
 
 def test_allow_accepts_only_the_codes_it_names():
@@ -165,7 +166,7 @@ def test_an_unknown_code_is_a_usage_error_with_the_near_miss():
         assert ('Error: --allow: unknown message code "auto-selected-runtim"; did you mean '
                 '"auto-selected-runtime"?') in run.stderr
     run = run_cli("render", "--allow", "zzz", str(QUICKSTART))
-    assert 'Error: --allow: unknown message code "zzz"; docs/message-codes.md lists the codes' in run.stderr
+    assert 'Error: --allow: unknown message code "zzz"; docs/reference/message-codes.md lists the codes' in run.stderr
 
 
 def test_allow_is_on_every_strict_command_and_messages_on_every_printing_command():
@@ -245,7 +246,8 @@ def test_function_results_carry_the_code_and_spec_allow_accepts_it():
 def test_function_spec_allow_with_an_unknown_code_is_an_error_result():
     for allow, message in [(["auto-selected-runtim"], 'functionConfig.spec.allow: unknown message code '
                                                       '"auto-selected-runtim"; did you mean "auto-selected-runtime"?'),
-                           ([1], "functionConfig.spec.allow must be a list of message codes (docs/message-codes.md)")]:
+                           ([1], "functionConfig.spec.allow must be a list of message codes "
+                                 "(docs/reference/message-codes.md)")]:
         run = run_cli("fn", input=resource_list(quickstart_items(), {"strict": True, "allow": allow}))
         out = yaml.safe_load(run.stdout)
         assert run.code == 1
@@ -272,7 +274,7 @@ def test_argocd_allow_parameter(tmp_path):
     done = argocd(tmp_path / "c", {"PARAM_STRICT": "true", "ARGOCD_ENV_ALLOW": "zzz\nerror: x"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == ['error: ALLOW: unknown message code "zzz\\nerror: x"; '
-                                        'docs/message-codes.md lists the codes']
+                                        'docs/reference/message-codes.md lists the codes']
 
 
 # ---------------------------------------------------------------- --messages github

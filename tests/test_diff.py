@@ -743,16 +743,17 @@ def test_inference_services_added_on_other_runtimes_stay_apart(tmp_path):
         for first, runtime in ((0, "sglang-8b"), (1, "vllm-8b"))]
 
 
-def test_the_readme_example_comment(tmp_path):
-    """README's pull-request comment: the 70B service moved to H100s, chat-b scaled to 8 replicas, and a new image
+def test_the_documented_example_comment(tmp_path):
+    """The pull-request comment of docs/how-to/review-a-change.md: the 70B service moved to H100s, chat-b scaled to 8
+    replicas, and a new image
     in sglang-8b, which chat-a and chat-c get alike (chat-b changes more)."""
     head = head_of(tmp_path, "image-bump")
     services = (FIXTURES / "diff" / "accelerator-class" / "services.yaml").read_text()
     chat_b = "  engine: {minReplicas: 2, maxReplicas: 4}\n"
     assert services.count(chat_b) == 1
     (head / "services.yaml").write_text(services.replace(chat_b, chat_b.replace("4}", "8}")))
-    readme = (FIXTURES.parent / "README.md").read_text()
-    example = readme.split("````markdown\n", 1)[1].split("````\n", 1)[0]
+    page = (FIXTURES.parent / "docs" / "how-to" / "review-a-change.md").read_text()
+    example = page.split("````markdown\n", 1)[1].split("````\n", 1)[0]
     run = run_cli("diff", str(BASE), str(head), "--format", "markdown")
     assert run.code == 0
     assert run.stdout == example

@@ -1,5 +1,5 @@
 """``omerender diff`` shows a changed scalar's values inline: ``old -> new`` in text, ``old`` → ``new`` in
-markdown, and every changed field's values in JSON (README "Reviewing a change")."""
+markdown, and every changed field's values in JSON (docs/how-to/review-a-change.md)."""
 from __future__ import annotations
 
 import json

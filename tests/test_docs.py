@@ -1,7 +1,7 @@
 """Every documented shell command works as written (issue 13).
 
-Each ```bash, ```sh and ```console block of README.md and docs/*.md runs with bash (-e, -u, pipefail)
-in a temporary copy of the repository, with a brand-new virtualenv's bin, this environment's
+Each ```bash, ```sh and ```console block of README.md, CONTRIBUTING.md and docs/ (but docs/spec/) runs with bash
+(-e, -u, pipefail) in a temporary copy of the repository, with a brand-new virtualenv's bin, this environment's
 omerender and .tools/bin (kustomize) on PATH, and must exit 0. The new virtualenv sees PyYAML and
 click from this environment, so `pip install .` installs omerender itself the way a user's does
 (pip's own configuration supplies the build backend). Blocks that cannot run here are in SKIP with
@@ -22,7 +22,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+# the user's and the contributor's pages; docs/spec/ is the specification, whose blocks are not commands to run
+DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"] + sorted(
+    path for path in (ROOT / "docs").rglob("*.md") if (ROOT / "docs" / "spec") not in path.parents)
 FENCE = re.compile(r"^```(bash|sh|console)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 # omerender's runtime dependencies (import names and distributions), shared with the new virtualenv
 DEPENDENCIES = ("yaml", "_yaml", "click", "ruamel")
@@ -30,15 +32,13 @@ DISTRIBUTIONS = ("pyyaml", "click", "ruamel.yaml", "ruamel.yaml.clib")
 CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs, as $OME_DATA in snippets
 
 SKIP = {
-    ("README.md", "bash scripts/test.sh"):
+    ("CONTRIBUTING.md", "bash scripts/test.sh"):
         "runs this whole test suite, this test included; CI runs it (.ci/run)",
-    ("docs/integrations.md", "bash scripts/test.sh"):
-        "the same test command as README.md's",
-    ("docs/integrations.md", 'pip install "git+https://git.example/omerender.git@COMMIT_SHA"'):
+    ("docs/tutorials/flux.md", 'pip install "git+https://git.example/omerender.git@COMMIT_SHA"'):
         "a placeholder URL and commit the reader replaces; needs the network",
-    ("README.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
+    ("docs/tutorials/first-render.md", "omerender model-info hf://meta-llama/Llama-3.2-3B-Instruct -o json"):
         "reads the Hugging Face Hub (tests/test_modelinfo_hub.py runs the same through a local server)",
-    **{("docs/cluster-needs.md", first): "installs a component into a Kubernetes cluster: needs one, and the network"
+    **{("docs/how-to/cluster-needs.md", first): "installs a component into a Kubernetes cluster: needs one, and the network"
        for first in (
            "helm upgrade --install ome-crd oci://ghcr.io/moirai-internal/charts/ome-crd \\",
            "cat > agent-values.yaml <<'EOF'",
@@ -55,25 +55,26 @@ SKIP = {
        )},
 }
 SETUP = {
-    ("docs/integrations.md", "omerender render omedeploy/ --output-dir rendered/"):
+    ("docs/tutorials/flux.md", "omerender render omedeploy/ --output-dir rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
     # the catalog's model file and the model's own config.json, as a user has them
-    ("README.md", "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):
+    ("docs/tutorials/first-render.md",
+     "omerender model-info --update models/meta/Llama-3.2-3B-Instruct.yaml ./Llama-3.2-3B-Instruct"):
         "mkdir -p models/meta Llama-3.2-3B-Instruct\n"
         "cp \"$OME_DATA/models/meta/Llama-3.2-3B-Instruct.yaml\" models/meta/\n"
         "cp \"$OME_DATA/modelconfig/llama3_2_3b.json\" Llama-3.2-3B-Instruct/config.json",
     # a repository with an origin/main, its deploy/ directory, and two directories to compare
-    ("README.md", "omerender diff origin/main HEAD deploy/"):
+    ("docs/how-to/review-a-change.md", "omerender diff origin/main HEAD deploy/"):
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/quickstart deploy\n"
         "git add deploy && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD && cp -r deploy old && cp -r deploy new",
     # a repository holding the kustomize fixture: base/ and the overlays/prod that patches it
-    ("README.md", "omerender render overlays/prod"):
+    ("docs/tutorials/kustomize.md", "omerender render overlays/prod"):
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. .\n"
         "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD",
     # the same, with one cluster's ConfigMap (Gateway API on) kept beside the apps under cfg/
-    ("docs/cluster-config-and-ingress.md", "omerender render --cluster-config cfg/prod-cluster.yaml overlays/prod"):
+    ("docs/how-to/cluster-config-and-ingress.md", "omerender render --cluster-config cfg/prod-cluster.yaml overlays/prod"):
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/kustomize/. . && mkdir cfg\n"
         "awk '/^---/{exit} {print}' ../fixtures/gateway-api/inputs.yaml > cfg/prod-cluster.yaml\n"
         "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"

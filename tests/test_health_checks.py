@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LUA_DIR = ROOT / "plugins" / "argocd" / "health"
 FLUX_FILE = ROOT / "plugins" / "flux" / "health-check-exprs.yaml"
 ARGOCD_CM_FILE = LUA_DIR / "argocd-cm-patch.yaml"
-DOC = ROOT / "docs" / "health-checks.md"
+DOC = ROOT / "docs" / "reference" / "health-checks.md"
 
 # Argo CD's health statuses (gitops-engine pkg/health HealthStatusCode); another is read as Unknown.
 VALID = {"Healthy", "Progressing", "Suspended", "Degraded", "Missing", "Unknown"}
@@ -265,7 +265,7 @@ def test_flux_cel_agrees_with_the_lua(kind, name, obj, status, message):
 def test_flux_has_no_podmonitor_expressions():
     """A PodMonitor without status (every operator before v0.86, or its status feature gate off) would make
     any expression that reads status fail, and Flux would wait until its timeout; kstatus already calls a
-    PodMonitor Current, so the Flux file leaves it out (docs/health-checks.md says so)."""
+    PodMonitor Current, so the Flux file leaves it out (docs/reference/health-checks.md says so)."""
     assert set(flux_entries()) == {"LeaderWorkerSet", "BackendTrafficPolicy"}
 
 
@@ -305,7 +305,7 @@ def test_argocd_cm_snippet_is_the_lua_files():
 
 
 def test_flux_snippet_is_the_flux_file():
-    """docs/health-checks.md shows plugins/flux/health-check-exprs.yaml as it is, comments aside."""
+    """docs/reference/health-checks.md shows plugins/flux/health-check-exprs.yaml as it is, comments aside."""
     shown = yaml.safe_load(next(b for b in doc_blocks() if "healthCheckExprs" in b))
     assert shown == yaml.safe_load(FLUX_FILE.read_text())
 
@@ -316,22 +316,23 @@ def test_snippets_script(tmp_path):
     assert subprocess.run([*script, "--check"], capture_output=True, text=True).returncode == 0
     for part in ("plugins/argocd/health", "plugins/flux"):
         shutil.copytree(ROOT / part, tmp_path / part)
-    (tmp_path / "docs").mkdir()
-    shutil.copy(DOC, tmp_path / "docs")
+    (tmp_path / "docs" / "reference").mkdir(parents=True)
+    shutil.copy(DOC, tmp_path / "docs" / "reference")
     lua = tmp_path / "plugins/argocd/health" / SCRIPTS["LeaderWorkerSet"]
     lua.write_text(lua.read_text().replace("groups ready", "groups are ready"))
     check = subprocess.run([*script, "--check", "--root", str(tmp_path)], capture_output=True, text=True)
     assert (check.returncode, check.stdout) == (1, "")
     assert check.stderr == (
         "error: plugins/argocd/health/argocd-cm-patch.yaml is out of date: run python scripts/health-snippets.py\n"
-        "error: docs/health-checks.md is out of date: run python scripts/health-snippets.py\n")
+        "error: docs/reference/health-checks.md is out of date: run python scripts/health-snippets.py\n")
     assert subprocess.run([*script, "--root", str(tmp_path)], capture_output=True).returncode == 0
-    assert "groups are ready" in (tmp_path / "docs/health-checks.md").read_text()
+    assert "groups are ready" in (tmp_path / "docs/reference/health-checks.md").read_text()
     assert subprocess.run([*script, "--check", "--root", str(tmp_path)]).returncode == 0
 
 
 def test_patch_merges_into_argocd_cm(tmp_path):
-    """`kubectl patch --patch-file` (as docs/health-checks.md says) adds the three checks and keeps the other keys."""
+    """`kubectl patch --patch-file` (as docs/reference/health-checks.md says) adds the three checks and keeps the other
+    keys."""
     existing = tmp_path / "argocd-cm.yaml"
     existing.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap",
                                         "metadata": {"name": "argocd-cm", "namespace": "argocd"},
@@ -347,7 +348,7 @@ def test_patch_merges_into_argocd_cm(tmp_path):
         assert data[f"resource.customizations.health.{Path(name).stem}"] == (LUA_DIR / name).read_text(), kind
 
 
-# What judges each kind omerender renders (docs/health-checks.md's table): Argo CD's own check, none needed
+# What judges each kind omerender renders (docs/reference/health-checks.md's table): Argo CD's own check, none needed
 # (no status), or omerender's (a script in plugins/argocd/health/). PersistentVolumeClaim and Job come with
 # --model-weights download.
 COVERAGE = {

@@ -1,7 +1,7 @@
 """Ingress through the CLI: the OME v1.3 docs' networking examples render as documented, with the cluster's
 ConfigMap inferenceservice-config among the inputs (docs: concepts/rollouts-and-traffic/ingress.md,
 guides/networking/configure-ingress.md, multiple-gateways.md, gateway-host-schemes.md), and
-docs/cluster-config-and-ingress.md's worked example is what omerender prints."""
+docs/how-to/cluster-config-and-ingress.md's worked example is what omerender prints."""
 from __future__ import annotations
 
 import json
@@ -26,7 +26,7 @@ GATEWAY_API = {"disableIngressCreation": False, "enableGatewayAPI": True, "ingre
 # configure-ingress.md, Step 1, "Kubernetes Ingress"
 KUBE_INGRESS = {"disableIngressCreation": False, "ingressDomain": "example.com", "ingressClassName": "nginx"}
 EXAMPLE = ROOT / "fixtures" / "gateway-api" / "inputs.yaml"
-DOC = ROOT / "docs" / "cluster-config-and-ingress.md"
+DOC = ROOT / "docs" / "how-to" / "cluster-config-and-ingress.md"
 
 
 OLDER = "which OME v1.3's Helm chart writes"  # the info of a ConfigMap lacking chart keys
@@ -182,7 +182,7 @@ def test_invalid_domain_annotation_is_an_error(F):
                                    'subdomain')
 
 
-# ---------------------------------------------------------------- docs/cluster-config-and-ingress.md
+# ---------------------------------------------------------------- docs/how-to/cluster-config-and-ingress.md
 
 def doc_blocks(marker: str) -> list[dict]:
     """The YAML block after ``<!-- marker -->`` in the docs page."""

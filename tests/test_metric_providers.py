@@ -113,7 +113,7 @@ def test_a_refused_key_fails_the_render_at_the_configmap(F):
 
 
 def test_unknown_fields_of_the_key_are_warnings(F):
-    """json.Unmarshal skips them, as for the other keys (docs/cluster-config-and-ingress.md)."""
+    """json.Unmarshal skips them, as for the other keys (docs/how-to/cluster-config-and-ingress.md)."""
     run = ok(list(F.values()) + [configmap({"metricProviders": {}, "defaultProvider": "x"})])
     assert (f"warning: {CM_REF}: data.autoscalerPolicy: unknown field defaultProvider is ignored, as OME ignores it"
             in run.lines)
@@ -238,7 +238,8 @@ def test_without_a_configmap_no_provider_is_bound(F):
     assert run.lines == [isvc_error(
         'engine: PolicyInvalid: policy queue-depth: trigger 0 (prometheus): metric provider "cluster-prometheus" is '
         "not bound on this cluster (without an inferenceservice-config among the inputs omerender uses the Helm "
-        "chart's, which binds no metric provider: add your cluster's ConfigMap, see docs/cluster-config-and-ingress.md)")]
+        "chart's, which binds no metric provider: add your cluster's ConfigMap, see "
+        "docs/how-to/cluster-config-and-ingress.md)")]
 
 
 def test_a_provider_name_that_cannot_name_an_object_is_an_error(F):

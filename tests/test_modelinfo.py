@@ -287,7 +287,7 @@ def test_a_shape_of_200000_dimensions_is_refused_in_linear_time(tmp_path):
     assert path.stat().st_size > 2 * 2 ** 20
     assert fails(str(directory)) == [f"error: {path}: tensor 'w': shape of 200,000 dimensions has more elements "
                                      "than its data_offsets [0, 4] hold 4 bytes; the file is corrupt or not "
-                                     "safetensors"]  # in one pass over the header (docs/security.md, Limits); no timed assertion
+                                     "safetensors"]  # in one pass over the header (docs/reference/limits.md); untimed
 
 
 @pytest.mark.parametrize("dtype,shape,offsets,text", [

@@ -1,5 +1,5 @@
-"""--model-weights download (docs/model-weights.md, render.md §6.5): per model and namespace a claim and a Job that
-downloads the model into it; the pods mount the claim read-only and wait for the download; nothing of OME."""
+"""--model-weights download (docs/how-to/model-weights.md, render.md §6.5): per model and namespace a claim and a
+Job that downloads the model into it; the pods mount the claim read-only and wait for the download; nothing of OME."""
 from __future__ import annotations
 
 import copy

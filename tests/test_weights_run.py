@@ -1,6 +1,6 @@
 """--model-weights download, run: the download Job's own container command (from the rendered YAML) against a
 local fake Hugging Face Hub leaves the model's files where the serving pods mount them, and the pods' wait step
-holds until then and passes after (docs/model-weights.md)."""
+holds until then and passes after (docs/how-to/model-weights.md)."""
 from __future__ import annotations
 
 import hashlib

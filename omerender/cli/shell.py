@@ -15,7 +15,7 @@ WEIGHTS_FLAGS = (
     click.option("--model-weights", type=click.Choice(["agent", "download"]), default=None,
                  help="Who puts the model weights on the nodes: agent (default: OME's model agent runs on the "
                       "nodes) or download (no OME at all: a PersistentVolumeClaim and a download Job per model and "
-                      "namespace; docs/model-weights.md)."),
+                      "namespace; docs/how-to/model-weights.md)."),
     click.option("--weights-storage-class", metavar="NAME", default=None,
                  help="With --model-weights download: the claims' StorageClass (default: the cluster's default)."),
     click.option("--weights-access-mode", metavar="MODE", default=None,
@@ -77,7 +77,7 @@ def cluster_config_option(command):
 _ALLOW = "omerender.allow"
 _FORM = "omerender.messages"
 ALLOW_HELP = ("Accept the warnings of these codes under --strict (comma-separated or repeated; "
-              "docs/message-codes.md lists them).")
+              "docs/reference/message-codes.md lists them).")
 MESSAGES_HELP = ("How to print errors, warnings and infos on stderr: text (the default), or github for GitHub "
                  "Actions annotations (::warning file=...,line=...::...), shown on the pull request's lines.")
 

@@ -21,7 +21,8 @@ WEIGHTS = {"MODEL_WEIGHTS": "mode", "WEIGHTS_STORAGE_CLASS": "storage_class", "W
            "DOWNLOADER_IMAGE": "image"}
 WEIGHTS_FLAGS = {"MODEL_WEIGHTS": "--model-weights", "WEIGHTS_STORAGE_CLASS": "--weights-storage-class",
                  "WEIGHTS_ACCESS_MODE": "--weights-access-mode", "DOWNLOADER_IMAGE": "--downloader-image"}
-CLUSTER_CONFIG = "CLUSTER_CONFIG"   # a file holding OME's ConfigMap inferenceservice-config (docs/cluster-config-and-ingress.md)
+# a file holding OME's ConfigMap inferenceservice-config (docs/how-to/cluster-config-and-ingress.md)
+CLUSTER_CONFIG = "CLUSTER_CONFIG"
 
 
 def flag_values(environ: dict) -> dict[str, bool]:

@@ -1,6 +1,6 @@
 """A file named as the cluster configuration: ``--cluster-config FILE`` on every command, Argo CD's
 ``CLUSTER_CONFIG`` (plugin parameter ``cluster-config``). It holds OME's ConfigMap ``inferenceservice-config``
-(docs/cluster-config-and-ingress.md) and is read beside the command's inputs, under the same rules:
+(docs/how-to/cluster-config-and-ingress.md) and is read beside the command's inputs, under the same rules:
 
 * judged by where it resolves (:mod:`omerender.yamlio.paths`): a symbolic link leading out of its directory is
   refused, and so is a place outside ``root`` where the command has one (the repository for Argo CD, the build's

@@ -208,7 +208,7 @@ def _allow(value, config: dict) -> frozenset[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
-        raise OmeError(f"{field} must be a list of message codes (docs/message-codes.md)", field=field)
+        raise OmeError(f"{field} must be a list of message codes (docs/reference/message-codes.md)", field=field)
     codes, unknown = parse_allow(value, field)
     if unknown:
         raise OmeError(unknown[0], field=field)

@@ -1,4 +1,4 @@
-"""Work budgets of one render that the input's bytes alone do not bound (docs/security.md, "Limits").
+"""Work budgets of one render that the input's bytes alone do not bound (docs/reference/limits.md).
 
 Every InferenceService copies the runtime spec it renders from, so one large runtime named by many of them
 multiplies within the byte limits. The copies are charged here *before* they are made:

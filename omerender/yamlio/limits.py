@@ -1,7 +1,7 @@
 """Hard limits on what omerender reads, so crafted input cannot exhaust time, memory or the C stack.
 
 Each limit holds for a whole input (every file of one command, every item of one ResourceList), never per piece:
-reading the pieces one by one must not multiply it. docs/security.md lists them for users.
+reading the pieces one by one must not multiply it. docs/reference/limits.md lists them for users.
 
 Sizing target: a fleet of 2,000 runtimes and 10,000 InferenceServices. Built from the OME catalog, that fleet
 is 12.7 MB of YAML, 12,000 documents and 1.35 million parse events, nested at most 10 levels deep; it loads in

@@ -3,7 +3,8 @@
 OME's controller reads ``inferenceservice-config`` in namespace ``ome`` (constants.OMENamespace,
 constants.InferenceServiceConfigMapName; configmap.go getInferenceServiceConfigMap). A user copies it from the
 cluster (``kubectl get configmap inferenceservice-config -n ome -o yaml``) into the repository; server fields
-(``resourceVersion``, ``uid``, ``managedFields``...) are fine. omerender's decisions (docs/cluster-config-and-ingress.md):
+(``resourceVersion``, ``uid``, ``managedFields``...) are fine. omerender's decisions
+(docs/how-to/cluster-config-and-ingress.md):
 
 * it is an input, never an output (not even with ``--keep-inputs``: applying a copy holding the cluster's
   ``resourceVersion`` would fail, and the cluster's own ConfigMap is not the repository's to overwrite);

@@ -5,7 +5,7 @@ Source: OME v1.3 ``reconcilers/ingress/builders/httproute_builder.go`` and ``str
 (commit 58a57f25); docs ``concepts/rollouts-and-traffic/ingress.md`` (Routes) and
 ``guides/networking/configure-route-timeouts.md``.
 
-Written form (omerender decision, docs/cluster-config-and-ingress.md): the fields OME sets, plus the two defaults
+Written form (omerender decision, docs/how-to/cluster-config-and-ingress.md): the fields OME sets, plus the two defaults
 the HTTPRoute CRD gives every ``backendRefs`` entry (``group: ""``, ``weight: 1``), so that the object rendered is
 the object the API server stores and a diff against the cluster shows nothing.
 """

@@ -6,7 +6,7 @@ Source: OME v1.3 ``reconcilers/ingress/strategies`` (``gateway_api_strategy.go``
 ``concepts/rollouts-and-traffic/ingress.md``.
 
 OME creates a component's route only once the component is ready (``builders/readiness.go``); a render cannot wait
-for a pod, so every route is rendered up front (omerender decision, README).
+for a pod, so every route is rendered up front (omerender decision, docs/explanation/design-decisions.md).
 """
 from __future__ import annotations
 

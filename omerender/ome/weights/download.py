@@ -1,5 +1,5 @@
 """The objects of one model in one namespace under ``--model-weights download``: the PersistentVolumeClaim, the
-Job that fills it, and what the serving pods mount and wait for (docs/model-weights.md; render.md §6.5).
+Job that fills it, and what the serving pods mount and wait for (docs/how-to/model-weights.md; render.md §6.5).
 
 Both names end in a hash of everything the two objects are made of (the storageUri with its revision, the token
 Secret, the image, the storage class, access mode and size): a Job's template and most of a claim's spec are

@@ -12,7 +12,7 @@ MODES = (AGENT, DOWNLOAD)
 # Kubernetes' four access modes but ReadOnlyMany: the download Job writes the claim.
 ACCESS_MODES = ("ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod")
 READ_ONLY_MANY = "ReadOnlyMany"
-# The image the catalog's SGLang runtimes pin: it has python3 and huggingface_hub (docs/model-weights.md).
+# The image the catalog's SGLang runtimes pin: it has python3 and huggingface_hub (docs/how-to/model-weights.md).
 DEFAULT_IMAGE = "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
 DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 MAX_SUBDOMAIN = 253

@@ -1,6 +1,6 @@
 """How big the weights claim is: the model's ``omerender.io/weights-size`` annotation (a Kubernetes quantity),
 else an estimate from ``spec.modelParameterSize`` and the weights' bytes per parameter, else a default. An
-estimate or the default comes with the warning that names the annotation (docs/model-weights.md)."""
+estimate or the default comes with the warning that names the annotation (docs/how-to/model-weights.md)."""
 from __future__ import annotations
 
 import math

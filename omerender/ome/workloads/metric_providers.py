@@ -55,7 +55,8 @@ class Bindings:
         """Where to bind ``provider``, appended to OME's "not bound on this cluster"."""
         if self._config.from_chart:
             return (" (without an inferenceservice-config among the inputs omerender uses the Helm chart's, which "
-                    "binds no metric provider: add your cluster's ConfigMap, see docs/cluster-config-and-ingress.md)")
+                    "binds no metric provider: add your cluster's ConfigMap, see "
+                    "docs/how-to/cluster-config-and-ingress.md)")
         return (f" (bind it in {self._config.source}: data.metricProviders, with its serverAddress)")
 
 
