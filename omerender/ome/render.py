@@ -34,7 +34,8 @@ from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_auto
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
-from .inert import warn_inert_fields
+from .inert import warn_inert_fields, warn_inert_runtime_fields
+from . import misread
 from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
 from .weights.book import Book
 from .weights.download import mount_claim
@@ -308,6 +309,8 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
         report.warn(text, field=text.split(" ", 1)[0], code="removed-field")  # the text starts with the field's path
+    warn_inert_runtime_fields(spec, report)
+    misread.warn_runtime(runtime, report)
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
@@ -427,6 +430,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor",
                     code="predictor-ignored")
     warn_inert_fields(spec, report)
+    misread.warn_isvc(isvc, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
                       book or Book(options.weights))
