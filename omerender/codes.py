@@ -36,12 +36,17 @@ _ALL = [
        "run on several nodes at once; pods away from the claim's node cannot start.",
        "Use --weights-access-mode ReadWriteMany with a storage class that supports it, or keep the pods on one node."),
     # Inputs OME reads otherwise than they look (api.md §8.11-8.13)
-    _w("inert-field", "A v1.3 InferenceService field that OME's controller acts on (rollout, placement, routing, "
-       "OMENative topology) and a render cannot: the rendered objects ignore it.",
+    _w("inert-field", "A v1.3 field that OME's controller acts on and a render cannot (an InferenceService's "
+       "rollout, placement or routing; the OMENative topology fields of an InferenceService's engine or decoder, or "
+       "of a runtime's engineConfig or decoderConfig): the rendered objects ignore it.",
        "Remove the field, or run OME's controller for what it does."),
-    _w("misread-annotation", "An ome.io/ingress-* annotation value OME reads otherwise than it looks (a boolean that "
-       "is not \"true\", a gateway that is not <namespace>/<name>).",
+    _w("misread-annotation", "An annotation value OME reads otherwise than it looks: an on/off key (ingress, pod "
+       "webhook, merged weights, runtime profile) whose value is not exactly \"true\" and so is off, or an "
+       "ome.io/ingress-gateway that is not <namespace>/<name>.",
        "Write the value as the warning says."),
+    _w("unknown-deployment-mode", "An ome.io/deploymentMode value that is not RawDeployment, OMENative, MultiNode or "
+       "VirtualDeployment (compared exactly); OME skips it, as if the annotation were absent.",
+       "Write one of the four modes, spelled as the warning suggests, or delete the annotation."),
     _i("older-ome-configmap", "The cluster's inferenceservice-config lacks keys OME v1.3's Helm chart writes (an older "
        "OME's ConfigMap); OME v1.3 uses its defaults for them, as the render does.",
        "Add the keys with the values you mean, or accept the defaults."),

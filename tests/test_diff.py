@@ -33,7 +33,8 @@ NO_WARNINGS = {"new": [], "gone": []}
 
 def auto_selected(file, name: str, runtime: str) -> dict:
     return {"file": str(file), "object": f"InferenceService llm/{name}",
-            "text": f"Runtime {runtime} will be auto-selected for model llama-3-1-8b-instruct"}
+            "text": f"Runtime {runtime} will be auto-selected for model llama-3-1-8b-instruct",
+            "code": "auto-selected-runtime"}
 
 
 def head_of(tmp_path: Path, scenario: str) -> Path:
@@ -132,7 +133,8 @@ def test_size_range_edit_flips_auto_selection_and_says_why_the_old_runtime_lost(
                "does not support model safetensors: model size 8.03B is outside supported range [7B, 8B]); "
                "proceeding because the runtime was named explicitly")
     assert result["warnings"]["new"][2] == {"file": str(head / "services.yaml"),
-                                            "object": "InferenceService llm/chat-c", "text": outside}
+                                            "object": "InferenceService llm/chat-c", "text": outside,
+                                            "code": "runtime-unsupported-model"}
     text = unplaced(run_cli("diff", str(BASE), str(head)).stdout)  # positions: test_lines
     assert "Warnings: 3 new, 2 gone\n" in text
     assert f"Warnings new in head:\n  warning: {head / 'services.yaml'}: InferenceService llm/chat-a: Runtime " \

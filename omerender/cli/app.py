@@ -13,8 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
-                    messages_option, relay, render_options, say, weights_flags)
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, messages_option, relay,
+                    render_options, report_run, say, weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -114,13 +114,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         return result
 
     result, failures = run_guarded(run, debug)
-    for message in notes:
-        say(message)
-    if failures:
-        fail(failures)
-    for message in result.messages:
-        say(message)
-    fail_if_strict(strict, [*notes, *result.messages])
+    report_run(notes, failures, lambda: result.messages, strict)
     if output_dir is None:
         _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
         if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)

@@ -22,7 +22,7 @@ from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_codes, allow_em
                                      unapplied_marker, weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict, say
+from .shell import fail, fail_if_strict, report_run, say
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -114,14 +114,9 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
         return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
 
     done, failures = run_guarded(run)
-    for message in notes:
-        say(message)
-    if failures:
-        fail(failures)
+    report_run(notes, failures, lambda: done[0].messages, used[0].strict, switch=used[1],
+               allow=options.allow | used[0].allow)
     result, input_kinds = done
-    for message in result.messages:
-        say(message)
-    fail_if_strict(used[0].strict, [*notes, *result.messages], switch=used[1], allow=options.allow | used[0].allow)
     return result.objects, input_kinds
 
 

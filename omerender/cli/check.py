@@ -12,7 +12,7 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import (allow_option, cluster_config_option, fail, fail_if_strict, messages_option, render_options, say,
+from .shell import (allow_option, cluster_config_option, fail, messages_option, render_options, report_run,
                     weights_flags)
 
 
@@ -62,14 +62,8 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))
 
     value, failures = run_guarded(run, debug)
-    for message in notes:
-        say(message)
-    if failures:
-        fail(failures)
+    report_run(notes, failures, lambda: value[0].messages, strict)
     result, diff = value
-    for message in result.messages:
-        say(message)
-    fail_if_strict(strict, [*notes, *result.messages])
     if diff is None:
         fail([missing_dir_message(dir_in, dir_rendered, flags)])
     if diff:

@@ -177,6 +177,21 @@ def fail_if_strict(strict: bool, messages: Iterable[Message], status: int = 1, s
         fail([error], status)
 
 
+def report_run(notes: list[Message], failures: list[Message] | None, messages, strict: bool,
+               switch: str = "--strict", allow: frozenset[str] | None = None) -> None:
+    """What a render run says, in order: the notes made while reading its inputs, then its failures (exit 1),
+    else its own ``messages``; then, with ``strict``, one error for any warning of either that ``allow`` does not
+    accept (exit 1). ``messages`` is a callable, asked only when the run did not fail."""
+    for message in notes:
+        say(message)
+    if failures:
+        fail(failures)
+    own = list(messages())
+    for message in own:
+        say(message)
+    fail_if_strict(strict, [*notes, *own], switch=switch, allow=allow)
+
+
 def deprecated_spelling(old: str, new: str, value: str | None, old_value: str | None) -> str | None:
     """The option's value from its new spelling, or from the old one with a deprecation warning: ``-o`` is the
     output format in every command from the next release on (as in explain, tree and model-info)."""

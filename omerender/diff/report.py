@@ -30,7 +30,8 @@ def as_json(result: Diff, context: int | None = None) -> str:
 
 
 def _warning_json(message: Message) -> dict:
-    return {"file": message.file, "object": str(message.ref) if message.ref else None, "text": message.text}
+    return {"file": message.file, "object": str(message.ref) if message.ref else None, "text": message.text,
+            "code": message.code}
 
 
 def summary(result: Diff) -> dict:

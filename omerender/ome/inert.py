@@ -1,5 +1,6 @@
 """InferenceService fields of OME v1.3 that only OME's controller can act on: accepted, with one warning each
-saying what OME does with the field and that a render does not (api.md §3.2, §3.4, §8.8).
+saying what OME does with the field and that a render does not (api.md §3.2, §3.4, §8.8). The topology fields
+count in a runtime's ``engineConfig``/``decoderConfig`` too, warned once at the runtime.
 
 Sources (OME v1.3 docs, ome-projects/ome-docs ``src/lib/content``): ``concepts/rollouts-and-traffic/rollout-groups.md``
 (``spec.rollout``: groups of OMENative components rolled out together), ``concepts/rollouts-and-traffic/traffic-map.md``
@@ -23,6 +24,17 @@ TOPOLOGY_FIELDS = {
     "topologySpread": "OME spreads OMENative Instances across topology domains, Preferred or Required",
     "topologySpreadKey": "OME spreads OMENative Instances across the topology domains of this node label",
 }
+
+
+def warn_inert_runtime_fields(spec: dict, report: Report) -> None:
+    """One warning per topology field set in a runtime's own ``engineConfig`` or ``decoderConfig`` (``report`` is
+    located at the runtime): the same fields, merged under the InferenceService's engine and decoder, and as inert."""
+    for key in ("engineConfig", "decoderConfig"):
+        part = spec.get(key)
+        for name, effect in TOPOLOGY_FIELDS.items():
+            if isinstance(part, dict) and part.get(name) is not None:
+                report.warn(f"spec.{key}.{name} is ignored: {effect}; a render places pods as Kubernetes schedules "
+                            f"them", field=f"spec.{key}.{name}", code="inert-field")
 
 
 def warn_inert_fields(spec: dict, report: Report) -> None:

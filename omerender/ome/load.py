@@ -21,7 +21,7 @@ OME_API_VERSION = "ome.io/v1beta1"
 OME_KINDS = ("ServingRuntime", "ClusterServingRuntime", "InferenceService", "BaseModel",
              "ClusterBaseModel", "AcceleratorClass", "AutoscalerPolicy", "BenchmarkJob")
 # The other kinds of OME v1.3's API group (docs: reference/api/ome.v1beta1.md; benchmarks.md §5). omerender renders
-# none of them: each is an error, or passes through with --keep-inputs (render.unrendered_errors), as does any kind
+# none of them: each is an error, or passes through with --keep-inputs (output.unrendered_errors), as does any kind
 # of a group under ome.io (``<x>.ome.io``).
 OME_OTHER_KINDS = ("AcceleratorQuota", "FineTunedWeight", "InferenceReplica", "RolloutPolicy", "TrafficMap",
                    "WorkloadCluster")

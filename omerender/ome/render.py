@@ -2,23 +2,22 @@
 would create for it (render.md §1). Pure: takes :class:`Inputs`, returns objects and messages."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from omerender.errors import Message, OmeError, OmeErrors, Report
-from omerender.kube import apirules
 from omerender.kube.names import trunc63
 from omerender.suggest import did_you_mean
 from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
-from .benchmark import Rendered, render_benchmarks
+from .benchmark.step import benchmark_jobs
 from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
+from .output import check_rendered, duplicate_errors, passthrough_objects, unrendered_errors
 from .pinning.lock import check_locked_entries, resolve_with_lock
-from .pinning.lockfile import Lock, is_lock_object
+from .pinning.lockfile import Lock
 from .podwebhook import mutate_workloads
 from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing, declared, merge_component,
                                   resolve_mode)
@@ -34,10 +33,10 @@ from .workloads.autoscaling import (Scaling, check_autoscaler_block, choose_auto
 from .workloads.metadata import component_annotations, component_labels, external_service_annotations, queue_labels
 from .workloads.placeholders import render_budget
 from .workloads.pods import PodPlan, build_pod
-from .inert import warn_inert_fields
+from .inert import warn_inert_fields, warn_inert_runtime_fields
+from . import misread
 from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
 from .weights.book import Book
-from .weights.download import mount_claim
 from .weights.settings import AGENT, DOWNLOAD, WeightsSettings
 from .weights.source import is_pvc
 
@@ -131,9 +130,15 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             if err.text not in runtime_errors and not any(e is err for e in errors):
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
-    rendered.extend(_benchmark_jobs(inputs, options, facts, failed, errors, report, book))
-    errors.extend(unrendered_errors(inputs, options))
-    kept = [(o.data, o) for o in passthrough_objects(inputs, options, list(used_models.values()))]
+    selector = options.model_node_selector and options.model_weights == AGENT   # no agent labels in download mode
+    jobs, bench_errors, bench_messages = benchmark_jobs(inputs, facts, failed, selector,
+                                                        book if options.model_weights == DOWNLOAD else None)
+    rendered.extend(jobs)
+    errors.extend(bench_errors)
+    report.extend(bench_messages)
+    errors.extend(unrendered_errors(inputs, options.keep_inputs))
+    models = list(used_models.values()) if options.model_objects else []
+    kept = [(o.data, o) for o in passthrough_objects(inputs, options.keep_inputs, models)]
     rendered = _shared_once(rendered) + book.objects()
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
@@ -160,105 +165,6 @@ def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
             seen.add(key)
         out.append((obj, source))
     return out
-
-
-def _benchmark_jobs(inputs: Inputs, options: Options, facts: dict[tuple[str, str], IsvcFacts],
-                    failed: set[tuple[str, str]], errors: list[OmeError], report: Report,
-                    book: Book) -> list[tuple[dict, Obj]]:
-    """Each BenchmarkJob's Job (ome/benchmark, which checks it as check_rendered does), from what its
-    InferenceService rendered; one a render limit kept from rendering counts as failed."""
-    if not inputs.benchmarks:
-        return []
-    targets = {}
-    for isvc in inputs.isvcs:
-        key = (isvc.namespace, isvc.name)
-        done = facts.get(key)
-        targets[key] = (Rendered(isvc, done.model, done.objects, key in failed) if done is not None
-                        else Rendered(isvc, failed=True))
-    selector = options.model_node_selector and options.model_weights == AGENT   # no agent labels in download mode
-    jobs, bench_errors, messages = render_benchmarks(inputs, targets, selector)
-    errors.extend(bench_errors)
-    report.extend(messages)
-    if options.model_weights == DOWNLOAD:
-        jobs = [(_benchmark_weights(job, bench, targets, book), bench) for job, bench in jobs]
-    return jobs
-
-
-def _benchmark_weights(job: dict, bench: Obj, targets: dict, book: Book) -> dict:
-    """--model-weights download: the benchmark Job reads the tokenizer from the model's claim, as the serving pods
-    do, not from the node's disk where OME's agent would have put it."""
-    ref = (bench.spec.get("endpoint") or {}).get("inferenceService") or {}
-    found = targets.get((ref.get("namespace"), ref.get("name")))
-    model = found.model if found is not None else None
-    if model is None or is_pvc(model):
-        return job
-    pod = job["spec"]["template"]["spec"]
-    staged = book.stage(model, job["metadata"]["namespace"], model.name)
-    job["spec"]["template"]["spec"] = mount_claim(pod, staged)
-    return job
-
-
-def unrendered_errors(inputs: Inputs, options: Options) -> list[OmeError]:
-    """A kind of OME's API groups that omerender cannot render is an error, unless --keep-inputs passes it on."""
-    if options.keep_inputs:
-        return []
-    return [obj.error(f"omerender cannot render a {obj.kind} ({obj.api_version}): it needs OME's controller; "
-                      f"--keep-inputs passes it through, for a cluster that runs OME", "kind")
-            for obj in sorted(inputs.unrendered, key=_object_order)]
-
-
-def passthrough_objects(inputs: Inputs, options: Options, used_models: list[Obj] = ()) -> list[Obj]:
-    """Objects that are not rendered, in an order that does not depend on the input's order; with
-    ``Options.model_objects``, the models the rendered InferenceServices use too, as written."""
-    kept = [o for o in inputs.objects if (not o.in_ome_groups or options.keep_inputs) and not is_lock_object(o)]
-    if options.model_objects:
-        kept += used_models
-    return sorted(kept, key=_object_order)
-
-
-# ---------------------------------------------------------------- what the API server would refuse
-
-# Labels whose values omerender copies from an input, for the error that names the rendered field.
-LABEL_SOURCES = {"base-model-name": "the model's metadata.name", "base-model-vendor": "the model's spec.vendor",
-                 "serving-runtime": "the runtime's metadata.name",
-                 "ome.io/inferenceservice": "the InferenceService's metadata.name"}
-
-
-def check_rendered(obj: dict) -> None:
-    """An object omerender writes passes the API server's rules (apirules); the error names it."""
-    try:
-        apirules.check_object(obj)
-    except OmeError as err:
-        source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
-        hint = f" (the value of {source})" if source else ""
-        # no field: the error is located at the InferenceService, and err.field is one of the rendered object
-        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
-
-
-def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:
-    """One object identity (group, kind, namespace, name) written twice, naming both sources."""
-    errors = []
-    for first, (obj, source) in apirules.duplicates(entries):
-        errors.append(source.error(f"{_object_text(obj)} would be written twice: {_origin(*first)} and "
-                                   f"{_origin(obj, source)}; the API server keeps one object per kind, namespace and "
-                                   f"name: rename one", "metadata.name"))
-    return errors
-
-
-def _object_text(obj: dict) -> str:
-    meta = obj.get("metadata") or {}
-    return f"{obj.get('kind')} {'/'.join(p for p in (meta.get('namespace'), meta.get('name')) if p)}"
-
-
-def _origin(obj: dict, source: Obj) -> str:
-    if source.data is obj:
-        return f"the input object in {source.file}"
-    return f"rendered from {source.ref} ({source.file})"
-
-
-def _object_order(obj: Obj) -> tuple:
-    return (obj.api_version, obj.kind, obj.namespace or "", obj.name,
-            json.dumps(obj.data, sort_keys=True, default=str))
 
 
 # ---------------------------------------------------------------- runtimes (admission, api.md §7.1)
@@ -308,6 +214,8 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     validate_runtime_autoscalers(spec)
     for text in removed_field_warnings(spec):
         report.warn(text, field=text.split(" ", 1)[0], code="removed-field")  # the text starts with the field's path
+    warn_inert_runtime_fields(spec, report)
+    misread.warn_runtime(runtime, report)
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
@@ -427,6 +335,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor",
                     code="predictor-ignored")
     warn_inert_fields(spec, report)
+    misread.warn_isvc(isvc, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
                       book or Book(options.weights))

@@ -10,6 +10,7 @@ its first and last parts are the namespace and the name (``other-gw`` is ``other
 from __future__ import annotations
 
 from omerender.errors import Report
+from ..flags import warn_flags
 from .overrides import DISABLE_CREATION, GATEWAY, PER_ISVC_SUBDOMAIN
 
 BOOLEANS = {
@@ -20,12 +21,7 @@ BOOLEANS = {
 
 def warn_misread(annotations: dict, report: Report) -> None:
     """One warning per annotation whose value OME reads otherwise than it looks (see the module)."""
-    for key, effect in BOOLEANS.items():
-        value = annotations.get(key)
-        if isinstance(value, str) and value not in ("true", "false"):
-            report.warn(f'annotation {key}: "{value}" is not "true": OME reads only "true" as true, so {effect}; '
-                        f'write "true" or "false"', field=f"metadata.annotations.{key}",
-                        code="misread-annotation")
+    warn_flags(annotations, BOOLEANS, report)
     gateway = annotations.get(GATEWAY)
     if isinstance(gateway, str) and gateway and gateway.count("/") != 1:
         parts = gateway.split("/")

@@ -20,6 +20,8 @@ POD_LABEL = "ome.io/inferenceservice"
 # The keys that start an injector other than metrics aggregation; a pod with none skips them (most pods).
 TRIGGER_PREFIXES = ("rdma.ome.io/", "runtime.ome.io/")
 TRIGGER_KEYS = frozenset({agents.MODEL_INIT, agents.ADAPTER, agents.SIDECAR})
+# The webhook's on/off keys and what OME does when one is not exactly "true" (ome.flags warns of them).
+FLAGS = {**agents.FLAGS, **metrics.FLAGS, **rdma.FLAGS}
 
 
 def injectors(config: MetricsAggregatorConfig) -> tuple[Callable[[Pod], None], ...]:

@@ -15,6 +15,9 @@ from .pod import Pod, shown
 
 MODEL_INIT, ADAPTER, SIDECAR = "ome.io/inject-model-init", "ome.io/inject-fine-tuned-adapter", \
     "ome.io/inject-serving-sidecar"
+# What OME does when a flag is not exactly "true" (ome.flags): the webhook compares with == "true".
+FLAGS = {MODEL_INIT: "no model-init container is added, and the pods mount the base model as usual",
+         SIDECAR: "no serving-sidecar container is added"}
 NEEDS = "omerender cannot add it; apply this InferenceService on a cluster that runs OME's controller manager " \
         "(its pod webhook), or remove the annotation"
 

@@ -14,6 +14,10 @@ AGGREGATION, SCRAPING = "ome.io/enable-metric-aggregation", "ome.io/enable-prome
 CONTAINER_PORT, CONTAINER_PATH = "prometheus.ome.io/port", "prometheus.ome.io/path"
 AGGREGATE_PORT, POD_PORT, PATH = 9088, "9091", "/metrics"
 DEFAULT_CONTAINER_PORT = "8080"
+# A key set on the InferenceService or component wins over the ConfigMap, and only "true" turns it on (ome.flags).
+FLAGS = {AGGREGATION: "metric aggregation is off, whatever the cluster's metricsAggregator says",
+         SCRAPING: "OME sets no prometheus.io/port and path for scraping, whatever the cluster's metricsAggregator "
+                   "says"}
 QUEUE_PROXY = "queue-proxy"   # OME never creates one; a runtime may name a container so
 
 

@@ -14,6 +14,7 @@ from .pod import MAIN_CONTAINER, Pod, add_mount, shown
 
 AUTO_INJECT, PROFILE, CONTAINER = "rdma.ome.io/auto-inject", "rdma.ome.io/profile", "rdma.ome.io/container-name"
 DEFAULT_PROFILE = "oci-roce"
+FLAGS = {AUTO_INJECT: "no RDMA profile is applied"}   # rdma_injector.go: autoInject == "true" (ome.flags)
 NETWORKS = "k8s.v1.cni.cncf.io/networks"   # Multus' pod annotation
 DSHM = {"name": "dshm", "emptyDir": {"medium": "Memory"}}
 DEVINF = {"name": "devinf", "hostPath": {"path": "/dev/infiniband"}}

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report, type_name
 
+from ..flags import one_of, unknown_choice
 from .merge import overlay
 
 COMPONENTS = ("engine", "decoder", "router")
 CONFIG_KEYS = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 MODE_KEY = "ome.io/deploymentMode"
-MODES = ("RawDeployment", "OMENative", "MultiNode", "VirtualDeployment")
+MODES = ("RawDeployment", "OMENative", "MultiNode", "VirtualDeployment")  # constants.DeploymentModeType.IsValid
 # Merged separately (autoscaler, render.md §9.2) or not at all (a runtime's acceleratorOverride).
 NOT_MERGED = ("autoscaler", "autoscalerPolicyRef", "acceleratorOverride")
 REMOVED_COMPONENT_FIELDS = ("kedaConfig", "scaleMetric", "scaleTarget")
@@ -62,6 +63,17 @@ def check_pairing(name: str, comp: dict, where: str = "") -> None:
         present, missing = ("leader", "worker") if has_leader else ("worker", "leader")
         raise OmeError(f"InvalidLeaderWorkerPairing: {name} sets {present} without {missing}",
                        field=f"spec.{name}.{present}")
+
+
+def warn_unknown_mode(annotations, report: Report, prefix: str, ref=None, file: str | None = None) -> None:
+    """A warning for an ``ome.io/deploymentMode`` value OME does not know (``PDDisaggregated``, ``rawdeployment``):
+    utils.GetDeploymentModeFromAnnotations (OME v1.3 utils/annotations.go) skips it, as if it were absent."""
+    value = annotations.get(MODE_KEY) if isinstance(annotations, dict) else None
+    hint = unknown_choice(value, MODES)
+    if hint is not None:
+        report.warn(f'annotation {MODE_KEY}: "{value}" is not {one_of(MODES)}: OME skips a mode it does not know, as '
+                    f"if the annotation were absent{hint}", ref=ref, field=f"{prefix}.{MODE_KEY}", file=file,
+                    code="unknown-deployment-mode")
 
 
 def resolve_mode(comp: Component, isvc_spec: dict, report: Report) -> None:

@@ -18,6 +18,8 @@ from .presets import preset_spec
 INHERIT_FROM = "ome.io/inherit-from"
 RUNTIME_PROFILE = "ome.io/runtime-profile"
 MAX_DEPTH = 5
+# validateProfileMarker (OME v1.3 webhook) compares with != "true" (ome.flags warns of other values).
+FLAGS = {RUNTIME_PROFILE: "this runtime is no profile to OME, which does not require spec.disabled: true of it"}
 PROFILE_TEXT = 'runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true'
 INHERIT_FIELD = f"metadata.annotations.{INHERIT_FROM}"
 

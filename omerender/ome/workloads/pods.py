@@ -29,6 +29,10 @@ KUBERNETES_GRACE_PERIOD = 30  # what the API server writes when neither OME nor 
 CONTAINER_DEFAULTS = {"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
                       "imagePullPolicy": "IfNotPresent"}
 
+MERGED_WEIGHTS = "ome.io/fine-tuned-serving-with-merged-weights"
+# utils.IsOriginalModelVolumeMountNecessary compares with != "true" (ome.flags warns of other values).
+FLAGS = {MERGED_WEIGHTS: "the pods mount the base model's weights as usual"}
+
 
 @dataclass
 class PodPlan:
@@ -134,7 +138,7 @@ def model_mount_needed(annotations: dict) -> bool:
     """render.md §6.1: model-init (which fills model-empty-dir) or merged fine-tuned weights replace the base model's
     mount and MODEL_PATH (source: utils.IsOriginalModelVolumeMountNecessary)."""
     return (annotations.get("ome.io/inject-model-init") != "true"
-            and annotations.get("ome.io/fine-tuned-serving-with-merged-weights") != "true")
+            and annotations.get(MERGED_WEIGHTS) != "true")
 
 
 def empty_model_dir_needed(annotations: dict) -> bool:
