@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import tempfile
 from dataclasses import dataclass, field, replace
 
@@ -15,6 +16,7 @@ from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_loc
 from omerender.ome.render import Options, Result, render
 from omerender.ome.runtimes.inherit import Chains
 from omerender.yamlio import paths as pathrules
+from omerender.yamlio.reading import KUSTOMIZATION_FILES
 from . import gitread
 
 
@@ -62,6 +64,31 @@ def read_side(label: str, source: str, paths: list[str], options: Options, lock_
         raise
     except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
         raise SideError([_on_side(label, m) for m in failure_messages(exc, debug)]) from None
+
+
+def overlays_among(label: str, source: str, paths: list[str], separated: bool = False) -> list[str]:
+    """The PATHs that are kustomize overlays in ``source`` (a directory, or a git revision, where only their
+    kustomization files are read), as given; for a diff of several PATHs, each built on its own."""
+    try:
+        if _is_path(source, separated):
+            return [path for path, local in zip(paths, _local_paths(source, paths)) if overlay_path([local])]
+        cwd = os.getcwd()
+        commit = gitread.verify(source, cwd)
+        where = gitread.prefix(cwd)
+        wanted = [gitread.repo_path(p, where) for p in paths]
+        with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
+            tmp = os.path.realpath(staging)
+            try:
+                gitread.extract(source, commit, [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES],
+                                cwd, tmp)
+                return [path for path, p in zip(paths, wanted)
+                        if overlay_path([os.path.join(tmp, *p.split("/")) if p else tmp])]
+            except Exception as exc:  # noqa: BLE001 - named as the repository names its files
+                raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
+    except SideError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
+        raise SideError([_on_side(label, m) for m in failure_messages(exc)]) from None
 
 
 def _is_path(source: str, separated: bool) -> bool:
