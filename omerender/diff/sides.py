@@ -124,8 +124,9 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         try:
             gitread.extract(revision, commit, wanted, cwd, tmp)
             local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
-            staged_config = _staged_config(revision, commit, cluster_config, where, tmp)
             present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
+            # a cluster the revision lacks (added in head) may lack its ConfigMap's file there too
+            staged_config = _staged_config(revision, commit, cluster_config, where, tmp, absent_ok=not present)
             overlay = overlay_path(present)
             if overlay is not None:
                 side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
@@ -145,15 +146,18 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         return side
 
 
-def _staged_config(revision: str, commit: str, cluster_config: str | None, where: str, tmp: str) -> str | None:
+def _staged_config(revision: str, commit: str, cluster_config: str | None, where: str, tmp: str,
+                   absent_ok: bool = False) -> str | None:
     """The ``--cluster-config`` file as ``revision`` holds it, copied under ``tmp`` (its path there); an error
-    naming the revision where it has none."""
+    naming the revision where it has none (None with ``absent_ok``, where the revision has none of the PATHs)."""
     if cluster_config is None:
         return None
     path = gitread.repo_path(cluster_config, where)
     staged = os.path.join(tmp, *path.split("/"))
     if not os.path.lexists(staged):  # not copied already with the PATHs
         gitread.extract(revision, commit, [path], os.getcwd(), tmp, any_name=True)
+    if absent_ok and not os.path.lexists(staged):
+        return None
     if os.path.isdir(staged):
         raise OmeError(f"--cluster-config {cluster_config}: in revision {revision}, {path} is a directory; name the "
                        f"file that holds the ConfigMap inferenceservice-config")
