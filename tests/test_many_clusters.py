@@ -129,16 +129,17 @@ def test_the_applicationset_has_the_shape_argo_cd_reads():
         assert set(parameter) == {"name", "string"} and parameter["name"] in announced
         assert "itemType" not in announced[parameter["name"]]  # a string parameter, given as string:
     assert template["spec"]["syncPolicy"] == {"automated": {"prune": True}}
-    # the only template fields are the cluster generator's {{.name}} and {{.server}}
+    # the only template fields are parameters the cluster generator gives
     fields = set(re.findall(r"\{\{(.*?)\}\}", yaml.safe_dump(template)))
-    assert fields == {".name", ".server"}
+    assert fields == {".name", ".nameNormalized", ".server"}
 
 
 def generated(cluster: str) -> dict:
     """The Application the cluster generator makes for a cluster secret named ``cluster`` (goTemplate: each
-    ``{{.name}}`` and ``{{.server}}`` filled in, as text/template fills them)."""
-    values = {"name": cluster, "server": f"https://{cluster}.k8s.example:6443"}
-    text = re.sub(r"\{\{\.(name|server)\}\}", lambda m: values[m.group(1)], yaml.safe_dump(application_set()["spec"]["template"]))
+    ``{{.name}}``, ``{{.nameNormalized}}`` and ``{{.server}}`` filled in, as text/template fills them)."""
+    values = {"name": cluster, "nameNormalized": cluster, "server": f"https://{cluster}.k8s.example:6443"}
+    text = re.sub(r"\{\{\.(name|nameNormalized|server)\}\}", lambda m: values[m.group(1)],
+                  yaml.safe_dump(application_set()["spec"]["template"]))
     return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", **yaml.safe_load(text)}
 
 
