@@ -495,3 +495,17 @@ def test_a_linked_cluster_directory_in_a_revision_is_not_followed(committed, tmp
     git(committed, "commit", "-qm", "a link")
     run = run_cli("diff", "HEAD~1", "HEAD", "--", "clusters/east", "clusters/south")
     assert (run.code, run.stdout, run.lines) == (2, "", ["error: clusters/south: in neither HEAD~1 nor HEAD"])
+
+
+def test_strict_fails_on_a_warning_of_any_clusters_head(committed):
+    run = run_cli("diff", *CONFIGS, "--strict", "HEAD", ".", "clusters/east", "clusters/west")
+    assert (run.code, run.stdout) == (2, "")
+    assert run.lines == [
+        f"warning: head (clusters/{cluster}): base/services.yaml: InferenceService llm/{name}: Runtime {runtime} will "
+        "be auto-selected for model llama-3-3-70b-instruct"
+        for cluster, runtime in (("east", "srt-llama-3-3-70b-h100"), ("west", "srt-llama-3-3-70b-a100-l40s"))
+        for name in ("batch", "chat")] + ["error: 4 warnings, and --strict makes every warning fail the run"]
+    allowed = run_cli("diff", *CONFIGS, "--strict", "--allow", "auto-selected-runtime", "HEAD", ".", "clusters/east",
+                      "clusters/west")
+    assert (allowed.code, allowed.stderr) == (0, "")
+    assert allowed.stdout.startswith("No changes in 2 PATHs.\n")

@@ -11,7 +11,7 @@ from omerender.diff import diff
 from omerender.diff.bypath import (as_json_by_path, as_markdown_by_path, as_text_by_path, changed_paths,
                                    cluster_configs_by_path)
 from omerender.diff.markdown import as_markdown
-from omerender.diff.report import as_json, as_text
+from omerender.diff.report import as_json, as_text, printable
 from omerender.diff.sides import SideError, overlays_among, read_side
 from omerender.errors import Message, OmeError, run_guarded
 from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
@@ -122,7 +122,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
                                "it holds")], EXIT_ERROR)
     sides = read(list(paths), cluster_configs[0] if cluster_configs else None)
     if strict:
-        _fail_on_warnings(sides[1].result.messages)
+        _fail_on_warnings(("head", sides[1].result.messages))
     result, messages = run_guarded(lambda: diff(*sides), debug)
     if messages:
         fail(messages, EXIT_ERROR)
@@ -181,8 +181,8 @@ def _diff_each(read, paths: tuple[str, ...], cluster_configs: tuple[str, ...], o
     except OmeError as err:
         fail([err.message()], EXIT_ERROR)
     all_sides = [(path, read([path], configs[path])) for path in paths]
-    if strict:
-        _fail_on_warnings([m for _, sides in all_sides for m in sides[1].result.messages])
+    if strict:  # each warning named with its PATH: a shared file's warning may differ per cluster
+        _fail_on_warnings(*[(f"head ({printable(path)})", sides[1].result.messages) for path, sides in all_sides])
     results, messages = run_guarded(lambda: [(path, diff(*sides)) for path, sides in all_sides], debug)
     if messages:
         fail(messages, EXIT_ERROR)
@@ -191,10 +191,11 @@ def _diff_each(read, paths: tuple[str, ...], cluster_configs: tuple[str, ...], o
     sys.exit(EXIT_CHANGED if exit_code and changed_paths(results) else 0)
 
 
-def _fail_on_warnings(messages: list[Message]) -> None:
-    """--strict: print head's warnings, named as head's, and exit 2 when there is one."""
-    warnings = [replace(m, file=f"head: {m.file}" if m.file else "head") for m in messages
-                if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
+def _fail_on_warnings(*renders: tuple[str, list[Message]]) -> None:
+    """--strict: print head's warnings, each named as its render's (``head``, or ``head (PATH)``), and exit 2 when
+    there is one."""
+    warnings = [replace(m, file=f"{side}: {m.file}" if m.file else side) for side, messages in renders
+                for m in messages if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
     for message in warnings:
         say(message)
     fail_if_strict(True, warnings, EXIT_ERROR)
