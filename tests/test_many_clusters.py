@@ -509,3 +509,16 @@ def test_strict_fails_on_a_warning_of_any_clusters_head(committed):
                       "clusters/west")
     assert (allowed.code, allowed.stderr) == (0, "")
     assert allowed.stdout.startswith("No changes in 2 PATHs.\n")
+
+
+def test_a_cluster_directory_named_with_control_characters_is_shown_escaped(committed):
+    name = "clusters/red\x1b[31m"
+    shutil.copytree(committed / "clusters" / "west", committed / name)
+    text = run_cli("diff", "HEAD", ".", "clusters/east", name)
+    assert (text.code, text.stderr) == (0, "")
+    assert "\x1b" not in text.stdout
+    assert text.stdout.splitlines()[0] == "Changes in 1 of 2 PATHs: clusters/red\\x1b[31m"
+    assert "\n== clusters/red\\x1b[31m ==\n" in text.stdout
+    markdown = run_cli("diff", "-o", "markdown", "HEAD", ".", "clusters/east", name)
+    assert markdown.code == 0 and "\x1b" not in markdown.stdout
+    assert json.loads(run_cli("diff", "-o", "json", "HEAD", ".", "clusters/east", name).stdout)["changed"] == [name]

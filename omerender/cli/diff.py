@@ -86,8 +86,8 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @click.option("--cluster-config", "cluster_configs", metavar="FILE", multiple=True,
               help=CLUSTER_CONFIG_HELP + " For a revision, FILE as it is in that revision; for two directories, "
                                          "the same FILE serves both. With several PATHs diffed each on its own "
-                                         "(overlays), repeat it: each FILE serves the PATH that holds it (one "
-                                         "FILE outside every PATH serves them all).")
+                                         "(an overlay among them), repeat it: each FILE serves the PATH that "
+                                         "holds it (one FILE outside every PATH serves them all).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
@@ -103,8 +103,9 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     files. PATH limits both sides ("." if none). As in git, a name that is both a revision and a path is an
     error: put -- after HEAD to read it as the revision, or write ./NAME for the path. A revision is read
     from git without touching the work tree. A PATH that is a kustomize overlay is built on both sides as
-    `omerender build` builds it. Several PATHs among which an overlay is (one per cluster) are each built and
-    diffed on their own: the report names the PATHs that change, then gives each PATH's report under its name.
+    `omerender build` builds it. Several PATHs with an overlay among them (one per cluster, say) are each built
+    and diffed on their own: the report names the PATHs that change, then gives each PATH's report under its
+    name; repeat --cluster-config to give each PATH the FILE inside it.
 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).

@@ -1,4 +1,4 @@
-"""The report of a diff of several PATHs among which a kustomize overlay is (one per cluster, say): each PATH
+"""The report of a diff of several PATHs with a kustomize overlay among them (one per cluster, say): each PATH
 built and diffed on its own, its report under its name, after a first line naming the PATHs that change."""
 from __future__ import annotations
 
