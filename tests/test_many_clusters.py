@@ -435,6 +435,10 @@ def test_cluster_configs_that_name_no_one_path_are_refused(committed, args, erro
 def test_a_path_given_twice_is_refused(committed):
     run = run_cli("diff", "HEAD", ".", "clusters/east", "clusters/east")
     assert (run.code, run.stdout, run.lines) == (2, "", ["error: clusters/east: given twice as a PATH"])
+    forged = "clusters/x\nerror: forged"
+    shutil.copytree(committed / "clusters" / "west", committed / forged)
+    run = run_cli("diff", "HEAD", ".", "clusters/east", forged, forged)
+    assert (run.code, run.stdout, run.lines) == (2, "", ["error: clusters/x\\nerror: forged: given twice as a PATH"])
 
 
 def test_cluster_config_twice_needs_several_overlay_paths(committed):

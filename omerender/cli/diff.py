@@ -176,7 +176,7 @@ def _diff_each(read, paths: tuple[str, ...], cluster_configs: tuple[str, ...], o
     """Each PATH diffed on its own, with the --cluster-config FILE it holds; one report grouped by PATH."""
     twice = sorted({p for p in paths if paths.count(p) > 1})
     if twice:
-        fail([Message("error", f"{twice[0]}: given twice as a PATH")], EXIT_ERROR)
+        fail([Message("error", f"{printable(twice[0])}: given twice as a PATH")], EXIT_ERROR)
     try:
         configs = cluster_configs_by_path(list(paths), list(cluster_configs))
     except OmeError as err:
