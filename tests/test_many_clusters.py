@@ -71,8 +71,8 @@ def seen(objects: list[dict]) -> dict[str, tuple]:
 
 
 def render_cluster(cluster: str, *flags: str):
-    return run_cli("render", f"clusters/{cluster}", "--cluster-config", f"clusters/{cluster}/inferenceservice-config.yaml",
-                   *flags)
+    return run_cli("render", f"clusters/{cluster}", "--cluster-config",
+                   f"clusters/{cluster}/inferenceservice-config.yaml", *flags)
 
 
 @pytest.mark.parametrize("cluster", CLUSTERS)
@@ -279,8 +279,8 @@ def test_diff_names_the_one_cluster_a_runtime_edit_reaches(committed):
     assert run.stdout == WEST_IMAGE_TEXT
     # each section is, byte for byte, the diff of that PATH alone
     for cluster in CLUSTERS:
-        alone = run_cli("diff", "--cluster-config", f"clusters/{cluster}/inferenceservice-config.yaml", "HEAD~1", "HEAD",
-                        f"clusters/{cluster}")
+        alone = run_cli("diff", "--cluster-config", f"clusters/{cluster}/inferenceservice-config.yaml", "HEAD~1",
+                        "HEAD", f"clusters/{cluster}")
         assert alone.code == 0, alone.stderr
         assert f"== clusters/{cluster} ==\n{alone.stdout}" in run.stdout
 
@@ -358,9 +358,10 @@ def test_diff_json_lists_each_cluster_with_its_own_report(committed):
     west = found["paths"][1]
     assert west["summary"] == {"inferenceServices": {"added": 0, "removed": 0, "changed": 2, "unchanged": 0},
                                "rollouts": 2}
+    engine = [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-l40s"}], \
+        [{"component": "engine", "base": "nvidia-a100", "head": "nvidia-a100"}]
     assert [(i["name"], i["runtime"]["head"], i["accelerators"]) for i in west["inferenceServices"]] == [
-        ("batch", "srt-llama-3-3-70b-a100-l40s", [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-l40s"}]),
-        ("chat", "srt-llama-3-3-70b-a100-l40s", [{"component": "engine", "base": "nvidia-a100", "head": "nvidia-a100"}])]
+        ("batch", "srt-llama-3-3-70b-a100-l40s", engine[0]), ("chat", "srt-llama-3-3-70b-a100-l40s", engine[1])]
 
 
 def test_diff_of_a_shared_base_names_every_cluster_it_reaches(committed):
@@ -404,7 +405,8 @@ def test_one_cluster_config_outside_every_path_serves_them_all(committed):
     shutil.copy(committed / "clusters/west/inferenceservice-config.yaml", committed / "shared-config.yaml")
     git(committed, "add", "shared-config.yaml")
     git(committed, "commit", "-qm", "one ConfigMap for every cluster")
-    edit(committed / "shared-config.yaml", '"terminationGracePeriodSeconds": 90', '"terminationGracePeriodSeconds": 120')
+    edit(committed / "shared-config.yaml", '"terminationGracePeriodSeconds": 90',
+         '"terminationGracePeriodSeconds": 120')
     run = run_cli("diff", "--cluster-config", "shared-config.yaml", "-o", "json", "HEAD", ".", "clusters/east",
                   "clusters/west")
     assert (run.code, run.stderr) == (0, "")

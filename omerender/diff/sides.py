@@ -79,8 +79,8 @@ def overlays_among(label: str, source: str, paths: list[str], separated: bool = 
         with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
             tmp = os.path.realpath(staging)
             try:
-                gitread.extract(source, commit, [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES],
-                                cwd, tmp)
+                kustomizations = [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES]
+                gitread.extract(source, commit, kustomizations, cwd, tmp)
                 return [path for path, p in zip(paths, wanted)
                         if overlay_path([os.path.join(tmp, *p.split("/")) if p else tmp])]
             except Exception as exc:  # noqa: BLE001 - named as the repository names its files
