@@ -1,16 +1,19 @@
 """``omerender diff BASE HEAD [--] [PATH]...``: the review of a change to runtimes, models or InferenceServices."""
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import replace
 
 import click
 
 from omerender.diff import diff
+from omerender.diff.bypath import (as_json_by_path, as_markdown_by_path, as_text_by_path, changed_paths,
+                                   cluster_configs_by_path)
 from omerender.diff.markdown import as_markdown
-from omerender.diff.report import as_json, as_text
-from omerender.diff.sides import SideError, read_side
-from omerender.errors import Message, run_guarded
+from omerender.diff.report import as_json, as_text, printable
+from omerender.diff.sides import SideError, overlays_among, read_side
+from omerender.errors import Message, OmeError, run_guarded
 from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
                     render_options, say, weights_flags)
 
@@ -23,6 +26,7 @@ Examples:
   omerender diff main . --format markdown > comment.md
   omerender diff old/ new/ --format json --exit-code
   omerender diff -U 3 HEAD~1 HEAD
+  omerender diff origin/main HEAD -- clusters/east clusters/west
 """
 
 
@@ -79,15 +83,17 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
                    "FILE as it is in that revision.")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 2, nothing on stdout) when head's render has any warning, each printed; for CI.")
-@click.option("--cluster-config", "cluster_config", metavar="FILE",
+@click.option("--cluster-config", "cluster_configs", metavar="FILE", multiple=True,
               help=CLUSTER_CONFIG_HELP + " For a revision, FILE as it is in that revision; for two directories, "
-                                         "the same FILE serves both.")
+                                         "the same FILE serves both. With several PATHs diffed each on its own "
+                                         "(an overlay among them), repeat it: each FILE serves the PATH that "
+                                         "holds it (one FILE outside every PATH serves them all).")
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
 @messages_option
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, cluster_config=None, model_weights=None,
+             lock_path, strict, debug, separated, pod_monitors, cluster_configs=(), model_weights=None,
              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
     scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
@@ -97,28 +103,27 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     files. PATH limits both sides ("." if none). As in git, a name that is both a revision and a path is an
     error: put -- after HEAD to read it as the revision, or write ./NAME for the path. A revision is read
     from git without touching the work tree. A PATH that is a kustomize overlay is built on both sides as
-    `omerender build` builds it.
+    `omerender build` builds it. Several PATHs with an overlay among them (one per cluster, say) are each built
+    and diffed on their own: the report names the PATHs that change, then gives each PATH's report under its
+    name; repeat --cluster-config to give each PATH the FILE inside it.
 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
     options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
                                     (model_weights, weights_storage_class, weights_access_mode, downloader_image))
-    failures = []
-    sides = []
-    for label, source in (("base", base), ("head", head)):
-        try:
-            sides.append(read_side(label, source, list(paths), options, lock_path, debug, separated, flags,
-                                   cluster_config))
-        except SideError as err:
-            failures += err.messages
-    if failures:
-        fail(failures, EXIT_ERROR)
-    nowhere = [path for path in sides[0].missing if path in sides[1].missing]
-    if nowhere:  # a misspelt PATH would otherwise read as "no changes"
-        fail([Message("error", f"{path}: in neither {base} nor {head}") for path in nowhere], EXIT_ERROR)
+    read = functools.partial(_read_sides, base, head, options=options, lock_path=lock_path, debug=debug,
+                             separated=separated, flags=flags)
+    if _each_on_its_own(base, head, paths, separated):
+        _diff_each(read, paths, cluster_configs, output_format, context, exit_code, strict, debug)
+        return
+    if len(cluster_configs) > 1:
+        fail([Message("error", f"--cluster-config is given {len(cluster_configs)} times: give it once, or give "
+                               "several PATHs with an overlay among them, each diffed on its own with the FILE "
+                               "it holds")], EXIT_ERROR)
+    sides = read(list(paths), cluster_configs[0] if cluster_configs else None)
     if strict:
-        _fail_on_warnings(sides[1].result.messages)
+        _fail_on_warnings(("head", sides[1].result.messages))
     result, messages = run_guarded(lambda: diff(*sides), debug)
     if messages:
         fail(messages, EXIT_ERROR)
@@ -131,10 +136,67 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     sys.exit(EXIT_CHANGED if exit_code and result.changed else 0)
 
 
-def _fail_on_warnings(messages: list[Message]) -> None:
-    """--strict: print head's warnings, named as head's, and exit 2 when there is one."""
-    warnings = [replace(m, file=f"head: {m.file}" if m.file else "head") for m in messages
-                if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
+def _read_sides(base: str, head: str, paths: list[str], cluster_config: str | None, **how) -> list:
+    """Both sides rendered (exit 2 naming the side on any error, or a PATH in neither)."""
+    failures = []
+    sides = []
+    for label, source in (("base", base), ("head", head)):
+        try:
+            sides.append(read_side(label, source, paths, how["options"], how["lock_path"], how["debug"],
+                                   how["separated"], how["flags"], cluster_config))
+        except SideError as err:
+            failures += err.messages
+    if failures:
+        fail(failures, EXIT_ERROR)
+    nowhere = [path for path in sides[0].missing if path in sides[1].missing]
+    if nowhere:  # a misspelt PATH would otherwise read as "no changes"
+        fail([Message("error", f"{path}: in neither {base} nor {head}") for path in nowhere], EXIT_ERROR)
+    return sides
+
+
+def _each_on_its_own(base: str, head: str, paths: tuple[str, ...], separated: bool) -> bool:
+    """Several PATHs with a kustomize overlay among them, on either side: each is built and diffed on its own
+    (an overlay is built alone, and which cluster a change reaches is what the review asks)."""
+    if len(paths) < 2:
+        return False
+    failures = []
+    for label, source in (("base", base), ("head", head)):
+        try:
+            if overlays_among(label, source, list(paths), separated):
+                return True
+        except SideError as err:
+            failures += err.messages
+    if failures:
+        fail(failures, EXIT_ERROR)
+    return False
+
+
+def _diff_each(read, paths: tuple[str, ...], cluster_configs: tuple[str, ...], output_format: str,
+               context: int | None, exit_code: bool, strict: bool, debug: bool) -> None:
+    """Each PATH diffed on its own, with the --cluster-config FILE it holds; one report grouped by PATH."""
+    twice = sorted({p for p in paths if paths.count(p) > 1})
+    if twice:
+        fail([Message("error", f"{printable(twice[0])}: given twice as a PATH")], EXIT_ERROR)
+    try:
+        configs = cluster_configs_by_path(list(paths), list(cluster_configs))
+    except OmeError as err:
+        fail([err.message()], EXIT_ERROR)
+    all_sides = [(path, read([path], configs[path])) for path in paths]
+    if strict:  # each warning named with its PATH: a shared file's warning may differ per cluster
+        _fail_on_warnings(*[(f"head ({printable(path)})", sides[1].result.messages) for path, sides in all_sides])
+    results, messages = run_guarded(lambda: [(path, diff(*sides)) for path, sides in all_sides], debug)
+    if messages:
+        fail(messages, EXIT_ERROR)
+    show = {"json": as_json_by_path, "markdown": as_markdown_by_path}.get(output_format, as_text_by_path)
+    sys.stdout.write(show(results, context))
+    sys.exit(EXIT_CHANGED if exit_code and changed_paths(results) else 0)
+
+
+def _fail_on_warnings(*renders: tuple[str, list[Message]]) -> None:
+    """--strict: print head's warnings, each named as its render's (``head``, or ``head (PATH)``), and exit 2 when
+    there is one."""
+    warnings = [replace(m, file=f"{side}: {m.file}" if m.file else side) for side, messages in renders
+                for m in messages if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
     for message in warnings:
         say(message)
     fail_if_strict(True, warnings, EXIT_ERROR)

@@ -19,9 +19,10 @@ _ROOM = 300  # for the line saying what was left out
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 
 
-def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT) -> str:
+def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT, heading: bool = True) -> str:
     """The comment, within ``limit`` characters: the summary and GPU tables always, then as many rows of the
-    InferenceService table and as many folded details as fit, saying how many were left out."""
+    InferenceService table and as many folded details as fit, saying how many were left out. ``heading``: start
+    with ``### omerender diff`` (not for one PATH's section of :mod:`.bypath`)."""
     groups = shown_groups(result, context)
     gpus = [_gpu_table(result.gpus)] if result.gpus else []
     budget = limit - _size([HEADING, _counts(result)] + gpus) - _ROOM
@@ -41,7 +42,7 @@ def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_L
                                                          for key, _, messages in warning_groups(result)
                                                          for m in messages]))
     shown_details, _ = _fit(details, budget, 2)
-    blocks = [HEADING, _counts(result)]
+    blocks = [HEADING, _counts(result)] if heading else [_counts(result)]
     if rows:
         left = len(rows) - len(shown_rows)
         blocks.append("\n".join([ISVC_TABLE_HEAD, *shown_rows] + ([f"| {left} more |" + " |" * 5] if left else [])))

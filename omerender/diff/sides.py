@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import tempfile
 from dataclasses import dataclass, field, replace
 
@@ -15,6 +16,7 @@ from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_loc
 from omerender.ome.render import Options, Result, render
 from omerender.ome.runtimes.inherit import Chains
 from omerender.yamlio import paths as pathrules
+from omerender.yamlio.reading import KUSTOMIZATION_FILES
 from . import gitread
 
 
@@ -64,6 +66,31 @@ def read_side(label: str, source: str, paths: list[str], options: Options, lock_
         raise SideError([_on_side(label, m) for m in failure_messages(exc, debug)]) from None
 
 
+def overlays_among(label: str, source: str, paths: list[str], separated: bool = False) -> list[str]:
+    """The PATHs that are kustomize overlays in ``source`` (a directory, or a git revision, where only their
+    kustomization files are read), as given; for a diff of several PATHs, each built on its own."""
+    try:
+        if _is_path(source, separated):
+            return [path for path, local in zip(paths, _local_paths(source, paths)) if overlay_path([local])]
+        cwd = os.getcwd()
+        commit = gitread.verify(source, cwd)
+        where = gitread.prefix(cwd)
+        wanted = [gitread.repo_path(p, where) for p in paths]
+        with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
+            tmp = os.path.realpath(staging)
+            try:
+                kustomizations = [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES]
+                gitread.extract(source, commit, kustomizations, cwd, tmp)
+                return [path for path, p in zip(paths, wanted)
+                        if overlay_path([os.path.join(tmp, *p.split("/")) if p else tmp])]
+            except Exception as exc:  # noqa: BLE001 - named as the repository names its files
+                raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
+    except SideError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
+        raise SideError([_on_side(label, m) for m in failure_messages(exc)]) from None
+
+
 def _is_path(source: str, separated: bool) -> bool:
     """git's rule: a name that is both a path here and a revision is ambiguous, unless ``--`` separates the
     revisions from the paths (a path never shadows a revision: a pull request could commit a ``HEAD/``)."""
@@ -97,8 +124,9 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         try:
             gitread.extract(revision, commit, wanted, cwd, tmp)
             local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
-            staged_config = _staged_config(revision, commit, cluster_config, where, tmp)
             present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
+            # a cluster the revision lacks (added in head) may lack its ConfigMap's file there too
+            staged_config = _staged_config(revision, commit, cluster_config, where, tmp, absent_ok=not present)
             overlay = overlay_path(present)
             if overlay is not None:
                 side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
@@ -118,15 +146,18 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
         return side
 
 
-def _staged_config(revision: str, commit: str, cluster_config: str | None, where: str, tmp: str) -> str | None:
+def _staged_config(revision: str, commit: str, cluster_config: str | None, where: str, tmp: str,
+                   absent_ok: bool = False) -> str | None:
     """The ``--cluster-config`` file as ``revision`` holds it, copied under ``tmp`` (its path there); an error
-    naming the revision where it has none."""
+    naming the revision where it has none (None with ``absent_ok``, where the revision has none of the PATHs)."""
     if cluster_config is None:
         return None
     path = gitread.repo_path(cluster_config, where)
     staged = os.path.join(tmp, *path.split("/"))
     if not os.path.lexists(staged):  # not copied already with the PATHs
         gitread.extract(revision, commit, [path], os.getcwd(), tmp, any_name=True)
+    if absent_ok and not os.path.lexists(staged):
+        return None
     if os.path.isdir(staged):
         raise OmeError(f"--cluster-config {cluster_config}: in revision {revision}, {path} is a directory; name the "
                        f"file that holds the ConfigMap inferenceservice-config")
