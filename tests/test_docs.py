@@ -61,6 +61,20 @@ SKIP = {
        )},
 }
 SETUP = {
+    # the many-clusters example, as the guide's reader has it in their repository
+    ("docs/how-to/many-clusters.md",
+     "omerender render clusters/west --cluster-config clusters/west/inferenceservice-config.yaml"):
+        "cd fixtures/many-clusters",
+    ("docs/how-to/many-clusters.md", "for cluster in east west; do"): "cd fixtures/many-clusters",
+    ("docs/how-to/many-clusters.md", "for c in east west; do"):
+        "cd fixtures/many-clusters\nfor cluster in east west; do\n"
+        "  omerender render \"clusters/$cluster\" --cluster-config \"clusters/$cluster/inferenceservice-config.yaml\""
+        " --output-dir \"rendered/$cluster\"\ndone",
+    ("docs/how-to/many-clusters.md",
+     "omerender diff --cluster-config clusters/east/inferenceservice-config.yaml \\"):
+        "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/many-clusters/. .\n"
+        "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
+        "git update-ref refs/remotes/origin/main HEAD",
     ("docs/tutorials/flux.md", "omerender render omedeploy/ --output-dir rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
     # the catalog's model file and the model's own config.json, as a user has them
