@@ -111,6 +111,20 @@ def test_16_metadata_of_the_set_its_templates_and_service(F):
                                                   if not k.startswith(("prometheus.io/", "rdma.ome.io/"))}
 
 
+@pytest.mark.parametrize("annotations, labels", [
+    ({"ome.io/volcano-queue": "", "ome.io/dedicated-ai-cluster": "d"}, {"volcano.sh/queue-name": ""}),
+    ({"ome.io/dedicated-ai-cluster": ""}, {"volcano.sh/queue-name": ""}),
+    ({"ome.io/dedicated-ai-cluster": "", "kueue-enabled": ""},
+     {"kueue.x-k8s.io/queue-name": "", "kueue.x-k8s.io/priority-class": "kueue-scheduling-high-priority"}),
+])
+def test_an_empty_queue_annotation_still_writes_its_label_as_ome_does(F, annotations, labels):
+    example_16(F)
+    F["isvc"]["metadata"]["annotations"] = annotations
+    leader, worker = templates(ok(list(F.values())).find("LeaderWorkerSet", LWS))
+    assert {k: v for k, v in leader["metadata"]["labels"].items() if "queue" in k or "priority" in k} == labels
+    assert {k: v for k, v in worker["metadata"]["labels"].items() if "queue" in k or "priority" in k} == labels
+
+
 # ---------------------------------------------------------------- §16 example 17 and mode rule 3
 
 def test_17_leader_and_worker_without_a_mode_render_the_same_objects_with_an_info(F):

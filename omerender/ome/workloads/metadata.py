@@ -63,12 +63,12 @@ def component_annotations(isvc: Obj, merged: dict, runtime_name: str, model: Obj
 
 
 def queue_labels(annotations: dict) -> dict:
-    """``Q`` of render.md §8.2."""
-    if annotations.get("ome.io/volcano-queue"):
+    """``Q`` of render.md §8.2: an annotation counts when its key is there, even with an empty value."""
+    if "ome.io/volcano-queue" in annotations:
         return {"volcano.sh/queue-name": annotations["ome.io/volcano-queue"]}
-    dedicated = annotations.get("ome.io/dedicated-ai-cluster")
-    if not dedicated:
+    if "ome.io/dedicated-ai-cluster" not in annotations:
         return {}
+    dedicated = annotations["ome.io/dedicated-ai-cluster"]
     if "kueue-enabled" in annotations:
         return {"kueue.x-k8s.io/queue-name": dedicated,
                 "kueue.x-k8s.io/priority-class": "kueue-scheduling-high-priority"}
