@@ -1,11 +1,11 @@
 """Reading a model from the Hugging Face Hub: configs and safetensors headers only, by range requests.
 
-Uses the optional ``huggingface_hub`` package (the ``hf`` extra: ``pip install '.[hf]'`` in a clone; 0.24 or later,
-its requests session of 0.x or httpx client of 1.x and 2.x alike, through :mod:`.hubhttp`) for the endpoint, the
-token (``HF_TOKEN``), the session, the file listing and its error types; bytes are fetched with explicit ``Range`` headers and
-read no further than asked, so no tensor data crosses the network. Everything a run asks the Hub shares one
-deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their first few KiB, and
-redirects are followed here, so that no answer's body is read whole.
+Uses the optional ``huggingface_hub`` package (the ``hf`` extra: ``pip install '.[hf]'`` in a clone), 0.24 or
+later, for the endpoint, the token (``HF_TOKEN``), its HTTP session (0.x's requests session and the httpx client
+of 1.x and 2.x alike, through :mod:`.hubhttp`), the file listing and its error types; bytes are fetched with
+explicit ``Range`` headers and read no further than asked, so no tensor data crosses the network. Everything a
+run asks the Hub shares one deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their
+first few KiB, and redirects are followed here, so that no answer's body is read whole.
 """
 from __future__ import annotations
 
