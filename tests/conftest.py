@@ -83,17 +83,8 @@ class Run:
         return [(o["kind"], o["metadata"]["name"]) for o in self.objects]
 
 
-def cli_runner() -> CliRunner:
-    """A runner that keeps stderr apart from stdout: click 8.2+ always does, click 8.1 (our floor, run by
-    tests/test_dependency_floors.py) only when asked."""
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
 def run_cli(*args: str, input: str | None = None) -> Run:
-    result = cli_runner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
     return Run(result.exit_code, result.stdout, unplaced(result.stderr), uncoded(result.stderr), result.stderr)
 
 
