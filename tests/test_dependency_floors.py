@@ -2,13 +2,14 @@
 (constraints/floors.txt), passes the tests of the code that uses those packages.
 
 The floor environment is a virtual environment under .tools/ (git-ignored), built once per content of
-floors.txt and pyproject.toml and per checkout, and reused while they stay the same. omerender is installed
-into it editable, so the tests there run this checkout's code. The Hub tests run there against
-huggingface_hub's 0.x client (requests) and, in the main environment, against the newest (httpx).
+floors.txt, of pyproject.toml's [project] table, per checkout and per Python, and reused while they stay the
+same. omerender is installed into it editable, so the tests there run this checkout's code. The Hub tests run
+there against huggingface_hub's 0.x client (requests) and, in the main environment, against the newest (httpx).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -75,17 +76,20 @@ def test_the_test_extra_allows_the_hub_client_the_hf_extra_allows():
 
 
 def floor_env() -> Path:
-    """The floor environment's Python, building the environment when floors.txt, pyproject.toml, the
-    checkout or the Python changed since it was built."""
-    parts = (FLOORS.read_text(), (ROOT / "pyproject.toml").read_text(), str(ROOT), sys.version, *TEST_TOOLS)
-    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-    home = ROOT / ".tools" / f"floors-{key}"
+    """The floor environment's Python, building the environment when floors.txt, pyproject.toml's [project]
+    table, the checkout or the Python changed since it was built (and removing this checkout's older ones)."""
+    parts = (FLOORS.read_text(), json.dumps(project(), sort_keys=True), str(ROOT), sys.version, *TEST_TOOLS)
+    home = ROOT / ".tools" / f"floors-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]}"
     python = home / "bin" / "python"
     if (home / "ready").exists():
         return python
+    for old in home.parent.glob("floors-*"):
+        if (old / "checkout").is_file() and (old / "checkout").read_text() == str(ROOT):
+            shutil.rmtree(old, ignore_errors=True)
     shutil.rmtree(home, ignore_errors=True)  # a build that did not finish
     # Built where it stays: a virtual environment's scripts name its Python by path.
     subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+    (home / "checkout").write_text(str(ROOT))
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--constraint", str(FLOORS),
          "--editable", f"{ROOT}[hf]", *TEST_TOOLS], capture_output=True, text=True, timeout=900)
