@@ -312,7 +312,10 @@ def test_rule_1_unknown_value_falls_through_to_rule_3(F):
     leader_worker(F)
     F["isvc"]["spec"]["engine"]["annotations"] = {"ome.io/deploymentMode": "MultiNodeRayVLLM"}
     run = ok(list(F.values()))
-    assert run.lines == [f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
+    assert run.lines == [
+        f"warning: <stdin>: {ISVC}: annotation ome.io/deploymentMode: \"MultiNodeRayVLLM\" is not RawDeployment, "
+        "OMENative, MultiNode or VirtualDeployment: OME skips a mode it does not know, as if the annotation were absent",
+        f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
     run.find("LeaderWorkerSet", LWS)
 
 

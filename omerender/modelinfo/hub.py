@@ -1,10 +1,11 @@
 """Reading a model from the Hugging Face Hub: configs and safetensors headers only, by range requests.
 
-Uses the optional ``huggingface_hub`` package (the ``hf`` extra: ``pip install '.[hf]'`` in a clone) for the endpoint, the token
-(``HF_TOKEN``), the file listing and its error types; bytes are fetched with explicit ``Range`` headers and
-read no further than asked, so no tensor data crosses the network. Everything a run asks the Hub shares one
-deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their first few KiB, and
-redirects are followed here, so that no answer's body is read whole.
+Uses the optional ``huggingface_hub`` package (the ``hf`` extra: ``pip install '.[hf]'`` in a clone), 0.24 or
+later, for the endpoint, the token (``HF_TOKEN``), its HTTP session (0.x's requests session and the httpx client
+of 1.x and 2.x alike, through :mod:`.hubhttp`), the file listing and its error types; bytes are fetched with
+explicit ``Range`` headers and read no further than asked, so no tensor data crosses the network. Everything a
+run asks the Hub shares one deadline (:class:`~.sources.ReadBudget`), error answers are read only as far as their
+first few KiB, and redirects are followed here, so that no answer's body is read whole.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from urllib.parse import quote
 
 from omerender.errors import OmeError
+from . import hubhttp
 from .sources import ReadBudget, Source, check_relpath
 
 PREFIX = "hf://"
@@ -45,7 +47,6 @@ def _hub():
     try:
         import huggingface_hub
         import huggingface_hub.constants
-        import huggingface_hub.errors
         import huggingface_hub.utils
     except ImportError:
         raise OmeError("reading hf:// sources needs the huggingface_hub package: pip install huggingface_hub "
@@ -100,7 +101,7 @@ class HubSource(Source):
         return {check_relpath(path, f"{self.label}: the Hub's file listing"): size}
 
     def _call(self, action):
-        errors = self.hub.errors
+        errors = self.hub.utils  # where 0.x has the error types too
         try:
             return self._in_time(action)
         except errors.GatedRepoError:
@@ -165,46 +166,45 @@ class HubSource(Source):
         """An open streamed answer to GET ``url``, after its redirects (each answer closed unread, and the token
         dropped where the origin changes, as httpx does), failing with huggingface_hub's error for an HTTP
         error status."""
-        session = self.hub.utils.get_session()
+        http = hubhttp.for_session(self.hub.utils.get_session())
         timeout = min(TIMEOUT, max(self.budget.remaining(), 0.001))
-        request = session.build_request("GET", url, headers=headers, timeout=timeout)
+        request = http.request(url, headers, timeout)
         for _ in range(MAX_REDIRECTS + 1):
             self._on_time()
-            response = session.send(request, stream=True, follow_redirects=False)
-            if response.next_request is None:
+            response = http.send(request)
+            following = http.redirect(response, request)
+            if following is None:
                 break
-            request = response.next_request
+            request = following
             response.close()
         else:
             raise OmeError(f"{self.label}: more than {MAX_REDIRECTS} redirects from {url}; check HF_ENDPOINT")
         try:
-            self._raise_for_status(response)
-            yield response
+            self._raise_for_status(http, response)
+            yield http, response
         finally:
             response.close()
 
-    def _raise_for_status(self, response) -> None:
+    def _raise_for_status(self, http, response) -> None:
         """huggingface_hub's error for an HTTP error status, which ``_call`` turns into a message. It is given
         the answer's headers and the first ``MAX_ERROR_BODY`` bytes of its body, as they came (undecoded)."""
         if response.status_code < 400:
             return
         body = bytearray()
-        for chunk in response.iter_raw():
+        for chunk in http.raw(response):
             self._on_time()
             body += chunk
             if len(body) >= MAX_ERROR_BODY:
                 break
-        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _BODY_HEADERS]
-        self.hub.utils.hf_raise_for_status(type(response)(response.status_code, headers=kept,
-                                                          content=bytes(body[:MAX_ERROR_BODY]),
-                                                          request=response.request))
+        kept = [(k, v) for k, v in http.headers(response) if k.lower() not in _BODY_HEADERS]
+        self.hub.utils.hf_raise_for_status(http.error_answer(response, kept, bytes(body[:MAX_ERROR_BODY])))
 
     def _page(self, url: str, headers: dict, room: int) -> tuple[list, str | None, int]:
         """One page of a file listing, the next page's address (its ``Link`` header) if any, and the bytes it
         took; ``room`` is how many bytes the listing may still take."""
-        with self._get(url, headers) as response:
+        with self._get(url, headers) as (http, response):
             body = bytearray()
-            for chunk in response.iter_bytes():
+            for chunk in http.chunks(response):
                 self._on_time()
                 body += chunk
                 if len(body) > room:
@@ -219,10 +219,10 @@ class HubSource(Source):
 
     def _fetch(self, url: str, headers: dict, start: int, length: int) -> bytes:
         """GET one byte range; a server that ignores Range is read only as far as needed, then dropped."""
-        with self._get(url, headers) as response:
+        with self._get(url, headers) as (http, response):
             skip = start if response.status_code == 200 else 0
             chunks, got = [], 0
-            for chunk in response.iter_bytes():
+            for chunk in http.chunks(response):
                 self._on_time()
                 if skip:
                     dropped = min(skip, len(chunk))
