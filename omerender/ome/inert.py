@@ -29,12 +29,7 @@ TOPOLOGY_FIELDS = {
 def warn_inert_runtime_fields(spec: dict, report: Report) -> None:
     """One warning per topology field set in a runtime's own ``engineConfig`` or ``decoderConfig`` (``report`` is
     located at the runtime): the same fields, merged under the InferenceService's engine and decoder, and as inert."""
-    for key in ("engineConfig", "decoderConfig"):
-        part = spec.get(key)
-        for name, effect in TOPOLOGY_FIELDS.items():
-            if isinstance(part, dict) and part.get(name) is not None:
-                report.warn(f"spec.{key}.{name} is ignored: {effect}; a render places pods as Kubernetes schedules "
-                            f"them", field=f"spec.{key}.{name}", code="inert-field")
+    _warn_topology(spec, ("engineConfig", "decoderConfig"), report)
 
 
 def warn_inert_fields(spec: dict, report: Report) -> None:
@@ -43,7 +38,11 @@ def warn_inert_fields(spec: dict, report: Report) -> None:
     for name, effect in SPEC_FIELDS.items():
         if spec.get(name) is not None:
             report.warn(f"spec.{name} is ignored: {effect}", field=f"spec.{name}", code="inert-field")
-    for component in ("engine", "decoder"):
+    _warn_topology(spec, ("engine", "decoder"), report)
+
+
+def _warn_topology(spec: dict, components: tuple[str, str], report: Report) -> None:
+    for component in components:
         part = spec.get(component)
         for name, effect in TOPOLOGY_FIELDS.items():
             if isinstance(part, dict) and part.get(name) is not None:
