@@ -73,7 +73,8 @@ def _node_json(node: Node) -> dict:
 @click.command("tree", epilog="\b\nExamples:\n  omerender tree sglang-base runtimes/ services/\n  omerender tree ServingRuntime/llama-demo/sglang-llama -o json .")
 @click.argument("runtime")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The tree as indented text, or as JSON for a script.")
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @messages_option
