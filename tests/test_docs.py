@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"] + sorted(
     path for path in (ROOT / "docs").rglob("*.md") if (ROOT / "docs" / "spec") not in path.parents)
 FENCE = re.compile(r"^```(bash|sh|console)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+# a transcript: a ```console or ```text block of one "$ " command and what it prints
+TRANSCRIPT = re.compile(r"^```(?:console|text)[ \t]*\n\$ ([^\n]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 # omerender's runtime dependencies (import names and distributions), shared with the new virtualenv
 DEPENDENCIES = ("yaml", "_yaml", "click", "ruamel")
 DISTRIBUTIONS = ("pyyaml", "click", "ruamel.yaml", "ruamel.yaml.clib")
@@ -186,3 +188,29 @@ def test_snippet_runs_as_written(snippet, sandbox, tmp_path):
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work, env=_environment(venv),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{snippet} exited {done.returncode}:\n{snippet.script}\n{done.stdout}{done.stderr}"
+
+
+def transcripts() -> list[tuple[str, str, list[str]]]:
+    found = []
+    for path in DOCS:
+        text = path.read_text()
+        for match in TRANSCRIPT.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((f"{path.relative_to(ROOT)}:{line}", match.group(1), match.group(2).splitlines()))
+    return found
+
+
+def test_the_docs_have_transcripts():
+    assert len(transcripts()) >= 2
+
+
+@pytest.mark.parametrize("where, command, shown", transcripts(), ids=[t[0] for t in transcripts()])
+def test_a_transcript_shows_what_its_command_prints(where, command, shown, sandbox, tmp_path):
+    """What a reader's terminal shows: stderr and stdout, in either order (the exit status is not shown)."""
+    repo, venv = sandbox
+    work = tmp_path / "repo"
+    shutil.copytree(repo, work, symlinks=True)
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=work, env=_environment(venv),
+                          capture_output=True, text=True, timeout=600)
+    out, err = done.stdout.splitlines(), done.stderr.splitlines()
+    assert shown in (err + out, out + err), f"{where}: `{command}` prints:\n{done.stderr}{done.stdout}"
