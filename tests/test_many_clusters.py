@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from omerender.diff import bypath
+
 from conftest import FIXTURES, load_yaml, run_cli, validate_k8s
 from test_argocd import PLUGIN, environment, manifests, run_command
 
@@ -341,6 +343,17 @@ def test_diff_markdown_gives_each_cluster_its_section(committed):
     run = run_cli("diff", *CONFIGS, "--format", "markdown", "HEAD~1", "HEAD", "--", "clusters/east", "clusters/west")
     assert (run.code, run.stderr) == (0, "")
     assert run.stdout == WEST_IMAGE_MARKDOWN
+
+
+def test_diff_markdown_leaves_out_the_clusters_a_comment_cannot_hold(committed, monkeypatch):
+    """With room for one cluster's section only, the second is left out, saying so; the headline names both."""
+    commit_edit(committed, "clusters/west/runtimes.yaml", OLD_IMAGE, NEW_IMAGE)
+    east = WEST_IMAGE_MARKDOWN.split("#### `clusters/west`")[0]
+    monkeypatch.setattr(bypath, "COMMENT_LIMIT", len(east) + 400)
+    run = run_cli("diff", *CONFIGS, "--format", "markdown", "HEAD~1", "HEAD", "--", "clusters/east", "clusters/west")
+    assert (run.code, run.stderr) == (0, "")
+    assert run.stdout == east + (f"_1 more PATHs left out: a comment holds at most {len(east) + 400:,} characters. "
+                                 "`omerender diff` prints them all._\n")
 
 
 def test_diff_json_lists_each_cluster_with_its_own_report(committed):

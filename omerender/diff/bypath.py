@@ -7,7 +7,7 @@ import os
 
 from omerender.errors import OmeError
 from .compare import Diff
-from .markdown import COMMENT_LIMIT, HEADING, as_markdown, code
+from .markdown import COMMENT_LIMIT, HEADING, LEFT_OUT_ROOM, as_markdown, code
 from .report import as_json, as_text, printable
 
 
@@ -31,14 +31,26 @@ def as_text_by_path(results: list[tuple[str, Diff]], context: int | None = None)
 
 
 def as_markdown_by_path(results: list[tuple[str, Diff]], context: int | None = None,
-                        limit: int = COMMENT_LIMIT) -> str:
+                        limit: int | None = None) -> str:
     """One comment: the heading and headline, then each PATH's report under ``#### PATH``, each within an equal
-    share of the comment's ``limit``."""
+    share of the comment's ``limit``; the sections that still don't fit (each keeps its summary tables) are left
+    out, saying how many."""
+    limit = COMMENT_LIMIT if limit is None else limit
     top = f"{HEADING}\n\n{headline(results, code)}\n"
     share = (limit - len(top)) // len(results) - 20
     sections = [f"#### {code(path)}\n\n" + as_markdown(result, context, share, heading=False)
                 for path, result in results]
-    return "\n".join([top, *sections])
+    kept, size = [], len(top) + LEFT_OUT_ROOM
+    for section in sections:
+        if size + len(section) + 1 > limit:
+            break
+        kept.append(section)
+        size += len(section) + 1
+    left = len(sections) - len(kept)
+    if left:
+        kept.append(f"_{left} more PATHs left out: a comment holds at most {limit:,} characters. "
+                    "`omerender diff` prints them all._\n")
+    return "\n".join([top, *kept])
 
 
 def as_json_by_path(results: list[tuple[str, Diff]], context: int | None = None) -> str:

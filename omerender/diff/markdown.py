@@ -15,7 +15,7 @@ from .report import (isvc_label, object_label, printable, setting_text, shown_gr
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
-_ROOM = 300  # for the line saying what was left out
+LEFT_OUT_ROOM = 300  # for the line saying what was left out
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 
 
@@ -25,7 +25,7 @@ def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_L
     with ``### omerender diff`` (not for one PATH's section of :mod:`.bypath`)."""
     groups = shown_groups(result, context)
     gpus = [_gpu_table(result.gpus)] if result.gpus else []
-    budget = limit - _size([HEADING, _counts(result)] + gpus) - _ROOM
+    budget = limit - _size([HEADING, _counts(result)] + gpus) - LEFT_OUT_ROOM
     rows = [_row_line(_row(first, len(alike))) for first, *alike in groups]
     shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
     details = [_isvc_details(first, context, alike) for first, *alike in groups]
