@@ -399,11 +399,14 @@ def repo(tmp_path) -> Path:
 
 def test_git_revisions_match_the_directory_diff_and_leave_the_work_tree_alone(repo, tmp_path, monkeypatch):
     monkeypatch.chdir(repo)
+    temp = tmp_path / "temp"   # its own temporary directory: other tests' diffs may run meanwhile (pytest-xdist)
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     from_git = diff_json("HEAD~1", "HEAD", "deploy")
     assert from_git == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
     assert diff_json("main~1", "main") == from_git  # no PATH: the whole tree
     assert git(repo, "status", "--porcelain") == ""
-    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("omerender-diff-*"))
+    assert not list(temp.iterdir())
 
 
 def test_a_revision_against_the_work_tree_and_from_a_subdirectory(repo, monkeypatch):
