@@ -2,6 +2,7 @@
 that is a kustomize overlay is built (:mod:`omerender.gitops.overlays`), on both sides the same way."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import posixpath
@@ -74,17 +75,11 @@ def overlays_among(label: str, source: str, paths: list[str], separated: bool = 
             return [path for path, local in zip(paths, _local_paths(source, paths)) if overlay_path([local])]
         cwd = os.getcwd()
         commit = gitread.verify(source, cwd)
-        where = gitread.prefix(cwd)
-        wanted = [gitread.repo_path(p, where) for p in paths]
-        with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
-            tmp = os.path.realpath(staging)
-            try:
-                kustomizations = [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES]
-                gitread.extract(source, commit, kustomizations, cwd, tmp)
-                return [path for path, p in zip(paths, wanted)
-                        if overlay_path([os.path.join(tmp, *p.split("/")) if p else tmp])]
-            except Exception as exc:  # noqa: BLE001 - named as the repository names its files
-                raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc), tmp)]) from None
+        wanted = [gitread.repo_path(p, gitread.prefix(cwd)) for p in paths]
+        with _staging(label) as tmp:
+            kustomizations = [posixpath.join(p, name) for p in wanted for name in KUSTOMIZATION_FILES]
+            gitread.extract(source, commit, kustomizations, cwd, tmp)
+            return [path for path, p in zip(paths, wanted) if overlay_path([_staged_path(tmp, p)])]
     except SideError:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure of a side becomes its messages
@@ -119,29 +114,22 @@ def _revision(label: str, revision: str, paths: list[str], options: Options, loc
     commit = gitread.verify(revision, cwd)
     where = gitread.prefix(cwd)
     wanted = [gitread.repo_path(p, where) for p in paths]
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
-        tmp = os.path.realpath(staging)  # read as a resolved path: a linked TMPDIR is not the input's link
-        try:
-            gitread.extract(revision, commit, wanted, cwd, tmp)
-            local = [os.path.join(tmp, *p.split("/")) if p else tmp for p in wanted]
-            present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
-            # a cluster the revision lacks (added in head) may lack its ConfigMap's file there too
-            staged_config = _staged_config(revision, commit, cluster_config, where, tmp, absent_ok=not present)
-            overlay = overlay_path(present)
-            if overlay is not None:
-                side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
-                                         lock_path, debug, cluster_config)
-            else:
-                lock = find_lock(present or [tmp],
-                                 lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
-                if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
-                    gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
-                                    any_name=True)
-                side = _render(label, present, options, lock, tmp, staged_config)
-        except SideError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
-            raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc, debug), tmp)]) from None
+    with _staging(label, debug) as tmp:
+        gitread.extract(revision, commit, wanted, cwd, tmp)
+        local = [_staged_path(tmp, p) for p in wanted]
+        present = [p for p in local if os.path.lexists(p)]  # a path the revision lacks reads as empty
+        # a cluster the revision lacks (added in head) may lack its ConfigMap's file there too
+        staged_config = _staged_config(revision, commit, cluster_config, where, tmp, absent_ok=not present)
+        overlay = overlay_path(present)
+        if overlay is not None:
+            side = _revision_overlay(label, revision, commit, os.path.relpath(overlay, tmp), options, flags,
+                                     lock_path, debug, cluster_config)
+        else:
+            lock = find_lock(present or [tmp], lock_path and os.path.join(tmp, gitread.repo_path(lock_path, where)))
+            if lock and not os.path.lexists(lock):  # the lock beside a file PATH is outside what was copied
+                gitread.extract(revision, commit, [os.path.relpath(lock, tmp).replace(os.sep, "/")], cwd, tmp,
+                                any_name=True)
+            side = _render(label, present, options, lock, tmp, staged_config)
         side.missing = [path for path, copy in zip(paths, local) if not os.path.lexists(copy)]
         return side
 
@@ -153,7 +141,7 @@ def _staged_config(revision: str, commit: str, cluster_config: str | None, where
     if cluster_config is None:
         return None
     path = gitread.repo_path(cluster_config, where)
-    staged = os.path.join(tmp, *path.split("/"))
+    staged = _staged_path(tmp, path)
     if not os.path.lexists(staged):  # not copied already with the PATHs
         gitread.extract(revision, commit, [path], os.getcwd(), tmp, any_name=True)
     if absent_ok and not os.path.lexists(staged):
@@ -170,16 +158,30 @@ def _staged_config(revision: str, commit: str, cluster_config: str | None, where
 def _revision_overlay(label: str, revision: str, commit: str, overlay: str, options: Options,
                       flags: tuple[str, ...], lock_path: str | None, debug: bool,
                       cluster_config: str | None = None) -> Side:
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staged:
-        tmp = os.path.realpath(staged)  # as the build names its files
+    with _staging(label, debug) as tmp:
+        gitread.extract_overlay(revision, commit, os.getcwd(), tmp)
+        config = _staged_config(revision, commit, cluster_config, gitread.prefix(os.getcwd()), tmp)
+        return _built(label, os.path.join(tmp, overlay), tmp, options, flags, lock_path, tmp, config)
+
+
+@contextlib.contextmanager
+def _staging(label: str, debug: bool = False):
+    """A temporary directory for a revision's files, always removed and read as a resolved path (a linked TMPDIR
+    is not the input's link); any failure inside becomes the side's messages, naming files as the repository
+    names them, never the directory."""
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as staging:
+        tmp = os.path.realpath(staging)
         try:
-            gitread.extract_overlay(revision, commit, os.getcwd(), tmp)
-            config = _staged_config(revision, commit, cluster_config, gitread.prefix(os.getcwd()), tmp)
-            return _built(label, os.path.join(tmp, overlay), tmp, options, flags, lock_path, tmp, config)
+            yield tmp
         except SideError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure, named as the repository names its files
             raise SideError([_on_side(label, m) for m in _unstaged(failure_messages(exc, debug), tmp)]) from None
+
+
+def _staged_path(tmp: str, path: str) -> str:
+    """Where the repository path ``path`` ("" for its root) is staged under ``tmp``."""
+    return os.path.join(tmp, *path.split("/")) if path else tmp
 
 
 def _built(label: str, directory: str, boundary: str, options: Options, flags: tuple[str, ...],
