@@ -114,36 +114,35 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
                                     (model_weights, weights_storage_class, weights_access_mode, downloader_image))
     read = functools.partial(_read_sides, base, head, options=options, lock_path=lock_path, debug=debug,
                              separated=separated, flags=flags)
-    if _each_on_its_own(base, head, paths, separated):
-        _diff_each(read, paths, cluster_configs, output_format, context, exit_code, strict, debug)
-        return
-    if len(cluster_configs) > 1:
-        fail([Message("error", f"--cluster-config is given {len(cluster_configs)} times: give it once, or give "
-                               "several PATHs with an overlay among them, each diffed on its own with the FILE "
-                               "it holds")], EXIT_ERROR)
-    sides = read(list(paths), cluster_configs[0] if cluster_configs else None)
+    each = _each_on_its_own(base, head, paths, separated)
+    if each:  # each warning named with its PATH under --strict: a shared file's warning may differ per cluster
+        renders = [(f"head ({printable(path)})", path, read([path], config))
+                   for path, config in _cluster_config_of_each(paths, cluster_configs).items()]
+    else:
+        renders = [("head", None, read(list(paths), _one_cluster_config(cluster_configs)))]
     if strict:
-        _fail_on_warnings(("head", sides[1].result.messages))
-    result, messages = run_guarded(lambda: diff(*sides), debug)
+        _fail_on_warnings(*[(side, sides[1].result.messages) for side, _, sides in renders])
+    results, messages = run_guarded(lambda: [(path, diff(*sides)) for _, path, sides in renders], debug)
     if messages:
         fail(messages, EXIT_ERROR)
-    if output_format == "json":
-        sys.stdout.write(as_json(result, context))
-    elif output_format == "markdown":
-        sys.stdout.write(as_markdown(result, context))
+    if each:
+        show = {"json": as_json_by_path, "markdown": as_markdown_by_path}.get(output_format, as_text_by_path)
+        sys.stdout.write(show(results, context))
     else:
-        sys.stdout.write(as_text(result, context))
-    sys.exit(EXIT_CHANGED if exit_code and result.changed else 0)
+        show = {"json": as_json, "markdown": as_markdown}.get(output_format, as_text)
+        sys.stdout.write(show(results[0][1], context))
+    sys.exit(EXIT_CHANGED if exit_code and changed_paths(results) else 0)
 
 
-def _read_sides(base: str, head: str, paths: list[str], cluster_config: str | None, **how) -> list:
+def _read_sides(base: str, head: str, paths: list[str], cluster_config: str | None, *, options, lock_path: str | None,
+                debug: bool, separated: bool, flags: tuple[str, ...]) -> list:
     """Both sides rendered (exit 2 naming the side on any error, or a PATH in neither)."""
     failures = []
     sides = []
     for label, source in (("base", base), ("head", head)):
         try:
-            sides.append(read_side(label, source, paths, how["options"], how["lock_path"], how["debug"],
-                                   how["separated"], how["flags"], cluster_config))
+            sides.append(read_side(label, source, paths, options, lock_path, debug, separated, flags,
+                                   cluster_config))
         except SideError as err:
             failures += err.messages
     if failures:
@@ -171,25 +170,25 @@ def _each_on_its_own(base: str, head: str, paths: tuple[str, ...], separated: bo
     return False
 
 
-def _diff_each(read, paths: tuple[str, ...], cluster_configs: tuple[str, ...], output_format: str,
-               context: int | None, exit_code: bool, strict: bool, debug: bool) -> None:
-    """Each PATH diffed on its own, with the --cluster-config FILE it holds; one report grouped by PATH."""
+def _one_cluster_config(cluster_configs: tuple[str, ...]) -> str | None:
+    """The one --cluster-config FILE of a diff of one render per side, if given."""
+    if len(cluster_configs) > 1:
+        fail([Message("error", f"--cluster-config is given {len(cluster_configs)} times: give it once, or give "
+                               "several PATHs with an overlay among them, each diffed on its own with the FILE "
+                               "it holds")], EXIT_ERROR)
+    return cluster_configs[0] if cluster_configs else None
+
+
+def _cluster_config_of_each(paths: tuple[str, ...], cluster_configs: tuple[str, ...]) -> dict[str, str | None]:
+    """Each PATH diffed on its own, with the --cluster-config FILE it holds (exit 2 on a PATH given twice, or
+    FILEs that don't pair with the PATHs)."""
     twice = sorted({p for p in paths if paths.count(p) > 1})
     if twice:
         fail([Message("error", f"{printable(twice[0])}: given twice as a PATH")], EXIT_ERROR)
     try:
-        configs = cluster_configs_by_path(list(paths), list(cluster_configs))
+        return cluster_configs_by_path(list(paths), list(cluster_configs))
     except OmeError as err:
         fail([err.message()], EXIT_ERROR)
-    all_sides = [(path, read([path], configs[path])) for path in paths]
-    if strict:  # each warning named with its PATH: a shared file's warning may differ per cluster
-        _fail_on_warnings(*[(f"head ({printable(path)})", sides[1].result.messages) for path, sides in all_sides])
-    results, messages = run_guarded(lambda: [(path, diff(*sides)) for path, sides in all_sides], debug)
-    if messages:
-        fail(messages, EXIT_ERROR)
-    show = {"json": as_json_by_path, "markdown": as_markdown_by_path}.get(output_format, as_text_by_path)
-    sys.stdout.write(show(results, context))
-    sys.exit(EXIT_CHANGED if exit_code and changed_paths(results) else 0)
 
 
 def _fail_on_warnings(*renders: tuple[str, list[Message]]) -> None:
