@@ -3,22 +3,14 @@ markdown, and every changed field's values in JSON (docs/how-to/review-a-change.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from conftest import FIXTURES, run_cli
 from omerender.diff.values import shorten
+from test_diff import head_of
 
 BASE = FIXTURES / "diff" / "base"
 IMAGE = "registry.example.com/inference/very/long/path/to/the/serving/image"
-
-
-def head_of(tmp_path: Path, scenario: str) -> Path:
-    head = tmp_path / "head"
-    shutil.copytree(BASE, head)
-    for file in (FIXTURES / "diff" / scenario).iterdir():
-        shutil.copy(file, head / file.name)
-    return head
 
 
 def test_a_runtime_gpu_change_shows_each_argument_env_value_and_quantity(tmp_path):

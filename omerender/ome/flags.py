@@ -11,7 +11,6 @@ from __future__ import annotations
 from omerender.errors import ObjRef, Report
 
 
-
 def warn_flags(annotations, flags: dict[str, str], report: Report, prefix: str = "metadata.annotations",
                ref: ObjRef | None = None, file: str | None = None) -> None:
     """One warning per key of ``flags`` whose value in ``annotations`` is neither ``true`` nor ``false``: OME reads
