@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import click
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "reference" / "cli.md"
 
@@ -31,7 +33,6 @@ description says what happens.
 def page() -> str:
     """The whole page, the same on every machine: commands in name order, nothing from the terminal."""
     sys.path.insert(0, str(ROOT))
-    import click
     from omerender.cli import cli
     root = click.Context(cli, info_name="omerender", **cli.context_settings)
     contexts = list(_walk(root))
@@ -41,7 +42,6 @@ def page() -> str:
 
 
 def _walk(ctx):
-    import click
     yield ctx
     if isinstance(ctx.command, click.Group):
         for name in ctx.command.list_commands(ctx):
@@ -51,7 +51,6 @@ def _walk(ctx):
 
 
 def _section(ctx) -> str:
-    import click
     command = ctx.command
     level = "##" if len(ctx.command_path.split()) <= 2 else "###"
     parts = [f"{level} {ctx.command_path}\n"]
@@ -62,7 +61,7 @@ def _section(ctx) -> str:
     parts += [_fence(_usage(ctx))] + _blocks(command.help or "")
     arguments = [param for param in command.get_params(ctx) if isinstance(param, click.Argument)]
     if arguments:
-        parts.append("Arguments:\n\n" + "\n".join(f"- `{_metavar(arg, ctx)}` ({_arity(arg)})" for arg in arguments)
+        parts.append("Arguments:\n\n" + "\n".join(f"- `{arg.make_metavar(ctx)}` ({_arity(arg)})" for arg in arguments)
                      + "\n")
     options = [param for param in command.get_params(ctx)
                if isinstance(param, click.Option) and not param.hidden]
@@ -101,7 +100,6 @@ def _option_row(option, ctx) -> str:
 
 
 def _type(option) -> str:
-    import click
     if option.is_flag:
         kind = "flag"
     elif isinstance(option.type, click.Choice):
@@ -119,12 +117,6 @@ def _default(option) -> str:
         return ""
     return f"`{default}`"
 
-
-def _metavar(argument, ctx) -> str:
-    try:
-        return argument.make_metavar(ctx)
-    except TypeError:  # click before 8.2 takes no context
-        return argument.make_metavar()
 
 
 def _arity(argument) -> str:
