@@ -10,4 +10,4 @@ bash scripts/setup-tools.sh
 export PATH="$PWD/.tools/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
 lint-imports --no-cache --no-logo
-exec python -m pytest -q -n "${PYTEST_WORKERS:-auto}" "$@"
+exec python -m pytest -q -n "${PYTEST_WORKERS:-auto}" --dist loadgroup "$@"

@@ -32,6 +32,8 @@ from conftest import FIXTURES, ROOT, run_cli
 
 from omerender import __version__, version_text
 
+# one worker builds and installs the wheel once for the whole module (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("wheel")
 QUICKSTART_WARNING = ("warning: fixtures/quickstart/isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
                       "Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct "
                       "[auto-selected-runtime]\n")
