@@ -11,8 +11,9 @@ from omerender.diff import diff
 from omerender.diff.bypath import (as_json_by_path, as_markdown_by_path, as_text_by_path, changed_paths,
                                    cluster_configs_by_path)
 from omerender.diff.markdown import as_markdown
-from omerender.diff.report import as_json, as_text, printable
+from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
+from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
 from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
                     render_options, say, weights_flags)

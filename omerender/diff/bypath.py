@@ -8,7 +8,8 @@ import os
 from omerender.errors import OmeError
 from .compare import Diff
 from .markdown import COMMENT_LIMIT, HEADING, LEFT_OUT_ROOM, as_markdown, code
-from .report import as_json, as_text, printable
+from .report import as_json, as_text
+from .values import printable
 
 
 def changed_paths(results: list[tuple[str, Diff]]) -> list[str]:

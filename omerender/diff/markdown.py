@@ -9,8 +9,8 @@ import html
 import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
-from .values import inline
-from .report import (isvc_label, object_label, printable, setting_text, shown_groups, summary, unified,
+from .values import inline, printable
+from .report import (isvc_label, object_label, setting_text, shown_groups, summary, unified,
                      warning_counts, warning_groups)
 
 HEADING = "### omerender diff"

@@ -8,7 +8,7 @@ from omerender.errors import Message
 from omerender.yamlio.emit import dump
 from .compare import Diff, IsvcDiff, ObjectChange
 from .groups import group_alike
-from .values import inline, json_change
+from .values import inline, json_change, printable
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -98,12 +98,6 @@ def warning_counts(result: Diff) -> str | None:
     if not (result.new_warnings or result.gone_warnings):
         return None
     return f"Warnings: {len(result.new_warnings)} new, {len(result.gone_warnings)} gone"
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters escaped: names come from repositories we do not trust, and a terminal
-    or a pull-request comment must show them, not act on them."""
-    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def summary_lines(result: Diff) -> list[str]:

@@ -25,16 +25,17 @@ def _shown(value) -> str | None:
     if value is MISSING:
         return "absent"
     if isinstance(value, str):
-        return shorten(_escaped(value) if value else '""')
+        return shorten(printable(value) if value else '""')
     if value is None or isinstance(value, (bool, int, float)):
         return json.dumps(value)
     if isinstance(value, list) and all(v is None or isinstance(v, (str, bool, int, float)) for v in value):
-        return shorten(_escaped(json.dumps(value, ensure_ascii=False)))
+        return shorten(printable(json.dumps(value, ensure_ascii=False)))
     return None
 
 
-def _escaped(text: str) -> str:
-    """Control characters (a newline too) escaped: a value stays on its line and cannot act on a terminal."""
+def printable(text: str) -> str:
+    """``text`` with control characters (a newline too) escaped: names and values come from repositories we do
+    not trust, and a terminal or a pull-request comment must show them on their line, not act on them."""
     return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
