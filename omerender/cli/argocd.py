@@ -17,12 +17,12 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, WEIGHTS_FLAGS, allow_codes, allow_empty, cluster_config_path,
+from omerender.gitops.argocd import (FLAGS, WEIGHTS, allow_codes, allow_empty, cluster_config_path,
                                      cluster_setting, empty_render, flag_values, repo_root, split_config,
                                      unapplied_marker, weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict, report_run, say
+from .shell import fail, fail_if_strict, report_run, say, weights_flag_names
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -53,8 +53,8 @@ def generate():
         cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
-    named = tuple(FLAGS[name] for name, on in values.items() if on) + tuple(
-        f"{WEIGHTS_FLAGS[name]} {value}" for name, value in weights.items())
+    named = tuple(FLAGS[name] for name, on in values.items() if on) + weights_flag_names(
+        **{WEIGHTS[name]: value for name, value in weights.items()})
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
                       weights=settings, allow=allow)

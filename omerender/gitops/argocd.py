@@ -19,28 +19,34 @@ FALSE = ("false", "False", "FALSE", "0", "no", "")
 # The --model-weights settings (strings; empty or unset: not given) -> how weights_options names each.
 WEIGHTS = {"MODEL_WEIGHTS": "mode", "WEIGHTS_STORAGE_CLASS": "storage_class", "WEIGHTS_ACCESS_MODE": "access_mode",
            "DOWNLOADER_IMAGE": "image"}
-WEIGHTS_FLAGS = {"MODEL_WEIGHTS": "--model-weights", "WEIGHTS_STORAGE_CLASS": "--weights-storage-class",
-                 "WEIGHTS_ACCESS_MODE": "--weights-access-mode", "DOWNLOADER_IMAGE": "--downloader-image"}
 # a file holding OME's ConfigMap inferenceservice-config (docs/how-to/cluster-config-and-ingress.md)
 CLUSTER_CONFIG = "CLUSTER_CONFIG"
 
 
+def parameter(environ: dict, name: str, default: str = "") -> str:
+    """A parameter's value: PARAM_<NAME> (the Application's plugin parameter), else ARGOCD_ENV_<NAME> (its plugin
+    env), else ``default``."""
+    return environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", default))
+
+
+def switch(environ: dict, name: str) -> bool:
+    """An on/off parameter (false when unset); anything but the spellings of TRUE and FALSE is an error."""
+    value = parameter(environ, name, "false")
+    if value not in TRUE + FALSE:
+        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
+        raise OmeError(f'{name} must be true or false, got "{shown}"')
+    return value in TRUE
+
+
 def flag_values(environ: dict) -> dict[str, bool]:
     """Each option's value from PARAM_<NAME>, else ARGOCD_ENV_<NAME>, else false."""
-    values = {}
-    for name in FLAGS:
-        value = environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", "false"))
-        if value not in TRUE + FALSE:
-            shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
-            raise OmeError(f'{name} must be true or false, got "{shown}"')
-        values[name] = value in TRUE
-    return values
+    return {name: switch(environ, name) for name in FLAGS}
 
 
 def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict[str, str]]:
     """The --model-weights mode and settings from PARAM_<NAME>, else ARGOCD_ENV_<NAME> (empty: not given), and the
     values given, by variable name."""
-    given = {name: environ.get(f"PARAM_{name}", environ.get(f"ARGOCD_ENV_{name}", "")) for name in WEIGHTS}
+    given = {name: parameter(environ, name) for name in WEIGHTS}
     given = {name: value for name, value in given.items() if value != ""}
     values = {option: given.get(name) for name, option in WEIGHTS.items()}
     mode, settings = weights_options(values["mode"], values["storage_class"], values["access_mode"], values["image"],
@@ -91,7 +97,7 @@ ALLOW = "ALLOW"   # parameter allow: the codes of warnings STRICT accepts, comma
 
 def allow_codes(environ: dict) -> frozenset[str]:
     """ALLOW from PARAM_ALLOW, else ARGOCD_ENV_ALLOW: message codes (omerender.codes), comma-separated."""
-    value = environ.get(f"PARAM_{ALLOW}", environ.get(f"ARGOCD_ENV_{ALLOW}", ""))
+    value = parameter(environ, ALLOW)
     codes, unknown = parse_allow([escape(value)], ALLOW)
     if unknown:
         raise OmeError(unknown[0])
@@ -101,7 +107,7 @@ def allow_codes(environ: dict) -> frozenset[str]:
 def cluster_config_path(environ: dict, root: str) -> str | None:
     """The file CLUSTER_CONFIG names (PARAM_, else ARGOCD_ENV_), relative to the app's directory (the working
     directory), checked to be a regular file inside the repository ``root``; None when unset."""
-    value = environ.get(f"PARAM_{CLUSTER_CONFIG}", environ.get(f"ARGOCD_ENV_{CLUSTER_CONFIG}", ""))
+    value = parameter(environ, CLUSTER_CONFIG)
     if not value:
         return None
     if os.path.isabs(value):
@@ -119,11 +125,7 @@ EMPTY_FIX = ("a sync of no objects would prune every resource the Application ma
 
 def allow_empty(environ: dict) -> bool:
     """ALLOW_EMPTY from PARAM_ALLOW_EMPTY, else ARGOCD_ENV_ALLOW_EMPTY, else false."""
-    value = environ.get(f"PARAM_{ALLOW_EMPTY}", environ.get(f"ARGOCD_ENV_{ALLOW_EMPTY}", "false"))
-    if value not in TRUE + FALSE:
-        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
-        raise OmeError(f'{ALLOW_EMPTY} must be true or false, got "{shown}"')
-    return value in TRUE
+    return switch(environ, ALLOW_EMPTY)
 
 
 def empty_render(input_kinds: list[str] | None, kustomization: bool = False) -> OmeError:
