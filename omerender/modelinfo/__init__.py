@@ -4,10 +4,10 @@
 parameter count from headers, ``metadata`` the spec fields, ``update`` the in-place edit of model files, and
 ``sources``/``hub`` where files are read from.
 """
-from .metadata import FIELDS, compute, describe
+from .metadata import FIELDS, describe
 from .sources import HUB_SECONDS, ReadBudget, LocalSource
 
-__all__ = ["FIELDS", "HUB_SECONDS", "ReadBudget", "LocalSource", "compute", "describe", "open_source"]
+__all__ = ["FIELDS", "HUB_SECONDS", "ReadBudget", "LocalSource", "describe", "open_source"]
 
 
 def open_source(source: str, budget: ReadBudget | None = None):

@@ -21,11 +21,6 @@ FIELDS = ("modelType", "modelArchitecture", "modelFormat", "modelFramework", "mo
 GI = 2 ** 30
 
 
-def compute(source: Source, report: Report) -> dict:
-    """The spec fields for the model in ``source``; warnings (estimates) go to ``report``."""
-    return describe(source, report)[0]
-
-
 def weights_quantity(total_bytes: int) -> str | None:
     """The size a weights volume needs for ``total_bytes`` of safetensors files: plus 10% for the configs,
     tokenizer and filesystem, rounded up to whole Gi (None when no size is known)."""

@@ -134,12 +134,9 @@ def insert(text: str, edits: list[tuple], file: str, ref_of) -> str:
     lines = text.splitlines(keepends=True)
     for node, fields, *named in sorted(edits, key=lambda e: e[0].start_mark.line, reverse=True):
         field = named[0] if named else "spec"
-        if not isinstance(node, MappingNode) or node.flow_style or not node.value:
-            raise OmeError(f"{field} must be a non-empty block mapping for --update to add fields; add them by hand",
-                           ref=ref_of(node), file=file, field=field)
-        if node.anchor or _holds_alias(node):
-            raise OmeError(f"{field} is or holds a YAML anchor or alias, so the fields cannot be added at one place "
-                           "in the text; add them by hand", ref=ref_of(node), file=file, field=field)
+        why = _not_extendable(node)
+        if why is not None:
+            raise OmeError(f"{field} {why}; add them by hand", ref=ref_of(node), file=file, field=field)
         indent = node.value[0][0].start_mark.column
         after = _last_line(node)
         if after < len(lines) and not lines[after].endswith(("\n", "\r")):
@@ -151,8 +148,16 @@ def insert(text: str, edits: list[tuple], file: str, ref_of) -> str:
 
 def extendable(node) -> bool:
     """Whether :func:`insert` can add keys to ``node``: a non-empty block mapping with no anchor or alias."""
-    return (isinstance(node, MappingNode) and not node.flow_style and bool(node.value) and not node.anchor
-            and not _holds_alias(node))
+    return _not_extendable(node) is None
+
+
+def _not_extendable(node) -> str | None:
+    """Why :func:`insert` cannot add keys to ``node`` (following its field's name), None when it can."""
+    if not isinstance(node, MappingNode) or node.flow_style or not node.value:
+        return "must be a non-empty block mapping for --update to add fields"
+    if node.anchor or _holds_alias(node):
+        return "is or holds a YAML anchor or alias, so the fields cannot be added at one place in the text"
+    return None
 
 
 def _holds_alias(node) -> bool:
