@@ -49,8 +49,8 @@ def main(argv: list[str]) -> int:
     root = args.root
     patch = root / "plugins" / "argocd" / "health" / "argocd-cm-patch.yaml"
     doc = root / "docs" / "reference" / "health-checks.md"
-    wanted = {patch: argocd_cm(root),
-              doc: with_blocks(doc.read_text(), {"argocd-cm": argocd_cm(root), "flux": flux_exprs(root)})}
+    config = argocd_cm(root)
+    wanted = {patch: config, doc: with_blocks(doc.read_text(), {"argocd-cm": config, "flux": flux_exprs(root)})}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
