@@ -80,7 +80,7 @@ def generate():
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
         fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects, cluster, built.stream)
+    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
     if built.objects is not None:
         try:
             write_stream(built.objects, sys.stdout)
@@ -127,10 +127,9 @@ def _built_nothing(built) -> bool:
     return not (built.stream or "").strip()
 
 
-def _fail_unserved(objects: list[dict] | None, cluster: tuple, stream: str | None = None) -> None:
+def _fail_unserved(objects: list[dict], cluster: tuple) -> None:
     """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
-    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty). ``stream``: the function path's
-    output, where there are no ``objects``."""
+    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty)."""
     from omerender.errors import run_guarded
     from omerender.kube.apiversions import unserved
     served, version = cluster
@@ -138,9 +137,7 @@ def _fail_unserved(objects: list[dict] | None, cluster: tuple, stream: str | Non
         return
 
     def check():
-        import yaml
-        found = objects if objects is not None else [d for d in yaml.safe_load_all(stream or "") if isinstance(d, dict)]
-        return unserved(found, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
 
     errors, failures = run_guarded(check)
     if failures or errors:

@@ -61,6 +61,7 @@ class Built:
     inputs: Inputs | None = None          # pipeline: what kustomize built, as omerender read it
     result: Result | None = None          # pipeline: omerender's render of it (``messages`` are all of them)
     stream: str | None = None             # function path: kustomize's output
+    stream_objects: list | None = None    # function path: its documents that are mappings, read once
     messages: list[Message] = dc_field(default_factory=list)
     tool_stderr: str = ""
     strict: bool = False                  # the options asked that any warning fail the build
@@ -291,12 +292,13 @@ def _function(tree, plan, run: Run) -> Built:
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.
     env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8"}
     stdout, stderr = _run(argv, env, run, directory=tree.root)
+    documents = [o for o in yaml.load_all(stdout, Loader=SafeLoader) if isinstance(o, dict)]
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "
                                    f"an overlay above",
-                                   code="isvc-not-transformed") for isvc in unrendered_isvcs(stdout)]
+                                   code="isvc-not-transformed") for isvc in unrendered_isvcs(documents)]
     strict = _strict_configs(tree)
-    return Built(plan, stream=stdout, messages=warnings, tool_stderr=stderr, strict=bool(strict),
+    return Built(plan, stream=stdout, stream_objects=documents, messages=warnings, tool_stderr=stderr, strict=bool(strict),
                  allow=frozenset().union(*(options.allow for options in strict)))
 
 
@@ -399,9 +401,9 @@ def _origin_path(text) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def unrendered_isvcs(stream: str) -> list[str]:
-    """InferenceServices in a build's output that nothing was rendered for (no object carries their label)."""
-    objects = [o for o in yaml.load_all(stream, Loader=SafeLoader) if isinstance(o, dict)]
+def unrendered_isvcs(objects: list[dict]) -> list[str]:
+    """InferenceServices in a build's output (its mappings) that nothing was rendered for (no object carries their
+    label)."""
     rendered = {(((o.get("metadata") or {}).get("namespace")), ((o.get("metadata") or {}).get("labels") or {})
                  .get(ISVC_LABEL)) for o in objects if o.get("kind") not in OME_INPUT_KINDS}
     found = []
