@@ -192,12 +192,7 @@ def _weights(values: dict, where: str):
             raise OmeError(f"{where}.{key} must be a string", field=f"{where}.{key}")
     names = {option: f"{where}.{key}" for option, key in WEIGHTS_FIELDS.items()}
     given = {option: values.get(key) for option, key in WEIGHTS_FIELDS.items()}
-    try:
-        return weights_options(given["mode"], given["storage_class"], given["access_mode"], given["image"], names)
-    except OmeError as err:  # located at the field its text starts with
-        field = next((f"{where}.{key}" for key in WEIGHTS_FIELDS.values() if err.text.startswith(f"{where}.{key}")),
-                     where)
-        raise OmeError(err.text, field=field) from None
+    return weights_options(given["mode"], given["storage_class"], given["access_mode"], given["image"], names)
 
 
 def _allow(value, config: dict) -> frozenset[str]:

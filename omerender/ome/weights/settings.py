@@ -43,37 +43,38 @@ def shown(value) -> str:
 
 def check_mode(value, name: str) -> str:
     if value not in MODES:
-        raise OmeError(f'{name} must be agent or download, got "{shown(value)}"')
+        raise OmeError(f'{name} must be agent or download, got "{shown(value)}"', field=name)
     return value
 
 
 def check_storage_class(value, name: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_SUBDOMAIN or not DNS_SUBDOMAIN.fullmatch(value):
         raise OmeError(f'{name} must be a StorageClass name (a DNS subdomain: lower case letters, digits, "-" and ".", '
-                       f'at most {MAX_SUBDOMAIN} characters), got "{shown(value)}"')
+                       f'at most {MAX_SUBDOMAIN} characters), got "{shown(value)}"', field=name)
     return value
 
 
 def check_access_mode(value, name: str) -> str:
     if value == READ_ONLY_MANY:
         raise OmeError(f"{name} ReadOnlyMany can't be used: the download Job writes the claim; use ReadWriteMany "
-                       f"for pods on several nodes")
+                       f"for pods on several nodes", field=name)
     if value not in ACCESS_MODES:
-        raise OmeError(f'{name} must be one of {", ".join(ACCESS_MODES)}, got "{shown(value)}"')
+        raise OmeError(f'{name} must be one of {", ".join(ACCESS_MODES)}, got "{shown(value)}"', field=name)
     return value
 
 
 def check_image(value, name: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_IMAGE or not IMAGE_TEXT.fullmatch(value):
         raise OmeError(f'{name} must be a container image reference (letters, digits, ".", "_", "-", "/", ":", "@", '
-                       f'at most {MAX_IMAGE} characters), got "{shown(value)}"')
+                       f'at most {MAX_IMAGE} characters), got "{shown(value)}"', field=name)
     return value
 
 
 def weights_options(mode, storage_class=None, access_mode=None, image=None,
                     names: dict | None = None) -> tuple[str, WeightsSettings]:
     """The mode and the settings from values as given (None: not given), checked; ``names`` says how each was
-    spelled (default: the CLI's flags). A download setting given with ``agent`` is an error: it would do nothing."""
+    spelled (default: the CLI's flags), and each error's field is that name. A download setting given with ``agent``
+    is an error: it would do nothing."""
     names = {**CLI_NAMES, **(names or {})}
     mode = check_mode(AGENT if mode is None else mode, names["mode"])
     given = {"storage_class": storage_class, "access_mode": access_mode, "image": image}
@@ -81,7 +82,7 @@ def weights_options(mode, storage_class=None, access_mode=None, image=None,
         extra = [names[key] for key in DOWNLOAD_ONLY if given[key] is not None]
         if extra:
             raise OmeError(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} used only with "
-                           f"{names['mode']} download")
+                           f"{names['mode']} download", field=extra[0])
         return mode, WeightsSettings()
     settings = WeightsSettings(
         storage_class=None if storage_class is None else check_storage_class(storage_class, names["storage_class"]),
