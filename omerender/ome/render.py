@@ -109,6 +109,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     book = Book(options.weights)
     used_models: dict[tuple, Obj] = {}
     failed: set[tuple[str, str]] = set()
+    reported: set[int] = set()  # the errors appended below, by identity (kept alive in ``errors``)
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -127,7 +128,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             failed.add((isvc.namespace, isvc.name))
             # a runtime's admission error is reported once, on the runtime; a model's weights error (the same
             # object each time: weights.book) once, on the model
-            if err.text not in runtime_errors and not any(e is err for e in errors):
+            if err.text not in runtime_errors and id(err) not in reported:
+                reported.add(id(err))
                 errors.append(err.located(isvc.ref, isvc.file))
         report.extend(isvc_report.messages)
     selector = options.model_node_selector and options.model_weights == AGENT   # no agent labels in download mode
@@ -390,12 +392,12 @@ def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:
         multinode.warn_ignored_scaling(comp, report)
         group = multinode.GroupMeta(comp_name, namespace, labels, annotations)
         plan = _pod_plan(ctx, comp, annotations)
-        _note_weights_use(ctx, comp, plan, _group_spread(low, multinode.worker_size(comp)))
+        _note_weights_use(ctx, comp, _group_spread(low, multinode.worker_size(comp)))
         objects = multinode.build(group, comp, plan, low, report)
         leader_pod = objects[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
         return objects + _pod_monitors(ctx, comp_name, annotations, leader_pod)
     plan = _pod_plan(ctx, comp, annotations)
-    _note_weights_use(ctx, comp, plan, f"up to {high} replicas" if high > 1 else None)
+    _note_weights_use(ctx, comp, f"up to {high} replicas" if high > 1 else None)
     pod = build_pod(plan, report)
     object_labels = {**labels, "app": trunc63(comp_name), **queue_labels(annotations)}
     replicas = low if autoscaler.get("class") == "None" else None
@@ -430,7 +432,7 @@ def _group_spread(groups: int, workers: int) -> str | None:
     return f"a LeaderWorkerSet with {workers} worker pod{'s' if workers != 1 else ''}" if workers else None
 
 
-def _note_weights_use(ctx: IsvcContext, comp: Component, plan: PodPlan, spread: str | None) -> None:
+def _note_weights_use(ctx: IsvcContext, comp: Component, spread: str | None) -> None:
     """The component's pods mount these download claims (for the ReadWriteOnce warning)."""
     if ctx.options.model_weights != DOWNLOAD or comp.name == "router":
         return
