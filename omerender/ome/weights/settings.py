@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from omerender.errors import OmeError
+from omerender.kube.apirules import SUBDOMAIN_MAX, dns1123_subdomain
 
 AGENT, DOWNLOAD = "agent", "download"
 MODES = (AGENT, DOWNLOAD)
@@ -14,8 +15,6 @@ ACCESS_MODES = ("ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod")
 READ_ONLY_MANY = "ReadOnlyMany"
 # The image the catalog's SGLang runtimes pin: it has python3 and huggingface_hub (docs/how-to/model-weights.md).
 DEFAULT_IMAGE = "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
-DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-MAX_SUBDOMAIN = 253
 MAX_IMAGE = 1024
 IMAGE_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]*")  # what an image reference is made of
 
@@ -48,9 +47,9 @@ def check_mode(value, name: str) -> str:
 
 
 def check_storage_class(value, name: str) -> str:
-    if not isinstance(value, str) or len(value) > MAX_SUBDOMAIN or not DNS_SUBDOMAIN.fullmatch(value):
+    if not isinstance(value, str) or dns1123_subdomain(value):
         raise OmeError(f'{name} must be a StorageClass name (a DNS subdomain: lower case letters, digits, "-" and ".", '
-                       f'at most {MAX_SUBDOMAIN} characters), got "{shown(value)}"', field=name)
+                       f'at most {SUBDOMAIN_MAX} characters), got "{shown(value)}"', field=name)
     return value
 
 

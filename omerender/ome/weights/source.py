@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from omerender.errors import OmeError
+from omerender.kube.apirules import SUBDOMAIN_MAX, dns1123_subdomain
 from ..load import Obj
-from .settings import DNS_SUBDOMAIN, MAX_SUBDOMAIN, shown
+from .settings import shown
 
 HF = "hf://"
 PVC = "pvc://"
@@ -103,10 +103,10 @@ def _token_secret(model: Obj, storage: dict) -> tuple[str | None, str]:
     key = parameters.get("secretKey") or DEFAULT_SECRET_KEY
     if secret in (None, ""):
         return None, key
-    if not isinstance(secret, str) or len(secret) > MAX_SUBDOMAIN or not DNS_SUBDOMAIN.fullmatch(secret):
+    if not isinstance(secret, str) or dns1123_subdomain(secret):
         raise model.error(f'spec.storage.key "{shown(secret)}" is not a Secret name (a DNS subdomain)',
                           "spec.storage.key")
-    if not isinstance(key, str) or len(key) > MAX_SUBDOMAIN or not SECRET_KEY.fullmatch(key):
+    if not isinstance(key, str) or len(key) > SUBDOMAIN_MAX or not SECRET_KEY.fullmatch(key):
         raise model.error(f'spec.storage.parameters.secretKey "{shown(key)}" is not a Secret data key (letters, '
                           f'digits, "-", "_", ".")', "spec.storage.parameters.secretKey")
     return secret, key
