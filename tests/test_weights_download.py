@@ -243,8 +243,9 @@ def test_the_secret_key_parameter_names_the_data_key_and_no_key_means_no_token(F
 @pytest.mark.parametrize("key,field,text", [
     ("key", "Bad_Secret", 'spec.storage.key "Bad_Secret" is not a Secret name (a DNS subdomain)'),
     ("key", "a\nb", 'spec.storage.key "a\\nb" is not a Secret name (a DNS subdomain)'),
-    ("secretKey", "a b", 'spec.storage.parameters.secretKey "a b" is not a Secret data key (letters, digits, "-", '
-                         '"_", ".")'),
+    *[("secretKey", value, f'spec.storage.parameters.secretKey "{value}" is not a Secret data key (letters, '
+                           'digits, "-", "_", ".", not "." or "..", not starting with "..")')
+      for value in ("a b", ".", "..", "..token")],
 ])
 def test_a_bad_secret_reference_is_an_error(F, key, field, text):
     if key == "key":

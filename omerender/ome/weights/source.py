@@ -106,7 +106,9 @@ def _token_secret(model: Obj, storage: dict) -> tuple[str | None, str]:
     if not isinstance(secret, str) or dns1123_subdomain(secret):
         raise model.error(f'spec.storage.key "{shown(secret)}" is not a Secret name (a DNS subdomain)',
                           "spec.storage.key")
-    if not isinstance(key, str) or len(key) > SUBDOMAIN_MAX or not SECRET_KEY.fullmatch(key):
+    if not isinstance(key, str) or len(key) > SUBDOMAIN_MAX or not SECRET_KEY.fullmatch(key) \
+            or key in (".", "..") or key.startswith(".."):  # as the API server's IsConfigMapKey
         raise model.error(f'spec.storage.parameters.secretKey "{shown(key)}" is not a Secret data key (letters, '
-                          f'digits, "-", "_", ".")', "spec.storage.parameters.secretKey")
+                          f'digits, "-", "_", ".", not "." or "..", not starting with "..")',
+                          "spec.storage.parameters.secretKey")
     return secret, key
