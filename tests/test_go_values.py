@@ -10,6 +10,7 @@ import yaml
 
 from conftest import render_objects, run_cli
 from omerender.errors import Report
+from omerender.gorules.strconv import quote
 from omerender.gorules.text import equal_fold, trim_space
 from omerender.ome.monitoring.podmonitor import extra_endpoints
 
@@ -311,3 +312,15 @@ def test_a_configmap_value_of_unicode_white_space_is_blank_as_to_go(F):
           "data": {"podDisruptionBudget": "\u3000\u2028 "}}
     run = render_objects([cm, *F.values()])
     assert run.code == 0, run.stderr
+
+
+@pytest.mark.parametrize("text, quoted", [
+    ('a"b\\', '"a\\"b\\\\"'),
+    ("café ü 中", '"café ü 中"'),                       # printable beyond ASCII stays as it is
+    ("\a\b\f\n\r\t\v", '"\\a\\b\\f\\n\\r\\t\\v"'),
+    ("\x01\x1b\x7f", '"\\x01\\x1b\\x7f"'),
+    ("\u00a0\u2028\ufeff", '"\\u00a0\\u2028\\ufeff"'),  # spaces and formats Go does not print
+    ("\U000e0001", '"\\U000e0001"'),
+])
+def test_quote_writes_what_go_s_strconv_quote_writes(text, quoted):
+    assert quote(text) == quoted

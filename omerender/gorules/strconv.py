@@ -1,4 +1,5 @@
-"""Go's ``strconv.ParseUint``, ``ParseInt`` (64 bits) and ``ParseFloat``, for the texts Go's readers give them.
+"""Go's ``strconv.ParseUint``, ``ParseInt`` (64 bits) and ``ParseFloat``, for the texts Go's readers give them,
+and ``strconv.Quote`` (``%q``), for the messages that quote a value as OME's do.
 
 go-yaml resolves a plain scalar through them (:mod:`omerender.yamlio.goscalars`); each returns None where Go
 returns an error (a syntax error or a value out of range).
@@ -52,3 +53,26 @@ def parse_float(text: str) -> float | None:
     """strconv.ParseFloat(text, 64) for the decimal syntax the callers let through; None when out of range."""
     value = float(text.replace("_", ""))
     return value if math.isfinite(value) else None
+
+
+_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def quote(text: str) -> str:
+    """``text`` as Go's ``strconv.Quote`` (``%q``) writes it: in double quotes, ``"`` and ``\\`` escaped,
+    printable characters as they are, the C escapes, other ASCII controls as ``\\xNN`` and other characters Go does
+    not print as ``\\uXXXX`` or ``\\UXXXXXXXX`` (Python's ``isprintable`` is Go's ``unicode.IsPrint``: letters,
+    marks, numbers, punctuation, symbols and the ASCII space)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        elif char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif ord(char) < 0x80:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'

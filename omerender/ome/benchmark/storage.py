@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from omerender.gorules.strconv import quote
+
 PREFIXES = (("oci://", "OCI"), ("pvc://", "PVC"), ("vendor://", "VENDOR"), ("hf://", "HUGGINGFACE"),
             ("s3://", "S3"), ("az://", "AZURE"), ("gs://", "GCS"), ("github://", "GITHUB"), ("local://", "LOCAL"))
 # Schemes admission accepts but the controller has no argument builder for (the BenchmarkJob stays Pending).
@@ -84,7 +86,7 @@ def _pvc(rest: str) -> dict:
         if ":" in claim:
             raise fail("multiple colons not allowed in namespace:pvc-name")
         if not _namespace_ok(namespace):
-            raise fail(f"invalid namespace {_go_quote(namespace)} (must be lowercase alphanumeric with hyphens, "
+            raise fail(f"invalid namespace {quote(namespace)} (must be lowercase alphanumeric with hyphens, "
                        f"max 63 chars)")
     else:
         claim = first
@@ -100,19 +102,6 @@ def _pvc(rest: str) -> dict:
 def _namespace_ok(text: str) -> bool:
     return (0 < len(text) <= 63 and all(c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in text)
             and text[0] != "-" and text[-1] != "-")
-
-
-def _go_quote(text: str) -> str:
-    """Go's %q for the printable ASCII a namespace check reports (other characters escaped as \\uXXXX)."""
-    out = []
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif " " <= char <= "~":
-            out.append(char)
-        else:
-            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
-    return '"' + "".join(out) + '"'
 
 
 def _vendor(rest: str) -> dict:

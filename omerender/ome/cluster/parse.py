@@ -17,6 +17,7 @@ from omerender.kube.apirules import dns1123_label
 from omerender.gorules import gojson
 from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError,
                                       IntOrString, map_of, ptr, slice_of, struct)
+from omerender.gorules.strconv import quote
 from omerender.gorules.text import trim_space
 from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, GatewaySpec, IngressConfig, MetricProvider,
                        MetricsAggregatorConfig, NamespaceGateways, PodDisruptionBudgetConfig, PodMonitorConfig, RelabelConfig, ReplicaDefaults,
@@ -172,7 +173,7 @@ def _validate_ingress(raw: dict) -> None:
     for path, value in _gateway_classes(raw):
         errs = dns1123_label(value) if value else []
         if errs:
-            raise ConfigError(INGRESS, f'invalid ingress config - {path} "{_go_quote(value)}" must be an RFC-1123 '
+            raise ConfigError(INGRESS, f'invalid ingress config - {path} {quote(value)} must be an RFC-1123 '
                                        f"label: {'; '.join(errs)}")
 
 
@@ -195,23 +196,10 @@ def _gateway_classes(raw: dict):
     for i, gateway in enumerate(raw.get("additionalIngressGateways") or []):
         yield f"additionalIngressGateways[{i}].class", gateway.get("class") or ""
     for namespace, entry in (raw.get("namespaceIngressGateways") or {}).items():
-        quoted = f'"{_go_quote(namespace)}"'
+        quoted = quote(namespace)
         yield f"namespaceIngressGateways[{quoted}].primary.class", (entry.get("primary") or {}).get("class") or ""
         for i, gateway in enumerate(entry.get("additional") or []):
             yield f"namespaceIngressGateways[{quoted}].additional[{i}].class", gateway.get("class") or ""
-
-
-def _go_quote(text: str) -> str:
-    """The inside of Go's %q for text that is mostly printable ASCII."""
-    out = []
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char.isprintable():
-            out.append(char)
-        else:
-            out.append(char.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
 
 
 def _gateway(raw: dict) -> GatewaySpec:
@@ -298,7 +286,7 @@ def _validate_strategies(strategies: dict | None) -> None:
             continue
         kind = entry.get("type", "")
         if kind not in UPDATE_STRATEGIES:
-            raise ConfigError(DEPLOY, f'invalid deploy config, updateStrategy.{component}.type "{_go_quote(kind)}" '
+            raise ConfigError(DEPLOY, f'invalid deploy config, updateStrategy.{component}.type {quote(kind)} '
                                       f"is not a supported update strategy")
         for budget in ("maxSurge", "maxUnavailable"):
             value = entry.get(budget)
@@ -403,10 +391,10 @@ def _exact_keys(node: gojson.Obj, allowed: tuple, prefix: str, check: Callable) 
     seen: set[str] = set()
     for key, value in node:
         if key in seen:
-            raise ConfigError(PDB, f'{prefix}: json: duplicate field "{_go_quote(key)}"')
+            raise ConfigError(PDB, f'{prefix}: json: duplicate field {quote(key)}')
         seen.add(key)
         if key not in allowed:
-            raise ConfigError(PDB, f'{prefix}: json: unknown field "{_go_quote(key)}"')
+            raise ConfigError(PDB, f'{prefix}: json: unknown field {quote(key)}')
         check(value)
 
 
@@ -488,12 +476,12 @@ def _providers(key: str, raw: dict, notes: Notes) -> dict[str, MetricProvider]:
     for name, provider in sorted(raw.items()):
         provider = provider or {}
         if not provider.get("serverAddress"):
-            raise ConfigError(key, f"{key} config: metric provider {_quoted(name)} has no serverAddress")
+            raise ConfigError(key, f"{key} config: metric provider {quote(name)} has no serverAddress")
         secret = provider.get("authSecretRef")
         providers[name] = MetricProvider(provider["serverAddress"], None if secret is None else
                                          SecretKeyRef(secret.get("name", ""), secret.get("key", "")))
         if secret is not None and not (secret.get("name") and secret.get("key")):
-            notes.odd.append((key, f"{prefix}[{_quoted(name)}].authSecretRef needs a name and a key: OME writes its "
+            notes.odd.append((key, f"{prefix}[{quote(name)}].authSecretRef needs a name and a key: OME writes its "
                                    f"TriggerAuthentication as given, and KEDA cannot read the token"))
     return providers
 
@@ -510,11 +498,6 @@ def _top_level_providers(text: str, notes: Notes) -> dict:
     notes.add(METRIC_PROVIDERS, found)
     notes.fields.update({METRIC_PROVIDERS} if raw else set())
     return raw
-
-
-def _quoted(text: str) -> str:
-    """Go's %q of ``text``."""
-    return f'"{_go_quote(text)}"'
 
 
 # ---------------------------------------------------------------- metricsAggregator (the pod webhook's key)

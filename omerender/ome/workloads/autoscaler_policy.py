@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from omerender.errors import OmeError
+from omerender.gorules.strconv import quote
 from omerender.gorules.text import equal_fold
 from omerender.yamlio import limits
 from ..budget import BudgetError
@@ -103,7 +104,7 @@ def _validate_trigger(i: int, trigger: dict) -> None:
     kind = trigger["type"]
     for key in trigger["metadata"]:
         if _forbidden(key):
-            raise OmeError(f"ForbiddenMetadataKey: trigger {i}: metadata key {go_quote(key)} is provider-owned; bind "
+            raise OmeError(f"ForbiddenMetadataKey: trigger {i}: metadata key {quote(key)} is provider-owned; bind "
                            f"endpoints via providerRef", field=f"{path}.metadata.{key}")
     if _is_endpoint(kind) and not (trigger.get("providerRef") or {}).get("name"):
         raise OmeError(f"ProviderRefRequired: trigger {i} ({kind}): providerRef is required for endpoint trigger types",
@@ -190,7 +191,7 @@ def _render_trigger(i: int, trigger: dict, ctx: Context, providers: Bindings) ->
     metadata = {}
     for key, value in trigger["metadata"].items():
         if _forbidden(key):
-            raise OmeError(f"trigger {i} metadata key {go_quote(key)} is provider-owned and not allowed in policies")
+            raise OmeError(f"trigger {i} metadata key {quote(key)} is provider-owned and not allowed in policies")
         parts = compile_template(i, key, value)
         if all(isinstance(part, str) for part in parts):
             metadata[key] = value if len(parts) == 1 and parts[0] == value else "".join(parts)
@@ -217,7 +218,7 @@ def _bind(i: int, trigger: dict, rendered: dict, providers: Bindings) -> None:
         raise OmeError(f"trigger {i} ({trigger['type']}): providerRef is required for endpoint trigger types")
     binding = providers.get(provider)
     if binding is None or not binding.server_address:
-        raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {go_quote(provider)} is not bound on this "
+        raise OmeError(f"trigger {i} ({trigger['type']}): metric provider {quote(provider)} is not bound on this "
                        f"cluster{providers.unbound_hint(provider)}")
     rendered["metadata"]["serverAddress"] = binding.server_address
     if binding.authentication_name:
@@ -251,7 +252,7 @@ def compile_template(trigger: int, key: str, text: str) -> list:
     once per value however many components render it (template.go's cache does the same)."""
     parts, problem = _compiled(trigger, key, text)
     if problem is not None:
-        raise OmeError(f"trigger {trigger} metadata {go_quote(key)}: {problem}")
+        raise OmeError(f"trigger {trigger} metadata {quote(key)}: {problem}")
     return parts
 
 
@@ -349,38 +350,22 @@ def _action(body: str, where: _Where) -> Var | None:
     if not words:
         raise _TemplateError(f"parse: {where}: missing value for command")
     if words[0] in GO_KEYWORDS:
-        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: only {{{{ .Var }}}} field access and "
+        raise _TemplateError(f"forbidden template construct {quote(shown)}: only {{{{ .Var }}}} field access and "
                              f"literal text are allowed")
     if len(_split_pipe(body)) > 1 or (len(words) > 1 and words[1] in (":=", "=")):
-        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: pipelines, declarations, and functions "
+        raise _TemplateError(f"forbidden template construct {quote(shown)}: pipelines, declarations, and functions "
                              f"are not allowed")
     if len(words) > 1:
-        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: function calls are not allowed")
+        raise _TemplateError(f"forbidden template construct {quote(shown)}: function calls are not allowed")
     if not _FIELD.fullmatch(words[0]):
-        raise _TemplateError(f"forbidden template construct {go_quote(shown)}: only field access is allowed")
+        raise _TemplateError(f"forbidden template construct {quote(shown)}: only field access is allowed")
     idents = words[0][1:].split(".")
     if len(idents) != 1 or idents[0] not in VARIABLES:
-        raise _TemplateError(f"unknown template variable {go_quote(shown)}: allowed variables are "
+        raise _TemplateError(f"unknown template variable {quote(shown)}: allowed variables are "
                              f"{' '.join('.' + v for v in VARIABLES)}")
     return Var(idents[0])
 
 
-def go_quote(text: str) -> str:
-    """``text`` as Go's ``%q`` prints it (strconv.Quote) for the characters a template holds."""
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def _split_pipe(body: str) -> list[str]:
