@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from omerender.gorules.strconv import quote
+from omerender.kube.apirules import dns1123_label
 
 PREFIXES = (("oci://", "OCI"), ("pvc://", "PVC"), ("vendor://", "VENDOR"), ("hf://", "HUGGINGFACE"),
             ("s3://", "S3"), ("az://", "AZURE"), ("gs://", "GCS"), ("github://", "GITHUB"), ("local://", "LOCAL"))
@@ -85,7 +86,7 @@ def _pvc(rest: str) -> dict:
             raise fail("empty PVC name after colon")
         if ":" in claim:
             raise fail("multiple colons not allowed in namespace:pvc-name")
-        if not _namespace_ok(namespace):
+        if dns1123_label(namespace):
             raise fail(f"invalid namespace {quote(namespace)} (must be lowercase alphanumeric with hyphens, "
                        f"max 63 chars)")
     else:
@@ -97,11 +98,6 @@ def _pvc(rest: str) -> dict:
     if ".." in sub.split("/"):   # since v1.3 (benchmark-output-storage.md)
         raise fail("subpath must not contain '..' segments")
     return {"claim": claim, "sub_path": sub}
-
-
-def _namespace_ok(text: str) -> bool:
-    return (0 < len(text) <= 63 and all(c.isascii() and (c.islower() or c.isdigit() or c == "-") for c in text)
-            and text[0] != "-" and text[-1] != "-")
 
 
 def _vendor(rest: str) -> dict:
