@@ -119,13 +119,13 @@ class Notes:
         self.folded.extend((key, a, b) for a, b in found.folded)
 
 
-def _unmarshal(key: str, text: str, gotype, prefix: str, notes: Notes) -> object:
-    """json.Unmarshal of ``text`` into ``gotype``; errors as ``<prefix>: <Go's error>``."""
+def _unmarshal(key: str, text: str, gotype, prefix: str, notes: Notes, form: str = "{prefix}: {err}") -> object:
+    """json.Unmarshal of ``text`` into ``gotype``; errors as ``form`` words them (``<prefix>: <Go's error>``)."""
     found = Decoded()
     try:
         value = gojson.decode(gojson.scan(text), gotype, found)
     except GoJSONError as err:
-        raise ConfigError(key, f"{prefix}: {err}", err.offset) from None
+        raise ConfigError(key, form.format(prefix=prefix, err=err), err.offset) from None
     notes.add(key, found)
     notes.fields.update(_paths(key, value, gotype))
     return value
@@ -509,18 +509,10 @@ def parse_metrics_aggregator(data: dict, notes: Notes) -> MetricsAggregatorConfi
     if METRICS_AGGREGATOR not in data:
         return MetricsAggregatorConfig()
     prefix = f"OME's pod webhook denies every pod: unable to unmarshall {METRICS_AGGREGATOR} json string due to"
-    raw = _unmarshal_due(data[METRICS_AGGREGATOR], prefix, notes)
+    # the webhook's "due to %w " (its trailing space too)
+    raw = _unmarshal(METRICS_AGGREGATOR, data[METRICS_AGGREGATOR], METRICS_AGGREGATOR_TYPE, prefix, notes,
+                     form="{prefix} {err} ")
     if raw is None:   # Unmarshal leaves the webhook a nil config, which it dereferences
         raise ConfigError(METRICS_AGGREGATOR, f"{prefix} null: give an object, or remove the key")
     return MetricsAggregatorConfig(raw.get("enableMetricAggregation", ""), raw.get("enablePrometheusScraping", ""))
 
-
-def _unmarshal_due(text: str, prefix: str, notes: Notes):
-    found = Decoded()
-    try:
-        raw = gojson.decode(gojson.scan(text), METRICS_AGGREGATOR_TYPE, found)
-    except GoJSONError as err:   # the webhook's "due to %w " (its trailing space too)
-        raise ConfigError(METRICS_AGGREGATOR, f"{prefix} {err} ", err.offset) from None
-    notes.add(METRICS_AGGREGATOR, found)
-    notes.fields.update(_paths(METRICS_AGGREGATOR, raw, METRICS_AGGREGATOR_TYPE))
-    return raw
