@@ -11,7 +11,6 @@ the Helm chart's defaults (``chart_benchmark_defaults.yaml``) apply.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ from omerender.errors import Message, OmeError
 from omerender.kube.quantities import parse_quantity
 from omerender.yamlio.reading import parse_text as parse_yaml
 from omerender.gorules import gojson
-from .configmap import NAMESPACE, NEAR_MISS_CUTOFF, Candidate, _data
+from .configmap import Candidate, _data, choose, near_name
 from omerender.gorules.gojson import STRING, Decoded, GoJSONError, struct
 from .settings import CHART_SOURCE
 
@@ -57,33 +56,14 @@ def is_benchmark_config(data: dict) -> bool:
 
 def near_miss(data: dict) -> str | None:
     """A warning for a ConfigMap named nearly ``benchmarkjob-config``, which omerender would pass through unread."""
-    name = (data.get("metadata") or {}).get("name")
-    if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
-        return None
-    if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
-        return None
-    return (f'ConfigMap {name} is not OME\'s BenchmarkJob configuration, which is named "{NAME}" (namespace '
-            f'{NAMESPACE}): omerender passes it through and does not read it; did you mean "{NAME}"?')
+    return near_name(data, NAME, "BenchmarkJob configuration")
 
 
 def select(candidates: list[Candidate]) -> tuple[BenchmarkJobConfig, list[Message]]:
     """The input's ``benchmarkjob-config`` (the one in ``ome`` when there are several), else the chart's."""
     if not candidates:
         return CHART_DEFAULT, []
-    in_ome = [c for c in candidates if c.namespace == NAMESPACE]
-    if len(candidates) > 1 and len(in_ome) != 1:
-        first, second = candidates[0], candidates[1]
-        raise OmeError(f"two ConfigMaps {NAME} in the inputs: {first.ref} ({first.file}) and {second.ref} "
-                       f"({second.file}); OME reads one, in namespace {NAMESPACE}: keep one", second.ref, second.file,
-                       "metadata.name")
-    chosen = in_ome[0] if in_ome else candidates[0]
-    messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
-                        f"({chosen.file})", c.ref, c.file, "metadata.namespace",
-                        code="configmap-not-used") for c in candidates if c is not chosen]
-    if chosen.namespace != NAMESPACE:
-        messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
-                                f"{chosen.namespace or '(none)'}; omerender uses this one for BenchmarkJobs",
-                                chosen.ref, chosen.file, "metadata.namespace", code="configmap-namespace"))
+    chosen, messages = choose(candidates, NAME, "for BenchmarkJobs")
     return parse_candidate(chosen), messages
 
 

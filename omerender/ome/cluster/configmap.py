@@ -71,34 +71,48 @@ def near_miss(data: dict) -> str | None:
     if data.get("kind") == "ConfigMap" and name == NAME and data.get("apiVersion") != "v1":
         return (f"ConfigMap {NAME} has apiVersion {data.get('apiVersion')}, not v1: omerender passes it through and "
                 f"does not read it as OME's cluster configuration")
-    if data.get("kind") != "ConfigMap" or not isinstance(name, str) or name == NAME or len(name) > 253:
+    return near_name(data, NAME, "cluster configuration")
+
+
+def near_name(data: dict, name: str, what: str) -> str | None:
+    """A warning for a ConfigMap named nearly OME's ConfigMap ``name`` (its ``what``), which omerender would pass
+    through unread; else None."""
+    found = (data.get("metadata") or {}).get("name")
+    if data.get("kind") != "ConfigMap" or not isinstance(found, str) or found == name or len(found) > 253:
         return None
-    if difflib.SequenceMatcher(None, name, NAME).ratio() < NEAR_MISS_CUTOFF:
+    if difflib.SequenceMatcher(None, found, name).ratio() < NEAR_MISS_CUTOFF:
         return None
-    return (f'ConfigMap {name} is not OME\'s cluster configuration, which is named "{NAME}" (namespace {NAMESPACE}): '
-            f"omerender passes it through and does not read it; did you mean \"{NAME}\"?")
+    return (f'ConfigMap {found} is not OME\'s {what}, which is named "{name}" (namespace {NAMESPACE}): '
+            f"omerender passes it through and does not read it; did you mean \"{name}\"?")
 
 
 def select(candidates: list[Candidate]) -> Selection:
     """The configuration from the input's ``inferenceservice-config`` ConfigMaps (see the module for the rules)."""
     if not candidates:
         return Selection(CHART_DEFAULTS)
+    chosen, messages = choose(candidates, NAME, "as the cluster configuration")
+    config, notes = parse_configmap(chosen)
+    return Selection(config, messages + notes)
+
+
+def choose(candidates: list[Candidate], name: str, use: str) -> tuple[Candidate, list[Message]]:
+    """The one of ``candidates`` (OME's ConfigMap ``name``, at least one) OME reads: the one in ``ome``, else the
+    only one, with a warning for each other and for one outside ``ome`` (``use``: what omerender uses it for);
+    OmeError for several none of which, or more than one of which, is in ``ome``."""
     in_ome = [c for c in candidates if c.namespace == NAMESPACE]
     if len(candidates) > 1 and len(in_ome) != 1:
         first, second = candidates[0], candidates[1]
-        raise OmeError(f"two ConfigMaps {NAME} in the inputs: {_where(first)} and {_where(second)}; OME reads one, "
+        raise OmeError(f"two ConfigMaps {name} in the inputs: {_where(first)} and {_where(second)}; OME reads one, "
                        f"in namespace {NAMESPACE}: keep one", second.ref, second.file, "metadata.name")
     chosen = in_ome[0] if in_ome else candidates[0]
-    messages = [Message("warning", f"ConfigMap {NAME} is not used: OME reads the one in namespace {NAMESPACE} "
+    messages = [Message("warning", f"ConfigMap {name} is not used: OME reads the one in namespace {NAMESPACE} "
                         f"({chosen.file})", c.ref, c.file, "metadata.namespace", code="configmap-not-used")
                 for c in candidates if c is not chosen]
     if chosen.namespace != NAMESPACE:
-        messages.append(Message("warning", f"OME reads {NAME} from namespace {NAMESPACE}, not "
-                                f"{chosen.namespace or '(none)'}; omerender uses this one as the cluster "
-                                f"configuration", chosen.ref, chosen.file, "metadata.namespace",
-                                code="configmap-namespace"))
-    config, notes = parse_configmap(chosen)
-    return Selection(config, messages + notes)
+        messages.append(Message("warning", f"OME reads {name} from namespace {NAMESPACE}, not "
+                                f"{chosen.namespace or '(none)'}; omerender uses this one {use}", chosen.ref,
+                                chosen.file, "metadata.namespace", code="configmap-namespace"))
+    return chosen, messages
 
 
 def _where(candidate: Candidate) -> str:
