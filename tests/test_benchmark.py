@@ -6,6 +6,7 @@ OME's controller writes (v1.3 docs concepts/serving/benchmarks.md and reference/
 Go pkg/controller/v1beta1/benchmark), not that genai-bench runs them."""
 import copy
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -759,3 +760,15 @@ def test_the_argo_cd_plugin_renders_the_job_and_refuses_what_it_cannot_render(tm
     done = generate({"KEEP_INPUTS": "true"})
     assert done.returncode == 0, done.stderr
     assert {"FineTunedWeight", "BenchmarkJob", "Job"} <= {o["kind"] for o in manifests(done.stdout)}
+
+
+def test_a_benchmark_configmap_in_a_file_is_named_at_its_line(tmp_path, monkeypatch):
+    """Its errors and warnings name the line, as the cluster configuration's do."""
+    monkeypatch.chdir(tmp_path)
+    Path("cfg.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: benchmarkjob-config\n"
+                                "  namespace: ome\ndata: {}\n")
+    run = run_cli("render", "cfg.yaml")
+    assert (run.code, run.stdout) == (1, "")
+    assert run.printed == ('error: cfg.yaml:6:1: ConfigMap ome/benchmarkjob-config: data.benchmarkjob: '
+                           'podConfig.cpuRequest: "" is not a quantity, and OME\'s controller fails on every '
+                           'BenchmarkJob with it (resource.MustParse); set it, such as "2" or "2Gi"\n')

@@ -123,7 +123,7 @@ def index(docs: list[Doc]) -> Inputs:
                 candidates.append(clusterconfig.Candidate(obj.data, obj.file, obj.origin))
                 continue
             if benchmarkconfig.is_benchmark_config(obj.data):
-                benchmark_candidates.append(clusterconfig.Candidate(obj.data, obj.file))
+                benchmark_candidates.append(clusterconfig.Candidate(obj.data, obj.file, obj.origin))
                 continue
             _file(inputs, obj)
             inputs.messages.extend(_group_warnings(obj) + _near_miss_warnings(obj))

@@ -15,11 +15,11 @@ import os
 from dataclasses import dataclass
 
 from omerender.errors import Message, OmeError
+from omerender.gorules import gojson
+from omerender.gorules.gojson import STRING, Decoded, GoJSONError, struct
 from omerender.kube.quantities import parse_quantity
 from omerender.yamlio.reading import parse_text as parse_yaml
-from omerender.gorules import gojson
 from .configmap import Candidate, _data, choose, near_name
-from omerender.gorules.gojson import STRING, Decoded, GoJSONError, struct
 from .settings import CHART_SOURCE
 
 CHART_FILE = os.path.join(os.path.dirname(__file__), "chart_benchmark_defaults.yaml")
