@@ -696,9 +696,10 @@ def test_two_benchmark_jobs_of_one_name_are_an_error():
 ])
 def test_a_kind_omerender_cannot_render_is_an_error_and_keep_inputs_passes_it(api_version, kind):
     obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": "a"}, "spec": {"k": 1}}
+    article = "an" if kind in ("InferenceReplica", "AcceleratorQuota", "InferenceGraph") else "a"
     assert errors([obj]) == [
-        f"error: <stdin>: {kind} a/x: omerender cannot render a {kind} ({api_version}): it needs OME's controller; "
-        f"--keep-inputs passes it through, for a cluster that runs OME"]
+        f"error: <stdin>: {kind} a/x: omerender cannot render {article} {kind} ({api_version}): it needs OME's "
+        f"controller; --keep-inputs passes it through, for a cluster that runs OME"]
     run = render_objects([obj], "--keep-inputs")
     assert (run.code, run.lines, run.objects) == (0, [], [obj])
 
@@ -721,6 +722,20 @@ def test_near_miss_kinds_and_versions_are_named(obj, message):
     obj = {**obj, "metadata": {"name": "x", "namespace": "a"}}
     assert errors([obj]) == [f"error: <stdin>: {obj['kind']} a/x: {message}"]
     assert errors([obj], "--keep-inputs") == [f"error: <stdin>: {obj['kind']} a/x: {message}"]
+
+
+@pytest.mark.parametrize("kind", ["InferenceService", "BenchmarkJob"])
+def test_a_kind_omerender_renders_under_a_group_below_ome_io_is_one_error_naming_the_group_to_use(kind):
+    """Not also a warning that it passes through: without --keep-inputs it does not."""
+    obj = {"apiVersion": "serving.ome.io/v1beta1", "kind": kind, "metadata": {"name": "x", "namespace": "a"},
+           "spec": {}}
+    run = render_objects([obj])
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [f"error: <stdin>: {kind} a/x: apiVersion serving.ome.io/v1beta1 is not OME's API group, so "
+                         f"this {kind} is not rendered: use apiVersion: ome.io/v1beta1 (--keep-inputs passes it "
+                         f"through unrendered)"]
+    run = render_objects([obj], "--keep-inputs")
+    assert (run.code, run.lines, run.objects) == (0, [], [obj])
 
 
 def test_benchmark_job_under_a_look_alike_group_is_a_warning_and_passes_through():

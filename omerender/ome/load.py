@@ -224,7 +224,9 @@ def unknown_ome_kind(api_version: str, kind: str) -> str | None:
 
 
 def _group_warnings(obj: Obj) -> list[Message]:
-    problem = foreign_ome_group(obj.api_version, obj.kind)
+    """An OME kind under a look-alike group passes through with a warning; under a group below ome.io it is an
+    error instead (output.unrendered_errors), or passes through silently with --keep-inputs, as its other kinds."""
+    problem = None if obj.in_ome_groups else foreign_ome_group(obj.api_version, obj.kind)
     if not problem:
         return []
     return [Message("warning", f"{problem} is passed through unrendered; to render it, use apiVersion: "

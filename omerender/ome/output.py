@@ -7,17 +7,26 @@ import json
 
 from omerender.errors import OmeError
 from omerender.kube import apirules
-from .load import Inputs, Obj
+from .load import OME_API_VERSION, Inputs, Obj, foreign_ome_group
 from .pinning.lockfile import is_lock_object
 
 
 def unrendered_errors(inputs: Inputs, keep_inputs: bool) -> list[OmeError]:
-    """A kind of OME's API groups that omerender cannot render is an error, unless --keep-inputs passes it on."""
+    """A kind of OME's API groups that omerender cannot render is an error, unless --keep-inputs passes it on; one
+    of the kinds omerender renders, under a group below ome.io, is named with the apiVersion that renders it."""
     if keep_inputs:
         return []
-    return [obj.error(f"omerender cannot render a {obj.kind} ({obj.api_version}): it needs OME's controller; "
-                      f"--keep-inputs passes it through, for a cluster that runs OME", "kind")
-            for obj in sorted(inputs.unrendered, key=_object_order)]
+    return [_unrendered_error(obj) for obj in sorted(inputs.unrendered, key=_object_order)]
+
+
+def _unrendered_error(obj: Obj) -> OmeError:
+    problem = foreign_ome_group(obj.api_version, obj.kind)
+    if problem:
+        return obj.error(f"{problem} is not rendered: use apiVersion: {OME_API_VERSION} (--keep-inputs passes it "
+                         f"through unrendered)", "apiVersion")
+    article = "an" if obj.kind[:1] in "AEIOU" else "a"
+    return obj.error(f"omerender cannot render {article} {obj.kind} ({obj.api_version}): it needs OME's controller; "
+                     f"--keep-inputs passes it through, for a cluster that runs OME", "kind")
 
 
 def passthrough_objects(inputs: Inputs, keep_inputs: bool, models: list[Obj] = ()) -> list[Obj]:
