@@ -257,13 +257,16 @@ def _file(inputs: Inputs, obj: Obj) -> None:
     if not obj.is_ome:
         inputs.others.append(obj)
         return
-    if obj.kind == "BenchmarkJob":
-        if (obj.namespace, obj.name) in inputs.benchmark_keys:
-            raise obj.error(f"duplicate BenchmarkJob {obj.name} in the inputs")
-        inputs.benchmark_keys.add((obj.namespace, obj.name))
-        inputs.benchmarks.append(obj)
-        return
     kind, name, ns = obj.kind, obj.name, obj.namespace
+    listed = {"InferenceService": (inputs.isvcs, inputs.isvc_keys),
+              "BenchmarkJob": (inputs.benchmarks, inputs.benchmark_keys)}.get(kind)
+    if listed is not None:   # kept in input order; the keys find a duplicate
+        items, keys = listed
+        if (ns, name) in keys:
+            raise obj.error(f"duplicate {kind} {name} in the inputs")
+        keys.add((ns, name))
+        items.append(obj)
+        return
     table, key = {
         "ClusterServingRuntime": (inputs.cluster_runtimes, name),
         "ServingRuntime": (inputs.runtimes, (ns, name)),
@@ -271,14 +274,7 @@ def _file(inputs: Inputs, obj: Obj) -> None:
         "BaseModel": (inputs.models, (ns, name)),
         "AcceleratorClass": (inputs.classes, name),
         "AutoscalerPolicy": (inputs.autoscaler_policies, (ns, name)),
-        "InferenceService": (None, (ns, name)),
     }[kind]
-    if table is None:
-        if key in inputs.isvc_keys:
-            raise obj.error(f"duplicate {kind} {name} in the inputs")
-        inputs.isvc_keys.add(key)
-        inputs.isvcs.append(obj)
-        return
     if key in table:
         first = table[key]
         raise obj.error(f"duplicate {kind} {name} in the inputs (first in {first.file})")
