@@ -17,7 +17,7 @@ SHOWN_USES = 3
 class _Claim:
     staged: Staged
     model: Obj
-    uses: list[str] = field(default_factory=list)      # "<isvc>/<component>", in render order
+    uses: dict[str, None] = field(default_factory=dict)  # "<isvc>/<component>", in render order (a set, ordered)
     spread: list[str] = field(default_factory=list)    # "<isvc>/<component>: why its pods may be on several nodes"
 
 
@@ -45,8 +45,7 @@ class Book:
     def use(self, staged: Staged, user: str, spread: str | None) -> None:
         """``user``'s pods mount the claim; ``spread`` says why they may run on several nodes at once."""
         claim = self._claims[(staged.namespace, staged.claim)]
-        if user not in claim.uses:
-            claim.uses.append(user)
+        claim.uses.setdefault(user)
         if spread:
             claim.spread.append(f"{user}: {spread}")
 
@@ -75,7 +74,7 @@ def _access_warning(namespace: str, name: str, claim: _Claim) -> str | None:
     mode = claim.staged.access_mode
     reasons = list(claim.spread)
     if len(claim.uses) > 1:
-        reasons.insert(0, f"{len(claim.uses)} components mount it ({', '.join(claim.uses[:SHOWN_USES])}"
+        reasons.insert(0, f"{len(claim.uses)} components mount it ({', '.join(list(claim.uses)[:SHOWN_USES])}"
                           f"{', ...' if len(claim.uses) > SHOWN_USES else ''})")
     if mode not in SINGLE_NODE_MODES or not reasons:
         return None
