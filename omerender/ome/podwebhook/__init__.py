@@ -17,9 +17,6 @@ from . import agents, metrics, rdma, runtime_profiles
 from .pod import Pod
 
 POD_LABEL = "ome.io/inferenceservice"
-# The keys that start an injector other than metrics aggregation; a pod with none skips them (most pods).
-TRIGGER_PREFIXES = ("rdma.ome.io/", "runtime.ome.io/")
-TRIGGER_KEYS = frozenset({agents.MODEL_INIT, agents.ADAPTER, agents.SIDECAR})
 # The webhook's on/off keys and what OME does when one is not exactly "true" (ome.flags warns of them).
 FLAGS = {**agents.FLAGS, **metrics.FLAGS, **rdma.FLAGS}
 
@@ -38,11 +35,8 @@ def mutate_template(template: dict, where: str, config: MetricsAggregatorConfig)
     annotations = metadata["annotations"] = dict(metadata.get("annotations") or {})
     spec = template.get("spec") or {}
     pod = Pod(where, metadata, copy_data(spec) if _changes_spec(annotations, config) else spec)
-    if any(k in TRIGGER_KEYS or k.startswith(TRIGGER_PREFIXES) for k in annotations):
-        for inject in injectors(config):
-            inject(pod)
-    else:   # the same result: every other injector needs one of those keys
-        metrics.inject(pod, config)
+    for inject in injectors(config):   # each returns at once when its annotation is absent (most pods)
+        inject(pod)
     return {**template, "metadata": metadata, "spec": pod.spec}
 
 
