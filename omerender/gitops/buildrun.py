@@ -174,13 +174,24 @@ def _stopped_by_signals():
 
 def _remove(work: str) -> None:
     """Remove the staged copy with the stop signals held back: one arriving now is handled once it is gone."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) \
-        if threading.current_thread() is threading.main_thread() else None
+    held = _hold_stop_signals()
     try:
         shutil.rmtree(work, ignore_errors=True)
     finally:
-        if held is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        _release(held)
+
+
+def _hold_stop_signals():
+    """Block the stop signals (on the main thread, where they are handled); what :func:`_release` restores."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
+def _release(held) -> None:
+    """Unblock what :func:`_hold_stop_signals` blocked: a signal that arrived meanwhile is handled now."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def timeout_setting(flag: str | None, environ: dict, sidecar: bool = False) -> float:
@@ -321,13 +332,18 @@ def _run(argv: list[str], env: dict, run: Run, directory: str) -> tuple[str, str
     """kustomize's stdout and stderr. It runs in a process group of its own (with the git and omerender it
     starts), killed whole when it outlives ``run.timeout`` or a signal stops the build."""
     command = " ".join([os.path.basename(argv[0]), *argv[1:-1], kbuild.shown(directory)])
+    # A stop signal that lands inside Popen, after kustomize has started but before Popen returns, would leave
+    # kustomize's process group running: the signals wait until the kill below covers it.
+    held = _hold_stop_signals()
     try:
         process = subprocess.Popen(argv, env=env, cwd=run.work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
                                    preexec_fn=_die_with_parent())
     except OSError as err:
+        _release(held)
         raise OmeError(f"cannot run {argv[0]}: {err.strerror}") from None
     try:
+        _release(held)
         stdout, stderr = process.communicate(timeout=run.timeout)
     except subprocess.TimeoutExpired:
         _kill(process)
