@@ -27,6 +27,10 @@ Every `omerender` command with its arguments and options, as `omerender COMMAND 
 Default column is the value omerender uses when the option is not given, where click knows it; otherwise its
 description says what happens.
 
+Shell completion of the commands, options and choices: `_OMERENDER_COMPLETE=bash_source omerender` (or
+`zsh_source`, `fish_source`) prints the script to load from your shell's startup file
+([Install](../how-to/install.md#shell-completion)).
+
 """
 
 

@@ -111,7 +111,7 @@ def test_container_function_config_matches_the_exec_one():
     container = yaml.safe_load((ROOT / "plugins" / "kustomize" / "omerender-container.yaml").read_text())
     exec_config = yaml.safe_load((ROOT / "plugins" / "kustomize" / "omerender-fn.yaml").read_text())
     function = yaml.safe_load(container["metadata"]["annotations"]["config.kubernetes.io/function"])
-    assert function == {"container": {"image": "omerender:0.1.0"}}
+    assert function == {"container": {"image": "ghcr.io/omerender/omerender:0.1.0"}}
     assert yaml.safe_load(exec_config["metadata"]["annotations"]["config.kubernetes.io/function"]) == {
         "exec": {"path": "omerender-fn"}}
     assert (container["apiVersion"], container["kind"], container["spec"]) == (

@@ -232,6 +232,7 @@ def test_the_images_and_their_examples_name_the_package_version():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "omerender.__version__"}
     places = ["Dockerfile", "plugins/argocd/Dockerfile", "plugins/argocd/repo-server-patch.yaml",
+              "plugins/argocd/helm-values.yaml", "plugins/argocd/argocd-operator.yaml",
               "plugins/kustomize/omerender-container.yaml"]
     found = {(place, version) for place in places for version in re.findall(
         r"(?:ARG VERSION=|omerender(?:-argocd-cmp)?:)(\d+\.\d+\.\d+\S*?)\b", (ROOT / place).read_text())}

@@ -155,10 +155,9 @@ def function_options(config) -> Options:
     if not isinstance(config, dict):
         raise OmeError("functionConfig must be an object", field="functionConfig")
     if config.get("kind") == "ConfigMap":
-        data = config.get("data") or {}
-        if not isinstance(data, dict):
+        values = config.get("data") or {}
+        if not isinstance(values, dict):
             raise OmeError("functionConfig data must be a map", field="functionConfig.data")
-        values = {k: v if k in WEIGHTS_FIELDS.values() or k == "allow" else _bool_text(k, v) for k, v in data.items()}
         where = "functionConfig.data"
     elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
         values = config.get("spec") or {}
@@ -171,7 +170,9 @@ def function_options(config) -> Options:
     unknown = sorted(set(values) - set(OPTION_FIELDS))
     if unknown:
         raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
-                       f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
+                       f"{', '.join(sorted(OPTION_FIELDS))}", field=f"{where}.{unknown[0]}")
+    if where == "functionConfig.data":   # kpt fn eval's key=value arguments: every value is a string
+        values = {k: v if k in WEIGHTS_FIELDS.values() or k == "allow" else _bool_text(k, v) for k, v in values.items()}
     values = dict(values)
     allow = _allow(values.pop("allow", None), config)
     for key, value in values.items():
