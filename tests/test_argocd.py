@@ -160,9 +160,9 @@ def test_a_bad_option_value_fails_readably(tmp_path):
 def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_path):
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not in the "
-                           "Application's plugin env or parameters\n")
+    assert done.stderr == ("error: keep-inputs=true (KEEP_INPUTS): this kustomization lists the OMERender transformer; "
+                           "set keepInputs: true in that config's spec instead, not in the Application's plugin env or "
+                           "parameters\n")
 
 
 def test_render_errors_fail_generate_with_the_message(tmp_path):
@@ -338,10 +338,22 @@ def test_strict_fails_the_sync_on_a_warning(tmp_path):
     assert cmp(tmp_path / "c", "fixtures/quickstart", env={"STRICT": "false"}).returncode == 0
 
 
-def test_strict_on_a_kustomization_with_the_transformer_goes_in_its_config(tmp_path):
-    done = cmp(tmp_path, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.startswith("error: --strict: this kustomization lists the OMERender transformer; ")
+def test_strict_beside_an_omerender_config_adds_its_check_in_the_plugin_as_in_the_cli(tmp_path, monkeypatch):
+    """STRICT only makes warnings fail, so it can't disagree with a config: the plugin takes it beside one, as the
+    CLI takes --strict beside one."""
+    from conftest import run_cli
+    work = repo_copy(tmp_path)
+    isvc = work / "fixtures" / "kustomize" / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("spec:\n", "spec:\n  kedaConfig: {}\n", 1))
+    plugin = generate(work, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
+    monkeypatch.chdir(work / "fixtures" / "kustomize")
+    cli = run_cli("render", "overlays/prod", "--strict")
+    strict_error = "error: 1 warning, and --strict makes every warning fail the run"
+    assert (plugin.returncode, plugin.stdout, plugin.stderr.splitlines()[-1]) == (1, "", strict_error)
+    assert (cli.code, cli.stdout, cli.stderr.splitlines()[-1]) == (1, "", strict_error)
+    assert "[removed-field]" in plugin.stderr and "[removed-field]" in cli.printed
+    assert generate(work, "fixtures/kustomize/overlays/prod").returncode == 0
+    assert run_cli("render", "overlays/prod").code == 0
 
 
 # ---------------------------------------------------------------- CLUSTER_CONFIG: OME's ConfigMap inferenceservice-config

@@ -183,9 +183,9 @@ def test_options_beside_the_marked_directory_config_are_refused(tmp_path):
     (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {podMonitors: false}"))
     done = generate_in(work, "apps/plain", parameters=[{"name": "keep-inputs", "string": "true"}])
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ("error: --keep-inputs: this app's directory holds the OMERender config ./omerender.yaml; "
-                           "set its options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, "
-                           "modelWeights, strict, allow), not in the Application's plugin env or parameters\n")
+    assert done.stderr == ("error: keep-inputs=true (KEEP_INPUTS): this app's directory holds the OMERender config "
+                           "./omerender.yaml; set keepInputs: true in that config's spec instead, not in the "
+                           "Application's plugin env or parameters\n")
 
 
 def test_two_configs_in_a_plain_directory_are_an_error(tmp_path):
