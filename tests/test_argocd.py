@@ -59,7 +59,9 @@ def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> d
            "KUBE_VERSION": "1.30.0", "KUBE_API_VERSIONS": KUBE_API_VERSIONS,
            "ARGOCD_APP_PARAMETERS": json.dumps(parameters)}
     user = {f"ARGOCD_ENV_{name}": value for name, value in env.items()}
-    params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters}
+    params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters if "string" in p}
+    params.update({f"PARAM_{p['name'].upper().replace('-', '_')}_{i}": item   # an array: one variable per item
+                   for p in parameters for i, item in enumerate(p.get("array") or [])})
     return {**sidecar, **app, **user, **params}
 
 
@@ -98,7 +100,7 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'strict', 'allow', 'allow-empty', 'cluster-config']
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'weights-node-selector', 'weights-tolerations', 'downloader-resources', 'weights-wait-resources', 'download-deadline', 'downloader-env', 'downloader-env-from', 'strict', 'allow', 'allow-empty', 'cluster-config']
 
 
 

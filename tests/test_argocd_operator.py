@@ -477,7 +477,8 @@ def test_every_announced_parameter_has_a_type_and_every_boolean_one_is_read_by_g
     work = repo_copy(tmp_path)
     for param in PLUGIN["spec"]["parameters"]["static"]:
         assert param.get("itemType", "string") in ("boolean", "string"), param
-        assert "collectionType" not in param or param["collectionType"] == "string", param
+        assert param.get("collectionType", "string") in ("string", "array"), param
+        assert ("array" in param) == (param.get("collectionType") == "array"), param
         if param.get("itemType") != "boolean":
             continue
         assert param["string"] == "false"
