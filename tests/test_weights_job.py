@@ -479,3 +479,54 @@ def test_every_setting_of_the_cli_is_a_config_field_and_a_parameter():
             assert spelling.parameter in announced, key
         assert spelling.config in OPTION_FIELDS, key
         assert spelling.flag in help_text, key
+
+
+def test_an_overlays_omerender_config_sets_the_environment_and_placement(tmp_path, monkeypatch):
+    """render and build of an overlay that lists the transformer: the config's keys reach the Job; the same as a
+    flag is refused, naming the key to set."""
+    import shutil
+    shutil.copytree(FIXTURES / "kustomize", tmp_path / "kustomize")
+    monkeypatch.chdir(tmp_path / "kustomize")
+    path = tmp_path / "kustomize" / "overlays" / "prod" / "omerender.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["spec"].update(modelWeights="download", downloaderEnv={"HF_ENDPOINT": "https://hf-mirror.example"},
+                       weightsTolerations=["pool=download:NoSchedule"])
+    path.write_text(yaml.safe_dump(cfg))
+    for command in ("render", "build"):
+        run = run_cli(command, "overlays/prod")
+        assert run.code == 0, run.stderr
+        objects = list(yaml.safe_load_all(run.stdout))
+        assert downloader(objects)["env"][-1] == {"name": "HF_ENDPOINT", "value": "https://hf-mirror.example"}
+        job = next(o for o in objects if o and o["kind"] == "Job")
+        assert job["spec"]["template"]["spec"]["tolerations"] == [
+            {"key": "pool", "operator": "Equal", "value": "download", "effect": "NoSchedule"}]
+    refused = run_cli("render", "overlays/prod", "--model-weights", "download", "--downloader-env",
+                      "HF_ENDPOINT=https://other.example")
+    assert (refused.code, refused.stdout) == (1, "")
+    assert refused.lines == ["error: --model-weights download, --downloader-env HF_ENDPOINT=https://other.example: this "
+                             "kustomization lists the OMERender transformer; set modelWeights: download, downloaderEnv: "
+                             "HF_ENDPOINT=https://other.example in that config's spec instead, not as command-line "
+                             "flags"]
+
+
+def test_argocd_array_parameters_are_read_in_order_and_bounded(tmp_path):
+    from omerender.errors import OmeError
+    from omerender.gitops.argocd import weights_values
+    base = {"PARAM_MODEL_WEIGHTS": "download"}
+    _, settings, _ = weights_values({**base, "PARAM_DOWNLOADER_ENV_1": "B=2", "PARAM_DOWNLOADER_ENV_0": "A=1",
+                                     "PARAM_DOWNLOADER_ENV_FROM_0": "secret/s", "ARGOCD_ENV_DOWNLOADER_ENV_0": "C=3"})
+    assert settings.env == (("A", "1"), ("B", "2"))   # the parameter wins over plugin.env, whole
+    assert settings.env_from == ({"secretRef": {"name": "s"}},)
+    _, settings, _ = weights_values({**base, "ARGOCD_ENV_WEIGHTS_NODE_SELECTOR_0": "pool=dl"})
+    assert settings.node_selector == (("pool", "dl"),)
+    with pytest.raises(OmeError, match="DOWNLOADER_ENV has 65 items; at most 64"):
+        weights_values({**base, **{f"PARAM_DOWNLOADER_ENV_{i}": f"V{i}=x" for i in range(65)}})
+    with pytest.raises(OmeError) as caught:
+        weights_values({**base, "PARAM_DOWNLOADER_ENV_0": "A\nerror: forged=1"})
+    assert "\n" not in caught.value.text
+    done = generate(repo_copy(tmp_path), "apps/plain", env={"MODEL_WEIGHTS": "download",
+                                                            "DOWNLOADER_ENV_0": "API_TOKEN=abc"})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == ("error: DOWNLOADER_ENV API_TOKEN would be a literal credential in the output, and "
+                           "--model-weights download never writes one: put it in a Secret in the InferenceService's "
+                           "namespace and give DOWNLOADER_ENV_FROM secret/NAME\n")
