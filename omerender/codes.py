@@ -35,6 +35,11 @@ _ALL = [
     _w("weights-single-node-claim", "A ReadWriteOnce (or ReadWriteOncePod) weights claim is mounted by pods that may "
        "run on several nodes at once; pods away from the claim's node cannot start.",
        "Use --weights-access-mode ReadWriteMany with a storage class that supports it, or keep the pods on one node."),
+    _w("weights-placement-differs", "Under --model-weights download, the pods that mount one weights claim are placed "
+       "differently (node selector, node affinity or tolerations: two accelerator classes in one namespace); the "
+       "download Job runs where the first of them does, and a WaitForFirstConsumer claim binds there.",
+       "Give the InferenceServices placed elsewhere a namespace of their own (a claim each), or place the download "
+       "Jobs with --weights-node-selector and --weights-toleration on nodes all of them reach."),
     # Inputs OME reads otherwise than they look (api.md §8.11-8.13)
     _w("inert-field", "A v1.3 field that OME's controller acts on and a render cannot (an InferenceService's "
        "rollout, placement or routing; the OMENative topology fields of an InferenceService's engine or decoder, or "

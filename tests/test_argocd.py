@@ -59,7 +59,9 @@ def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> d
            "KUBE_VERSION": "1.30.0", "KUBE_API_VERSIONS": KUBE_API_VERSIONS,
            "ARGOCD_APP_PARAMETERS": json.dumps(parameters)}
     user = {f"ARGOCD_ENV_{name}": value for name, value in env.items()}
-    params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters}
+    params = {f"PARAM_{p['name'].upper().replace('-', '_')}": p["string"] for p in parameters if "string" in p}
+    params.update({f"PARAM_{p['name'].upper().replace('-', '_')}_{i}": item   # an array: one variable per item
+                   for p in parameters for i, item in enumerate(p.get("array") or [])})
     return {**sidecar, **app, **user, **params}
 
 
@@ -98,7 +100,7 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'strict', 'allow', 'allow-empty', 'cluster-config']
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'weights-node-selector', 'weights-tolerations', 'downloader-resources', 'weights-wait-resources', 'download-deadline', 'downloader-env', 'downloader-env-from', 'strict', 'allow', 'allow-empty', 'cluster-config']
 
 
 
@@ -160,9 +162,9 @@ def test_a_bad_option_value_fails_readably(tmp_path):
 def test_env_options_on_a_kustomization_with_the_transformer_are_refused(tmp_path):
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"KEEP_INPUTS": "true"})
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ("error: --keep-inputs: this kustomization lists the OMERender transformer; set its options "
-                           "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not in the "
-                           "Application's plugin env or parameters\n")
+    assert done.stderr == ("error: keep-inputs=true (KEEP_INPUTS): this kustomization lists the OMERender transformer; "
+                           "set keepInputs: true in that config's spec instead, not in the Application's plugin env or "
+                           "parameters\n")
 
 
 def test_render_errors_fail_generate_with_the_message(tmp_path):
@@ -338,10 +340,22 @@ def test_strict_fails_the_sync_on_a_warning(tmp_path):
     assert cmp(tmp_path / "c", "fixtures/quickstart", env={"STRICT": "false"}).returncode == 0
 
 
-def test_strict_on_a_kustomization_with_the_transformer_goes_in_its_config(tmp_path):
-    done = cmp(tmp_path, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.startswith("error: --strict: this kustomization lists the OMERender transformer; ")
+def test_strict_beside_an_omerender_config_adds_its_check_in_the_plugin_as_in_the_cli(tmp_path, monkeypatch):
+    """STRICT only makes warnings fail, so it can't disagree with a config: the plugin takes it beside one, as the
+    CLI takes --strict beside one."""
+    from conftest import run_cli
+    work = repo_copy(tmp_path)
+    isvc = work / "fixtures" / "kustomize" / "base" / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("spec:\n", "spec:\n  kedaConfig: {}\n", 1))
+    plugin = generate(work, "fixtures/kustomize/overlays/prod", env={"STRICT": "true"})
+    monkeypatch.chdir(work / "fixtures" / "kustomize")
+    cli = run_cli("render", "overlays/prod", "--strict")
+    strict_error = "error: 1 warning, and --strict makes every warning fail the run"
+    assert (plugin.returncode, plugin.stdout, plugin.stderr.splitlines()[-1]) == (1, "", strict_error)
+    assert (cli.code, cli.stdout, cli.stderr.splitlines()[-1]) == (1, "", strict_error)
+    assert "[removed-field]" in plugin.stderr and "[removed-field]" in cli.printed
+    assert generate(work, "fixtures/kustomize/overlays/prod").returncode == 0
+    assert run_cli("render", "overlays/prod").code == 0
 
 
 # ---------------------------------------------------------------- CLUSTER_CONFIG: OME's ConfigMap inferenceservice-config

@@ -183,9 +183,9 @@ def test_options_beside_the_marked_directory_config_are_refused(tmp_path):
     (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {podMonitors: false}"))
     done = generate_in(work, "apps/plain", parameters=[{"name": "keep-inputs", "string": "true"}])
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == ("error: --keep-inputs: this app's directory holds the OMERender config ./omerender.yaml; "
-                           "set its options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, "
-                           "modelWeights, strict, allow), not in the Application's plugin env or parameters\n")
+    assert done.stderr == ("error: keep-inputs=true (KEEP_INPUTS): this app's directory holds the OMERender config "
+                           "./omerender.yaml; set keepInputs: true in that config's spec instead, not in the "
+                           "Application's plugin env or parameters\n")
 
 
 def test_two_configs_in_a_plain_directory_are_an_error(tmp_path):
@@ -477,7 +477,8 @@ def test_every_announced_parameter_has_a_type_and_every_boolean_one_is_read_by_g
     work = repo_copy(tmp_path)
     for param in PLUGIN["spec"]["parameters"]["static"]:
         assert param.get("itemType", "string") in ("boolean", "string"), param
-        assert "collectionType" not in param or param["collectionType"] == "string", param
+        assert param.get("collectionType", "string") in ("string", "array"), param
+        assert ("array" in param) == (param.get("collectionType") == "array"), param
         if param.get("itemType") != "boolean":
             continue
         assert param["string"] == "false"

@@ -60,6 +60,7 @@ SKIP = {
            "v0.79.2/example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",
            "helm repo add prometheus-community https://prometheus-community.github.io/helm-charts",
            "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia && helm repo update",
+           "kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml",
        )},
 }
 SETUP = {

@@ -77,7 +77,7 @@ def test_the_helm_values_plugin_configmap_is_plugin_yaml():
     assert cmp["create"] is True
     assert {name: {"apiVersion": "argoproj.io/v1alpha1", "kind": "ConfigManagementPlugin",
                    "metadata": {"name": name}, "spec": spec} for name, spec in cmp["plugins"].items()} == {
-        "omerender": plugin}
+        "omerender": plugin}, "helm-values.yaml's plugin differs from plugin.yaml: run scripts/helm-values-plugin.py"
 
 
 def key_paths(node, prefix=()):

@@ -139,8 +139,8 @@ def test_flags_an_overlays_omerender_config_sets_are_an_error(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path / "kustomize")
     run = run_cli("render", "overlays/prod", "--keep-inputs")
     assert (run.code, run.stdout, run.lines) == (1, "", [
-        "error: --keep-inputs: this kustomization lists the OMERender transformer; set its options in that "
-        "config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not as command-line flags"])
+        "error: --keep-inputs: this kustomization lists the OMERender transformer; set keepInputs: true in that "
+        "config's spec instead, not as command-line flags"])
     built = run_cli("render", "overlays/prod")  # the config's own options: what build ships
     assert (built.code, built.stdout) == (0, run_cli("build", "overlays/prod").stdout)
 

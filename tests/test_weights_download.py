@@ -56,11 +56,20 @@ def test_the_worked_example_gets_a_claim_a_job_and_pods_that_mount_and_wait(F):
         "metadata": {"name": claim, "namespace": "llama-demo", "labels": labels, "annotations": annotations},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "8Gi"}}}}
     job = run.find("Job")
-    assert job["metadata"] == {"name": claim, "namespace": "llama-demo", "labels": labels, "annotations": annotations}
+    assert re.fullmatch(r"llama-3-2-3b-instruct-download-[0-9a-f]{10}", job["metadata"]["name"])
+    assert job["metadata"] == {"name": job["metadata"]["name"], "namespace": "llama-demo", "labels": labels,
+                               "annotations": annotations}
     assert "ttlSecondsAfterFinished" not in job["spec"] and job["spec"]["backoffLimit"] == 6
+    assert job["spec"]["activeDeadlineSeconds"] == 28800
     template = job["spec"]["template"]["spec"]
     assert template["restartPolicy"] == "OnFailure"
-    assert template["volumes"] == [{"name": "weights", "persistentVolumeClaim": {"claimName": claim}}]
+    assert template["volumes"] == [{"name": "weights", "persistentVolumeClaim": {"claimName": claim}},
+                                   {"name": "tmp", "emptyDir": {}}]
+    assert template["securityContext"] == {"runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
+                                           "fsGroup": 1000, "fsGroupChangePolicy": "OnRootMismatch",
+                                           "seccompProfile": {"type": "RuntimeDefault"}}
+    locked_down = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
+                   "readOnlyRootFilesystem": True}
     assert template["containers"] == [{
         "name": "download", "image": DEFAULT_IMAGE, "command": ["python3", "-c", programs.DOWNLOAD],
         "env": [{"name": "OMERENDER_REPO_ID", "value": "meta-llama/Llama-3.2-3B-Instruct"},
@@ -69,8 +78,11 @@ def test_the_worked_example_gets_a_claim_a_job_and_pods_that_mount_and_wait(F):
                 {"name": "OMERENDER_MARKER", "value": "/weights/download-complete"},
                 {"name": "HF_HOME", "value": "/weights/.huggingface"},
                 {"name": "HF_HUB_DISABLE_TELEMETRY", "value": "1"},
+                {"name": "HOME", "value": "/tmp"},
                 {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}}],
-        "volumeMounts": [{"name": "weights", "mountPath": "/weights"}]}]
+        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "4Gi"}},
+        "securityContext": locked_down,
+        "volumeMounts": [{"name": "weights", "mountPath": "/weights"}, {"name": "tmp", "mountPath": "/tmp"}]}]
     engine = pod(run)
     path = "/raid/models/meta/llama-3-2-3b-instruct"
     assert engine["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory"}},  # the runtime's
@@ -85,6 +97,9 @@ def test_the_worked_example_gets_a_claim_a_job_and_pods_that_mount_and_wait(F):
         "name": "wait-llama-3-2-3b-instruct", "image": DEFAULT_IMAGE, "command": ["python3", "-c", programs.WAIT],
         "env": [{"name": "OMERENDER_MARKER", "value": "/weights/download-complete"},
                 {"name": "OMERENDER_POLL_SECONDS", "value": "5"}],
+        "resources": {"requests": {"cpu": "10m", "memory": "64Mi"}, "limits": {"cpu": "100m", "memory": "128Mi"}},
+        "securityContext": {**locked_down, "runAsNonRoot": True, "runAsUser": 1000, "runAsGroup": 1000,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
         "volumeMounts": [{"name": "llama-3-2-3b-instruct", "mountPath": "/weights", "readOnly": True}]}]
     assert "nodeSelector" not in engine and "affinity" not in engine
     router = pod(run, ROUTER)
@@ -123,9 +138,9 @@ def test_a_changed_source_is_a_new_claim_and_a_new_job(F, uri):
     F["model"]["spec"]["storage"]["storageUri"] = uri
     after = download(list(F.values()))
     assert after.code == 0, after.stderr
-    assert names(before)[0] == names(before)[1] and names(after)[0] == names(after)[1]
-    assert names(after)[0] != names(before)[0]
+    assert names(after)[0] != names(before)[0] and names(after)[1] != names(before)[1]
     assert names(after)[0].startswith("llama-3-2-3b-instruct-weights-")
+    assert names(after)[1].startswith("llama-3-2-3b-instruct-download-")
 
 
 @pytest.mark.parametrize("flags", [("--downloader-image", "registry.example/dl:1"),
@@ -154,9 +169,10 @@ def test_long_model_names_make_names_of_at_most_63_characters(F, name):
     run = download(list(F.values()))
     assert run.code == 0, run.stderr
     claim, job = names(run)
-    assert claim == job and len(claim) <= 63 and DNS_LABEL.fullmatch(claim), claim
-    assert re.search(r"-weights-[0-9a-f]{10}$", claim)
-    assert claim.startswith(name[:20])
+    for made, what in ((claim, "weights"), (job, "download")):
+        assert len(made) <= 63 and DNS_LABEL.fullmatch(made), made
+        assert re.search(rf"-{what}-[0-9a-f]{{10}}$", made)
+        assert made.startswith(name[:20])
     for obj in run.objects:
         validate_k8s(obj)
 
@@ -316,15 +332,15 @@ def test_the_size_warning_is_once_per_model_and_the_claim_once_per_namespace(F):
     claims = [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in run.objects
               if o["kind"] == "PersistentVolumeClaim"]
     jobs = [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in run.objects if o["kind"] == "Job"]
-    assert claims == jobs and [ns for ns, _ in claims] == ["llama-demo", "other"]
-    assert len({name for _, name in claims}) == 1
+    assert [ns for ns, _ in claims] == [ns for ns, _ in jobs] == ["llama-demo", "other"]
+    assert len({name for _, name in claims}) == len({name for _, name in jobs}) == 1
     assert len([line for line in run.lines if "estimated from" in line]) == 1
 
 
 # ---------------------------------------------------------------- pods on several nodes
 
 RWO_FIX = ("a ReadWriteOnce volume attaches to one node, so pods elsewhere stay Pending; render with "
-           "--weights-access-mode ReadWriteMany and a --weights-storage-class that supports it")
+           "--weights-access-mode ReadWriteMany --weights-storage-class CLASS, a StorageClass that supports it")
 
 
 def test_a_read_write_once_claim_under_several_replicas_is_named_with_the_fix(F):
@@ -338,8 +354,8 @@ def test_a_read_write_once_claim_under_several_replicas_is_named_with_the_fix(F)
     assert once_pod.lines[-1].endswith("is ReadWriteOncePod, and pods that may run on different nodes at once mount it "
                                        "(llama-3-2-3b-instruct/engine: up to 2 replicas): a ReadWriteOncePod volume is "
                                        "mounted by one pod at a time, so the others stay Pending; render with "
-                                       "--weights-access-mode ReadWriteMany and a --weights-storage-class that "
-                                       "supports it")
+                                       "--weights-access-mode ReadWriteMany --weights-storage-class CLASS, a "
+                                       "StorageClass that supports it")
 
 
 def test_a_leader_worker_set_with_workers_is_named(F):

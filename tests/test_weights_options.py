@@ -98,9 +98,8 @@ def test_flags_an_overlays_omerender_config_sets_are_refused_and_the_config_sets
     for command in ("render", "build"):
         run = run_cli(command, "overlays/prod", *WEIGHTS_FLAGS)
         assert (run.code, run.stdout, run.lines) == (1, "", [
-            "error: --model-weights download: this kustomization lists the OMERender transformer; set its options "
-            "in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not as "
-            "command-line flags"])
+            "error: --model-weights download: this kustomization lists the OMERender transformer; set "
+            "modelWeights: download in that config's spec instead, not as command-line flags"])
     path = tmp_path / "kustomize" / "overlays" / "prod" / "omerender.yaml"
     cfg = yaml.safe_load(path.read_text())
     cfg["spec"].update(modelWeights="download", weightsStorageClass="fast")
@@ -203,8 +202,9 @@ def test_bad_argocd_values_fail_readably(tmp_path, env, text):
 def test_argocd_weights_on_a_kustomization_with_the_transformer_are_refused(tmp_path):
     done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"MODEL_WEIGHTS": "download"})
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.startswith("error: --model-weights download: this kustomization lists the OMERender "
-                                  "transformer;")
+    assert done.stderr.startswith("error: model-weights=download (MODEL_WEIGHTS): this kustomization lists the "
+                                  "OMERender transformer; set modelWeights: download in that config's spec instead, "
+                                  "not in the Application's plugin env or parameters\n")
 
 
 # ---------------------------------------------------------------- agent mode: the models reach the cluster (D3)

@@ -115,10 +115,11 @@ def test_the_job_downloads_where_the_pods_mount_and_the_wait_step_holds_until_th
     run = render_objects(list(F.values()), "--model-weights", "download")
     assert run.code == 0, run.stderr
     job = run.find("Job")
-    claim_name = job["metadata"]["name"]
+    claim_name = run.find("PersistentVolumeClaim")["metadata"]["name"]
     (download,) = job["spec"]["template"]["spec"]["containers"]
-    (job_volume,) = job["spec"]["template"]["spec"]["volumes"]
+    job_volume, tmp_volume = job["spec"]["template"]["spec"]["volumes"]
     assert job_volume["persistentVolumeClaim"] == {"claimName": claim_name}
+    assert tmp_volume == {"name": "tmp", "emptyDir": {}}
     pod = run.find("Deployment", "llama-3-2-3b-instruct-engine")["spec"]["template"]["spec"]
     wait = pod["initContainers"][0]
     (pod_volume,) = [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
@@ -176,3 +177,109 @@ def test_without_the_token_the_job_fails_and_writes_no_marker(F, hub, tmp_path):
     assert failed.returncode != 0 and hub.refused > 0
     assert env["OMERENDER_MARKER"].startswith(str(claim) + "/")
     assert not any(p.name.startswith("download-complete") for p in claim.rglob("*"))
+
+
+# ---------------------------------------------------------------- as the cluster runs it: not root
+
+ROOT = os.geteuid() == 0   # root (CI's container) becomes the rendered users; anyone else is a non-root user already
+
+
+def _as_user(uid: int, gid: int, groups: tuple[int, ...] = ()):
+    """A preexec_fn that becomes ``uid``:``gid`` with ``groups`` (a pod's runAsUser, runAsGroup and fsGroup), under
+    the container runtime's default umask; without root, the test's own user stays (it is not root either)."""
+    def become():
+        if ROOT:
+            os.setgroups(list(groups))
+            os.setgid(gid)
+            os.setuid(uid)
+        os.umask(0o022)
+    return become
+
+
+def _reachable(path: str) -> bool:
+    """Whether any user may run ``path``: every directory above it searchable by others, the file executable."""
+    real = os.path.realpath(path)
+    parents = [os.path.dirname(real)]
+    while parents[-1] != "/":
+        parents.append(os.path.dirname(parents[-1]))
+    return os.stat(real).st_mode & 0o001 and all(os.stat(d).st_mode & 0o001 for d in parents)
+
+
+def _argv_as_others(container: dict) -> tuple[list[str], dict]:
+    """The container's command with a python3 any user may run (this interpreter, or the system's of the same
+    version where this one is in root's home), and the environment that gives it this one's packages."""
+    import site
+    import sysconfig
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = next((p for p in (sys.executable, f"/usr/local/bin/{version}", f"/usr/bin/{version}")
+                  if os.path.exists(p) and _reachable(p)), None)
+    assert found, f"no {version} that a non-root user may run"
+    packages = os.pathsep.join([*site.getsitepackages(), sysconfig.get_paths()["purelib"]])
+    assert all(_reachable(p) or os.path.isdir(p) for p in packages.split(os.pathsep))
+    return [found, *container["command"][1:]], {"PYTHONPATH": packages}
+
+
+def _kubelet_fs_group(path, gid: int) -> None:
+    """What the kubelet does to a volume for a pod with fsGroup (pkg/volume/volume_linux.go SetVolumeOwnership):
+    the group becomes ``gid``, group read and write, and directories setgid so new files keep the group."""
+    os.chown(path, -1, gid if ROOT else os.getegid())
+    os.chmod(path, 0o2775)
+
+
+@pytest.fixture
+def shared_dir():
+    """A directory every user can reach (pytest's tmp_path is root's alone): the node's view of the volumes."""
+    import shutil
+    import tempfile
+    base = tempfile.mkdtemp(prefix="omerender-weights-")
+    os.chmod(base, 0o755)
+    yield __import__("pathlib").Path(base)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_job_runs_as_its_non_root_user_and_the_serving_pods_read_what_it_wrote(F, hub, shared_dir):
+    run = render_objects(list(F.values()), "--model-weights", "download")
+    assert run.code == 0, run.stderr
+    job_pod = run.find("Job")["spec"]["template"]["spec"]
+    security = job_pod["securityContext"]
+    uid, gid, fs_group = security["runAsUser"], security["runAsGroup"], security["fsGroup"]
+    assert uid != 0 and security["runAsNonRoot"] is True
+    (download,) = job_pod["containers"]
+    claim = shared_dir / "claim"   # as the provisioner makes it: root's, not writable by others
+    claim.mkdir(mode=0o755)
+    _kubelet_fs_group(claim, fs_group)
+    tmp = shared_dir / "tmp"       # the emptyDir at /tmp
+    tmp.mkdir(mode=0o777)
+    os.chmod(tmp, 0o1777)
+    assert {"name": "HOME", "value": "/tmp"} in download["env"]
+    env = {**_env(download, _mount_root(download, "weights"), claim, hub.endpoint), "HOME": str(tmp),
+           "TMPDIR": str(tmp)}
+    argv, extra = _argv_as_others(download)
+    done = subprocess.run(argv, env={**env, **extra}, capture_output=True, text=True, timeout=120,
+                          preexec_fn=_as_user(uid, gid, (fs_group,)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = list(claim.rglob("*"))
+    owner = (uid, fs_group) if ROOT else (os.geteuid(), os.getegid())
+    assert written and all((p.stat().st_uid, p.stat().st_gid) == owner for p in written)
+
+    pod = run.find("Deployment", "llama-3-2-3b-instruct-engine")["spec"]["template"]["spec"]
+    wait = pod["initContainers"][0]
+    wait_security = wait["securityContext"]
+    assert not pod.get("securityContext")   # the serving pod runs as its image says; the wait step as it sets
+    (runner_mount,) = [m for m in pod["containers"][0]["volumeMounts"] if m.get("subPath") == "model"]
+    served = claim / runner_mount["subPath"]
+    # the wait step, as its own user (no fsGroup in the serving pod), sees the marker
+    wait_env = _env(wait, _mount_root(wait, runner_mount["name"]), claim, hub.endpoint)
+    argv, extra = _argv_as_others(wait)
+    waited = subprocess.run(argv, env={**wait_env, **extra}, capture_output=True, text=True, timeout=30,
+                            preexec_fn=_as_user(wait_security["runAsUser"], wait_security["runAsGroup"]))
+    assert waited.returncode == 0 and "the model weights are in place" in waited.stdout, waited.stderr
+    # the serving container: the image's user (root in the catalog's images) or any other user, in no shared group
+    for reader in ((0, 0), (54321, 54321)) if ROOT else ((os.geteuid(), os.getegid()),):
+        read = subprocess.run([argv[0], "-c", "import os, sys; root = sys.argv[1]; print(sorted("
+                               "(os.path.relpath(os.path.join(d, f), root), len(open(os.path.join(d, f), 'rb')"
+                               ".read())) for d, _, fs in os.walk(root) for f in fs if '.cache' not in d))",
+                               str(served)], capture_output=True, text=True, timeout=30,
+                              preexec_fn=_as_user(*reader))
+        assert read.returncode == 0, read.stderr
+        assert read.stdout.strip() == str(sorted((name, len(data)) for name, data in hub.files.items()))

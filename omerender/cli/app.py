@@ -82,8 +82,7 @@ def cli():
 @allow_option
 @messages_option
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
-               weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -93,17 +92,18 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
-                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     paths = paths or (".",)
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
+    config_strict: list = []   # an overlay's OMERender config's (strict, allow), which --strict beside it adds to
 
     def run():
         inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
         if built is not None:
             result = built.result
             relay(built.tool_stderr)
+            config_strict.append((built.strict, built.allow))
         else:
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
@@ -114,7 +114,9 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         return result
 
     result, failures = run_guarded(run, debug)
-    report_run(notes, failures, lambda: result.messages, strict)
+    by_config, config_allow = config_strict[0] if config_strict else (False, frozenset())
+    report_run(notes, failures, lambda: result.messages, strict or by_config, allow=allowed() | config_allow,
+               switch="--strict" if strict else "strict: true in the OMERender config")
     if output_dir is None:
         _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
         if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)

@@ -17,9 +17,10 @@ import sys
 import click
 
 from omerender.errors import OmeError
-from omerender.gitops.argocd import (FLAGS, WEIGHTS, allow_codes, allow_empty, cluster_config_path,
+from omerender.gitops.argocd import (BESIDE_CONFIG, FLAGS, allow_codes, allow_empty, cluster_config_path,
                                      cluster_setting, empty_render, flag_values, repo_root, split_config,
                                      unapplied_marker, weights_values)
+from omerender.ome.frontend import ARGOCD_FRONT
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
 from .shell import fail, fail_if_strict, report_run, say, weights_flag_names
@@ -53,11 +54,11 @@ def generate():
         cluster = cluster_setting(environ)
     except OmeError as err:
         fail([err.message()])
-    named = tuple(FLAGS[name] for name, on in values.items() if on) + weights_flag_names(
-        **{WEIGHTS[name]: value for name, value in weights.items()})
+    named = tuple(ARGOCD_FRONT.given(FLAGS[name]) for name, on in values.items()
+                  if on and name not in BESIDE_CONFIG) + weights_flag_names(weights, ARGOCD_FRONT)
     options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
-                      weights=settings, allow=allow)
+                      weights=settings, allow=allow, front=ARGOCD_FRONT)
     if find_kustomization(".") is None:
         objects, input_kinds = _render_plain((".",), options, named, cluster_config)
         if not objects and not empty_ok:
@@ -68,14 +69,15 @@ def generate():
     unapplied = built_or_fail(lambda: unapplied_marker(root))
     if unapplied is not None:
         fail([unapplied.message()])
-    built = built_or_fail(lambda: build(".", root, options if named else None, named,
+    built = built_or_fail(lambda: build(".", root, options if named else None, named, default_options=options,
                                         timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),
                                         extra=(cluster_config,) if cluster_config else ()))
     sys.stderr.write(built.tool_stderr)
     for message in built.messages:
         say(message)
-    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)], allow=allow | built.allow,
+    fail_if_strict(built.strict or values["STRICT"], [*built.messages, *function_warnings(built.tool_stderr)],
+                   allow=allow | built.allow,
                    switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
@@ -114,7 +116,8 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
         return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
 
     done, failures = run_guarded(run)
-    report_run(notes, failures, lambda: done[0].messages, used[0].strict, switch=used[1],
+    report_run(notes, failures, lambda: done[0].messages, used[0].strict or options.strict,
+               switch="--strict" if options.strict else used[1],
                allow=options.allow | used[0].allow)
     result, input_kinds = done
     return result.objects, input_kinds

@@ -36,8 +36,7 @@ from .shell import (allow_option, allowed, cluster_config_option, deprecated_spe
 @weights_flags
 @allow_option
 @messages_option
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None,
-              model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -49,8 +48,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     anything else is refused. A git repository on this machine (file://…) is refused as a base;
     remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
     output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
-    weights = (model_weights, weights_storage_class, weights_access_mode, downloader_image)
-    options, named = render_options(False, False, False, weights=weights)
+    options, named = render_options(False, False, False)
 
     def run():  # with a weights flag, the tree may hold no OMERender config (which sets them instead)
         boundary = root or default_boundary(directory)

@@ -34,8 +34,7 @@ from .shell import (allow_option, cluster_config_option, fail, messages_option, 
 @allow_option
 @messages_option
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
-              pod_monitors, cluster_config=None, model_weights=None, weights_storage_class=None,
-              weights_access_mode=None, downloader_image=None):
+              pod_monitors, cluster_config=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -43,8 +42,7 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
-                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
+    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     flags += f" --cluster-config {cluster_config}" if cluster_config else ""

@@ -94,8 +94,7 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @allow_option
 @messages_option
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, cluster_configs=(), model_weights=None,
-             weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+             lock_path, strict, debug, separated, pod_monitors, cluster_configs=()):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
     scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
@@ -111,8 +110,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
-                                    (model_weights, weights_storage_class, weights_access_mode, downloader_image))
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     read = functools.partial(_read_sides, base, head, options=options, lock_path=lock_path, debug=debug,
                              separated=separated, flags=flags)
     each = _each_on_its_own(base, head, paths, separated)

@@ -20,7 +20,10 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
     spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false}}}}
   modelWeights: agent or download (docs/how-to/model-weights.md), and with download weightsStorageClass,
-  weightsAccessMode (ReadWriteOnce, ReadWriteMany, ReadWriteOncePod) and downloaderImage (strings).
+  weightsAccessMode (ReadWriteOnce, ReadWriteMany, ReadWriteOncePod) and downloaderImage (strings), and the
+  download Job's weightsNodeSelector ({{{{KEY: VALUE}}}}), weightsTolerations ([KEY[=VALUE]:EFFECT]),
+  downloaderResources and weightsWaitResources ({{{{requests.cpu: 1, limits.memory: 8Gi}}}}), downloadDeadline
+  (seconds), downloaderEnv ({{{{NAME: VALUE}}}}) and downloaderEnvFrom ([configmap/NAME, secret/NAME]).
   strict: true makes any warning fail the function (an error result, exit 1), for CI;
   allow: [CODE, ...] accepts the warnings of those codes (docs/reference/message-codes.md).
   Each result's tags.code is its message's code.

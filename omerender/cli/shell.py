@@ -9,58 +9,93 @@ import click
 from omerender.codes import parse_allow
 from omerender.errors import Message, OmeError, relayed_warning, strict_error
 from omerender.ome.render import Options
-from omerender.ome.weights.settings import CLI_NAMES, DEFAULT_IMAGE, weights_options
+from omerender.ome.frontend import CLI_FRONT, FrontEnd
+from omerender.ome.weights.options import weights_options
+from omerender.ome.weights.settings import DEFAULT_IMAGE
 
+_WEIGHTS = "omerender.weights"
 WEIGHTS_FLAGS = (
-    click.option("--model-weights", type=click.Choice(["agent", "download"]), default=None,
-                 help="Who puts the model weights on the nodes: agent (default: OME's model agent runs on the "
-                      "nodes) or download (no OME at all: a PersistentVolumeClaim and a download Job per model and "
-                      "namespace; docs/how-to/model-weights.md)."),
-    click.option("--weights-storage-class", metavar="NAME", default=None,
-                 help="With --model-weights download: the claims' StorageClass (default: the cluster's default)."),
-    click.option("--weights-access-mode", metavar="MODE", default=None,
-                 help="With --model-weights download: the claims' access mode, ReadWriteOnce (default), "
-                      "ReadWriteMany or ReadWriteOncePod."),
-    click.option("--downloader-image", metavar="IMAGE", default=None,
-                 help=f"With --model-weights download: the image of the download Job and the pods' wait step (it "
-                      f"needs python3 and huggingface_hub; default {DEFAULT_IMAGE})."),
+    ("mode", dict(flag="--model-weights", type=click.Choice(["agent", "download"]),
+     help="Who puts the model weights on the nodes: agent (default: OME's model agent runs on the nodes) or download "
+          "(no OME at all: a PersistentVolumeClaim and a download Job per model and namespace; "
+          "docs/how-to/model-weights.md).")),
+    ("storage_class", dict(flag="--weights-storage-class", metavar="NAME",
+     help="With --model-weights download: the claims' StorageClass (default: the cluster's default).")),
+    ("access_mode", dict(flag="--weights-access-mode", metavar="MODE",
+     help="With --model-weights download: the claims' access mode, ReadWriteOnce (default), ReadWriteMany or "
+          "ReadWriteOncePod.")),
+    ("image", dict(flag="--downloader-image", metavar="IMAGE",
+     help=f"With --model-weights download: the image of the download Job and the pods' wait step (it needs python3 "
+          f"and huggingface_hub; default {DEFAULT_IMAGE}).")),
+    ("node_selector", dict(flag="--weights-node-selector", metavar="KEY=VALUE", multiple=True,
+     help="With --model-weights download: run the download Jobs on nodes with this label (repeatable) instead of "
+          "where the pods that mount each claim run.")),
+    ("tolerations", dict(flag="--weights-toleration", metavar="KEY[=VALUE]:EFFECT", multiple=True,
+     help="With --model-weights download: the download Jobs tolerate this taint (repeatable; as kubectl taint writes "
+          "it) instead of the serving pods' tolerations.")),
+    ("download_resources", dict(flag="--downloader-resources", metavar="LIST",
+     help="With --model-weights download: the download container's requests and limits, e.g. "
+          "requests.cpu=1,limits.memory=8Gi, over the defaults (requests cpu 500m, memory 1Gi; limits cpu 2, "
+          "memory 4Gi).")),
+    ("wait_resources", dict(flag="--weights-wait-resources", metavar="LIST",
+     help="With --model-weights download: the pods' wait step's requests and limits, as --downloader-resources "
+          "(defaults: requests cpu 10m, memory 64Mi; limits cpu 100m, memory 128Mi).")),
+    ("deadline", dict(flag="--download-deadline", metavar="SECONDS",
+     help="With --model-weights download: the download Job's activeDeadlineSeconds (default 28800, 8 hours).")),
+    ("env", dict(flag="--downloader-env", metavar="NAME=VALUE", multiple=True,
+     help="With --model-weights download: a variable of the downloader (repeatable), e.g. HF_ENDPOINT or "
+          "HTTPS_PROXY; never a credential (use --downloader-env-from secret/NAME).")),
+    ("env_from", dict(flag="--downloader-env-from", metavar="configmap/NAME|secret/NAME", multiple=True,
+     help="With --model-weights download: every key of this ConfigMap or Secret as a variable of the downloader "
+          "(repeatable).")),
 )
 
 
 def weights_flags(command):
-    """The ``--model-weights`` options, on ``render``, ``check``, ``diff`` and ``build``."""
-    for option in reversed(WEIGHTS_FLAGS):
-        command = option(command)
+    """The ``--model-weights`` options, on ``render``, ``check``, ``diff`` and ``build``; their values are kept for
+    :func:`render_options`."""
+    for key, attrs in reversed(WEIGHTS_FLAGS):
+        def keep(ctx, _param, value, key=key):
+            ctx.meta.setdefault(_WEIGHTS, {})[key] = value if value != () else None
+        attrs = dict(attrs)
+        command = click.option(attrs.pop("flag"), **attrs, default=None, expose_value=False, callback=keep)(command)
     return command
 
 
+def given_weights() -> dict:
+    """The weights flags' values as given (None: not given)."""
+    return dict(_meta(_WEIGHTS, {}))
+
+
 def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool,
-                   pod_monitors: bool = False, weights: tuple = (None, None, None, None)
-                   ) -> tuple[Options, tuple[str, ...]]:
-    """The render options of ``render``, ``check`` and ``diff``, and the flags that gave them (an overlay's
-    OMERender config may not be contradicted by flags; ``check`` prints them in its fix). ``weights`` is
-    (``--model-weights``, ``--weights-storage-class``, ``--weights-access-mode``, ``--downloader-image``), None
-    where not given."""
-    mode, settings = cli_weights(*weights)
+                   pod_monitors: bool = False) -> tuple[Options, tuple[str, ...]]:
+    """The render options of ``render``, ``check``, ``diff`` and ``build``, and the flags that gave them (an
+    overlay's OMERender config may not be contradicted by flags; ``check`` prints them in its fix)."""
+    weights = given_weights()
+    mode, settings = cli_weights(weights)
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked,
                       pod_monitors=pod_monitors, model_weights=mode, weights=settings)
-    given = (("--keep-inputs", keep_inputs), ("--no-model-node-selector", no_model_node_selector), ("--locked", locked),
-             ("--pod-monitors", pod_monitors))
-    return options, tuple(flag for flag, on in given if on) + weights_flag_names(*weights)
+    given = (("keep_inputs", keep_inputs), ("no_model_node_selector", no_model_node_selector), ("locked", locked),
+             ("pod_monitors", pod_monitors))
+    return options, tuple(CLI_FRONT.given(key) for key, on in given if on) + weights_flag_names(weights)
 
 
-def cli_weights(mode=None, storage_class=None, access_mode=None, image=None):
+def cli_weights(given: dict):
     """The checked mode and settings; a bad value or a download setting without download is a usage error."""
     try:
-        return weights_options(mode, storage_class, access_mode, image)
+        return weights_options(given)
     except OmeError as err:
         raise click.UsageError(err.text) from None
 
 
-def weights_flag_names(mode=None, storage_class=None, access_mode=None, image=None) -> tuple[str, ...]:
-    """The weights flags as given, each with its value (checked already: no spaces)."""
-    values = {"mode": mode, "storage_class": storage_class, "access_mode": access_mode, "image": image}
-    return tuple(f"{CLI_NAMES[key]} {value}" for key, value in values.items() if value is not None)
+def weights_flag_names(given: dict, front: FrontEnd = CLI_FRONT) -> tuple[str, ...]:
+    """The weights settings as given, each with its value, as ``front`` writes it."""
+    out = []
+    for key, value in ((key, given.get(key)) for key, _ in WEIGHTS_FLAGS):
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if item is not None:
+                out.append(front.given(key, item))
+    return tuple(out)
 
 
 CLUSTER_CONFIG_HELP = ("A file holding OME's ConfigMap inferenceservice-config (kubectl get configmap "

@@ -7,18 +7,24 @@ import os
 from omerender.codes import parse_allow
 from omerender.errors import OmeError, escape
 from omerender.ome.render import Options
-from omerender.ome.weights.settings import WeightsSettings, weights_options
+from omerender.ome.frontend import ARGOCD_FRONT, env_name, in_config
+from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
+from omerender.ome.weights.settings import WeightsSettings
 from omerender.yamlio import paths
 from . import clusterfile
 
-# Option name -> the render flag it stands for.
-FLAGS = {"NO_MODEL_NODE_SELECTOR": "--no-model-node-selector", "KEEP_INPUTS": "--keep-inputs",
-         "STRICT": "--strict", "POD_MONITORS": "--pod-monitors"}
+# Option name -> the render setting it stands for (frontend.SETTINGS).
+FLAGS = {"NO_MODEL_NODE_SELECTOR": "no_model_node_selector", "KEEP_INPUTS": "keep_inputs", "STRICT": "strict",
+         "POD_MONITORS": "pod_monitors"}
+# What an OMERender config beside them doesn't forbid: STRICT only adds a check, as --strict beside a config does.
+BESIDE_CONFIG = ("STRICT",)
 TRUE = ("true", "True", "TRUE", "1", "yes")
 FALSE = ("false", "False", "FALSE", "0", "no", "")
-# The --model-weights settings (strings; empty or unset: not given) -> how weights_options names each.
-WEIGHTS = {"MODEL_WEIGHTS": "mode", "WEIGHTS_STORAGE_CLASS": "storage_class", "WEIGHTS_ACCESS_MODE": "access_mode",
-           "DOWNLOADER_IMAGE": "image"}
+# The --model-weights settings: plugin.env name -> setting (frontend.SETTINGS). Empty or unset: not given.
+WEIGHTS = {env_name(ARGOCD_FRONT.name(key)): key for key in WEIGHTS_KEYS}
+# Array parameters (PARAM_<NAME>_0, _1, ... as Argo CD passes them; ARGOCD_ENV_<NAME>_0, ... in plugin.env).
+LISTS = ("node_selector", "tolerations", "env", "env_from")
+MAX_ITEMS = 64
 # a file holding OME's ConfigMap inferenceservice-config (docs/how-to/cluster-config-and-ingress.md)
 CLUSTER_CONFIG = "CLUSTER_CONFIG"
 
@@ -43,15 +49,31 @@ def flag_values(environ: dict) -> dict[str, bool]:
     return {name: switch(environ, name) for name in FLAGS}
 
 
-def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict[str, str]]:
-    """The --model-weights mode and settings from PARAM_<NAME>, else ARGOCD_ENV_<NAME> (empty: not given), and the
-    values given, by variable name."""
-    given = {name: parameter(environ, name) for name in WEIGHTS}
-    given = {name: value for name, value in given.items() if value != ""}
-    values = {option: given.get(name) for name, option in WEIGHTS.items()}
-    mode, settings = weights_options(values["mode"], values["storage_class"], values["access_mode"], values["image"],
-                                     {option: name for name, option in WEIGHTS.items()})
+def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict]:
+    """The --model-weights mode and settings from PARAM_<NAME>, else ARGOCD_ENV_<NAME> (empty: not given; an array
+    parameter's items PARAM_<NAME>_0, _1, ...), and the values given, by setting."""
+    given = {}
+    for name, key in WEIGHTS.items():
+        value = array_parameter(environ, name) if key in LISTS else parameter(environ, name)
+        if value not in ("", []):
+            given[key] = value
+    mode, settings = weights_options(given, {key: name for name, key in WEIGHTS.items()}, ARGOCD_FRONT)
     return mode, settings, given
+
+
+def array_parameter(environ: dict, name: str) -> list[str]:
+    """An array parameter's items, in order: PARAM_<NAME>_<N> (Argo CD's form), else ARGOCD_ENV_<NAME>_<N>."""
+    for prefix in (f"PARAM_{name}_", f"ARGOCD_ENV_{name}_"):
+        found = {}
+        for key, value in environ.items():
+            index = key[len(prefix):] if key.startswith(prefix) else ""
+            if index.isascii() and index.isdigit() and len(index) < 4:
+                found[int(index)] = value
+        if len(found) > MAX_ITEMS:
+            raise OmeError(f"{name} has {len(found)} items; at most {MAX_ITEMS}")
+        if found:
+            return [found[i] for i in sorted(found)]
+    return []
 
 
 CMP_WORK_DIR = "_cmp_server"   # argocd-cmp-server unpacks each request's tree in <work dir>/_cmp_server/<request>
@@ -153,7 +175,6 @@ def cluster_setting(environ: dict) -> tuple:
 # ---------------------------------------------------------------- the app's OMERender config (discovery's marker)
 
 MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender config in the app's directory
-CONFIG_FIELDS = "noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict, allow"
 
 
 def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:
@@ -174,8 +195,8 @@ def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options
         return rest, None   # a bare marker: the Application's options apply
     if flag_names:
         raise OmeError(f"{', '.join(flag_names)}: this app's directory holds the OMERender config {config.file}; set "
-                       f"its options in that config's spec ({CONFIG_FIELDS}), not in the Application's plugin env or "
-                       f"parameters")
+                       f"{in_config(flag_names)} in that config's spec instead, not in the Application's plugin env "
+                       f"or parameters")
     try:
         options = function_options(config.data)
     except OmeError as err:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field as dc_field
 import yaml
 
 from omerender.errors import Message, OmeError
+from omerender.ome.frontend import in_config
 from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, Result, render
@@ -96,11 +97,13 @@ def tool() -> tuple[str, str]:
 def build(directory: str, boundary: str, options: Options | None = None,
           flag_names: tuple[str, ...] = (), hint: str = "", timeout: float = DEFAULT_TIMEOUT,
           remote: bool = True, flags_from: str = ARGOCD_FLAGS, pipeline_only: bool = False,
-          extra: tuple[str, ...] = (), extra_name: str = "CLUSTER_CONFIG", inputs_only: bool = False) -> Built:
+          extra: tuple[str, ...] = (), extra_name: str = "CLUSTER_CONFIG", inputs_only: bool = False,
+          default_options: Options | None = None) -> Built:
     """Build ``directory`` on the path :func:`kbuild.decide` picks.
 
     ``options`` come from the caller (Argo CD's env/parameters, ``flags_from``); naming them (``flag_names``)
-    where the tree holds an OMERender config is an error, so the two can't silently disagree.
+    where the tree holds an OMERender config is an error, so the two can't silently disagree. Without ``options``,
+    the config's apply, else ``default_options`` (the caller's front end, with nothing set).
     ``pipeline_only`` (render, diff): a tree that needs the function path is an error naming ``omerender build``.
     kustomize gets ``timeout``
     seconds; ``remote`` False refuses remote bases. ``extra`` files (the cluster configuration ``extra_name``
@@ -130,8 +133,9 @@ def build(directory: str, boundary: str, options: Options | None = None,
                                f"run: omerender build {directory}")
             run = Run(name, binary, work, base, timeout)
             if plan.path == "pipeline":
-                return _pipeline(tree, plan, run, options or _config_options(plan.config), extra, extra_name,
-                                 inputs_only)
+                chosen = options or (_config_options(plan.config) if plan.config is not None or default_options is None
+                                     else default_options)
+                return _pipeline(tree, plan, run, chosen, extra, extra_name, inputs_only)
             if extra:
                 raise OmeError(f"{extra_name} can't be added to this build: {plan.reason}, so kustomize runs "
                                f"omerender inside the build; list the ConfigMap inferenceservice-config under "
@@ -235,9 +239,8 @@ def remote_setting(flag_off: bool, environ: dict) -> bool:
 
 def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], remote: bool, flags_from: str) -> None:
     if tree.refs and flag_names:
-        raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set its "
-                       f"options in that config's spec (noModelNodeSelector, keepInputs, podMonitors, modelWeights, strict), not "
-                       f"{flags_from}")
+        raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set "
+                       f"{in_config(flag_names)} in that config's spec instead, not {flags_from}")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "

@@ -2,8 +2,10 @@
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
 with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, the
-strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, and ``allow``: the codes
-of warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
+strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, the download Job's
+``weightsNodeSelector``, ``weightsTolerations``, ``downloaderResources``, ``weightsWaitResources``,
+``downloadDeadline``, ``downloaderEnv``, ``downloaderEnvFrom``, and ``allow``: the codes of warnings ``strict``
+accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
 ``allow`` comma-separated) works too, as kpt passes it. Each result's ``tags.code`` is its message's code.
 """
 from __future__ import annotations
@@ -15,7 +17,8 @@ from omerender.errors import Message, OmeError, run_guarded, strict_error
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
-from omerender.ome.weights.settings import weights_options
+from omerender.ome.frontend import CONFIG_FRONT
+from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
 from omerender.yamlio import limits
 from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
@@ -24,11 +27,11 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
-                 "weightsStorageClass", "weightsAccessMode", "downloaderImage")
-# The --model-weights settings: strings, each named in an error as the config spells it.
-WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
-                  "image": "downloaderImage"}
+# The --model-weights settings, each named in an error as the config spells it.
+WEIGHTS_FIELDS = {key: CONFIG_FRONT.name(key) for key in WEIGHTS_KEYS}
+WEIGHTS_STRINGS = ("mode", "storage_class", "access_mode", "image")   # the rest: jobsettings reads each
+OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict",
+                 *WEIGHTS_FIELDS.values())
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
@@ -183,17 +186,18 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow)
+                   allow=allow, front=CONFIG_FRONT)
 
 
 def _weights(values: dict, where: str):
-    """The --model-weights mode and settings the config sets; a value that is not a string is an error."""
-    for key in WEIGHTS_FIELDS.values():
+    """The --model-weights mode and settings the config sets; a value of the wrong type is an error."""
+    for option in WEIGHTS_STRINGS:
+        key = WEIGHTS_FIELDS[option]
         if values.get(key) is not None and not isinstance(values[key], str):
             raise OmeError(f"{where}.{key} must be a string", field=f"{where}.{key}")
     names = {option: f"{where}.{key}" for option, key in WEIGHTS_FIELDS.items()}
     given = {option: values.get(key) for option, key in WEIGHTS_FIELDS.items()}
-    return weights_options(given["mode"], given["storage_class"], given["access_mode"], given["image"], names)
+    return weights_options(given, names, CONFIG_FRONT)
 
 
 def _allow(value, config: dict) -> frozenset[str]:

@@ -11,6 +11,7 @@ from omerender.suggest import did_you_mean
 from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
 from .benchmark.step import benchmark_jobs
+from .frontend import CLI_FRONT, FrontEnd
 from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
@@ -37,6 +38,7 @@ from .inert import warn_inert_fields, warn_inert_runtime_fields
 from . import misread
 from .workloads.storage import ModelStorage, check_volume_name, model_storage, overlay_storage
 from .weights.book import Book
+from .weights.placement import pod_specs
 from .weights.settings import AGENT, DOWNLOAD, WeightsSettings
 from .weights.source import is_pvc
 
@@ -55,6 +57,7 @@ class Options:
     model_weights: str = AGENT  # who puts the weights on the nodes: OME's model agent, or a Job (ome.weights)
     weights: WeightsSettings = WeightsSettings()  # the download Job's and claim's settings (download only)
     allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
+    front: FrontEnd = CLI_FRONT  # where the options were given: how a message's fix names a setting (frontend)
 
     @property
     def model_objects(self) -> bool:
@@ -106,7 +109,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     rendered: list[tuple[dict, Obj]] = []  # each object and the InferenceService it is rendered from
     facts: dict[tuple[str, str], IsvcFacts] = {}
     runtime_errors = {e.text for e in errors}
-    book = Book(options.weights)
+    book = Book(options.weights, options.front)
     used_models: dict[tuple, Obj] = {}
     failed: set[tuple[str, str]] = set()
     reported: set[int] = set()  # the errors appended below, by identity (kept alive in ``errors``)
@@ -151,6 +154,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
         report.warn(text, ref=model.ref, field="metadata.annotations", file=model.file, code="weights-size-guessed")
     for text, model in book.access_warnings():
         report.warn(text, ref=model.ref, file=model.file, code="weights-single-node-claim")
+    for text, model in book.placement_warnings():
+        report.warn(text, ref=model.ref, file=model.file, code="weights-placement-differs")
     return Result([obj for obj, _ in kept + rendered], report.messages, facts)
 
 
@@ -340,7 +345,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
     misread.warn_isvc(isvc, report)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
-                      book or Book(options.weights))
+                      book or Book(options.weights, options.front))
     components = [merge_component(name, spec, runtime_spec, report) for name in declared(spec)]
     for comp in components:
         resolve_mode(comp, spec, report)
@@ -370,8 +375,11 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
-    return mutate_workloads(_controller_objects(ctx, comp), comp.name,
-                            ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+    objects = mutate_workloads(_controller_objects(ctx, comp), comp.name,
+                               ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+    if ctx.options.model_weights == DOWNLOAD and ctx.staged_for_pods and comp.name != "router":
+        ctx.book.place(ctx.staged_for_pods, f"{ctx.isvc.name}/{comp.name}", [pod for obj in objects for pod in pod_specs(obj)])
+    return objects
 
 
 def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:

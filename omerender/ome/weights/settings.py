@@ -1,5 +1,6 @@
 """The render options of ``--model-weights``: the mode and the download settings, each checked with the name the
-user gave it (a CLI flag, a KRM function field, an Argo CD variable), so an error names what to fix."""
+user gave it (a CLI flag, a KRM function field, an Argo CD variable), so an error names what to fix
+(:mod:`.options` reads them all; :mod:`.jobsettings` checks the Job's own)."""
 from __future__ import annotations
 
 import re
@@ -17,6 +18,14 @@ READ_ONLY_MANY = "ReadOnlyMany"
 DEFAULT_IMAGE = "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
 MAX_IMAGE = 1024
 IMAGE_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]*")  # what an image reference is made of
+# Requests that a ResourceQuota namespace accepts and that a download of the largest catalog models fits in: the
+# downloader is network and disk bound; huggingface_hub holds a few chunks of each of its 8 parallel files.
+DOWNLOAD_RESOURCES = (("limits", "cpu", "2"), ("limits", "memory", "4Gi"),
+                      ("requests", "cpu", "500m"), ("requests", "memory", "1Gi"))
+WAIT_RESOURCES = (("limits", "cpu", "100m"), ("limits", "memory", "128Mi"),
+                  ("requests", "cpu", "10m"), ("requests", "memory", "64Mi"))
+# 8 hours: the catalog's largest model, Kimi-K2-Instruct (about 1 TB), at 36 MB/s (a 300 Mbit/s link or mirror).
+DEFAULT_DEADLINE = 28800
 
 
 @dataclass(frozen=True)
@@ -26,12 +35,22 @@ class WeightsSettings:
     storage_class: str | None = None   # None: the cluster's default StorageClass
     access_mode: str = "ReadWriteOnce"
     image: str = DEFAULT_IMAGE
+    node_selector: tuple | None = None  # (key, value) pairs; None with tolerations None: the serving pods' placement
+    tolerations: tuple | None = None    # Kubernetes tolerations
+    download_resources: tuple = DOWNLOAD_RESOURCES   # (group, resource, quantity): the download container's
+    wait_resources: tuple = WAIT_RESOURCES           # the same for the serving pods' wait step
+    deadline: int = DEFAULT_DEADLINE    # the Job's activeDeadlineSeconds
+    env: tuple = ()                     # (name, value) for the downloader
+    env_from: tuple = ()                # envFrom entries for the downloader
+
+    @property
+    def placed(self) -> bool:
+        """Whether the render sets the download's placement (else it takes the serving pods')."""
+        return self.node_selector is not None or self.tolerations is not None
 
 
-# The names of each setting as the CLI spells them; other front ends pass their own.
-CLI_NAMES = {"mode": "--model-weights", "storage_class": "--weights-storage-class",
-             "access_mode": "--weights-access-mode", "image": "--downloader-image"}
-DOWNLOAD_ONLY = ("storage_class", "access_mode", "image")
+DOWNLOAD_ONLY = ("storage_class", "access_mode", "image", "node_selector", "tolerations", "download_resources",
+                 "wait_resources", "deadline", "env", "env_from")
 
 
 def shown(value) -> str:
@@ -68,23 +87,3 @@ def check_image(value, name: str) -> str:
                        f'at most {MAX_IMAGE} characters), got "{shown(value)}"', field=name)
     return value
 
-
-def weights_options(mode, storage_class=None, access_mode=None, image=None,
-                    names: dict | None = None) -> tuple[str, WeightsSettings]:
-    """The mode and the settings from values as given (None: not given), checked; ``names`` says how each was
-    spelled (default: the CLI's flags), and each error's field is that name. A download setting given with ``agent``
-    is an error: it would do nothing."""
-    names = {**CLI_NAMES, **(names or {})}
-    mode = check_mode(AGENT if mode is None else mode, names["mode"])
-    given = {"storage_class": storage_class, "access_mode": access_mode, "image": image}
-    if mode == AGENT:
-        extra = [names[key] for key in DOWNLOAD_ONLY if given[key] is not None]
-        if extra:
-            raise OmeError(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} used only with "
-                           f"{names['mode']} download", field=extra[0])
-        return mode, WeightsSettings()
-    settings = WeightsSettings(
-        storage_class=None if storage_class is None else check_storage_class(storage_class, names["storage_class"]),
-        access_mode="ReadWriteOnce" if access_mode is None else check_access_mode(access_mode, names["access_mode"]),
-        image=DEFAULT_IMAGE if image is None else check_image(image, names["image"]))
-    return mode, settings

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from omerender.kube.apirules import SUBDOMAIN_MAX, dns1123_subdomain
+from ..frontend import CLI_FRONT, FrontEnd
 from ..load import Obj
 from .settings import shown
 
@@ -48,7 +49,7 @@ def is_pvc(model: Obj) -> bool:
     return isinstance(uri, str) and uri.startswith(PVC)
 
 
-def hf_source(model: Obj) -> HfSource:
+def hf_source(model: Obj, front: FrontEnd = CLI_FRONT) -> HfSource:
     """The model's Hugging Face source; an error for anything ``--model-weights download`` can't download."""
     storage = model.spec.get("storage") or {}
     if not isinstance(storage, dict):
@@ -59,7 +60,7 @@ def hf_source(model: Obj) -> HfSource:
         raise model.error(f"{model.kind} {model.name} has no spec.storage.storageUri: --model-weights download needs "
                           f"one to know what to download (hf://ORG/NAME[@REVISION])", field)
     if not uri.startswith(HF):
-        raise model.error(_scheme_problem(uri), field)
+        raise model.error(_scheme_problem(uri, front), field)
     repo_id, _, revision = uri[len(HF):].partition("@")
     revision = revision if "@" in uri else DEFAULT_REVISION
     if len(repo_id) > MAX_REPO_ID or not REPO_ID.fullmatch(repo_id):
@@ -74,9 +75,9 @@ def hf_source(model: Obj) -> HfSource:
     return HfSource(uri, repo_id, revision, secret, key)
 
 
-def _scheme_problem(uri: str) -> str:
+def _scheme_problem(uri: str, front: FrontEnd) -> str:
     scheme = uri.split("://", 1)[0] if "://" in uri else None
-    alternatives = "render with --model-weights agent (OME's model agent downloads it), or serve it from a pvc:// model"
+    alternatives = f"{front.set(('mode', 'agent'))} (OME's model agent downloads it), or serve it from a pvc:// model"
     if scheme in AGENT_SCHEMES:
         return (f"storageUri {scheme}://: --model-weights download downloads hf:// models only; {alternatives}")
     return (f'storageUri "{shown(uri)}" has no scheme OME knows; --model-weights download downloads hf:// models only; '
