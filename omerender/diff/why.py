@@ -48,7 +48,7 @@ def _switched(head: Side, key: tuple[str, str], old: IsvcFacts, new: IsvcFacts) 
         return f"spec.runtime names {new.runtime.name}" + ("" if not old.auto_selected else
                                                            f" (it was auto-selected: {old.runtime.name})")
     try:
-        evaluation, _ = explain_inputs(head.inputs, key[0], None, key[1])
+        evaluation, _, _ = explain_inputs(head.inputs, key[0], None, key[1])
     except OmeError:
         evaluation = None
     winner = evaluation.winner if evaluation is not None else None
