@@ -850,3 +850,21 @@ def test_revisions_diff_when_the_temporary_directory_is_reached_through_a_link(r
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "home" / "tmp"))
     monkeypatch.chdir(repo)
     assert diff_json("HEAD~1", "HEAD", "deploy") == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
+
+
+def test_markdown_cap_holds_with_a_runtime_of_1500_extended_resources(tmp_path):
+    """issue 41: the GPU table is cut like the sections, with a row counting what was left out."""
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    names = [f"vendor-{i:04d}.example.com/accelerator-with-a-rather-long-resource-name-{i:04d}" for i in range(1500)]
+    many = ", ".join(f"{name}: \"1\"" for name in names)
+    runtime = head / "runtime-sglang-8b.yaml"
+    runtime.write_text(runtime.read_text().replace('nvidia.com/gpu: "1"}', f'nvidia.com/gpu: "1", {many}}}'))
+    run = run_cli("diff", str(BASE), str(head), "--format", "markdown")
+    assert run.code == 0, run.stderr
+    comment = run.stdout
+    assert len(comment) <= 65_536
+    rows = [line for line in comment.splitlines() if line.startswith("| `vendor-")]
+    assert 0 < len(rows) < 1500
+    assert f"| {1500 - len(rows)} more rows left out | | | |" in comment.splitlines()
+    assert "| `llm/chat-a` and 2 more | changed | yes |" in comment  # the InferenceService table keeps its rows
