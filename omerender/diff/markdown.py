@@ -10,8 +10,9 @@ import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
 from .values import inline, printable
-from .report import (isvc_label, object_label, setting_text, shown_groups, summary, unified,
+from .report import (change_counts, isvc_label, object_label, setting_text, shown_groups, summary, unified,
                      warning_counts, warning_groups)
+from .why import cause_text
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -31,6 +32,9 @@ def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_L
     rows = [_row_line(_row(first, len(alike))) for first, *alike in groups]
     shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
     details = [_isvc_details(first, context, alike) for first, *alike in groups]
+    if result.generated:
+        details.append(_details(f"Generated objects: {change_counts(result.generated)}",
+                                [item for o in result.generated for item in _object_items(o, context, True)]))
     if result.objects:
         details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
                                 [item for o in result.objects for item in _object_items(o, context, True)]))
@@ -128,6 +132,8 @@ def _isvc_items(isvc: IsvcDiff, context: int | None) -> list[str]:
                      + (f" ({text(runtime['reason'])})" if runtime["reason"] else ""))
     items += [f"- accelerator class of {text(c['component'])}: {_arrow(c['base'], c['head'])}"
               for c in isvc.accelerators]
+    if isvc.causes:
+        items.append("- edited: " + "; ".join(text(cause_text(c)) for c in isvc.causes))
     for change in isvc.objects:
         items += _object_items(change, context)
     return items
