@@ -264,13 +264,13 @@ InferenceService llm/batch: changed, pods roll out
   runtime: srt-llama-3-3-70b-a100-l40s (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
   accelerator class of engine: nvidia-l40s
   ~ apps/v1 Deployment batch-engine
-      spec.template.spec.containers[0].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
+      spec.template.spec.containers[name=ome-container].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
 
 InferenceService llm/chat: changed, pods roll out
   runtime: srt-llama-3-3-70b-a100-l40s (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
   accelerator class of engine: nvidia-a100
   ~ apps/v1 Deployment chat-engine
-      spec.template.spec.containers[0].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
+      spec.template.spec.containers[name=ome-container].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
 """
 
 
@@ -324,7 +324,7 @@ No changes.
 
 - runtime: `srt-llama-3-3-70b-a100-l40s` (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
 - accelerator class of engine: `nvidia-l40s`
-- changed `apps/v1 Deployment batch-engine`: `spec.template.spec.containers[0].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
+- changed `apps/v1 Deployment batch-engine`: `spec.template.spec.containers[name=ome-container].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
 
 </details>
 
@@ -332,7 +332,7 @@ No changes.
 
 - runtime: `srt-llama-3-3-70b-a100-l40s` (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
 - accelerator class of engine: `nvidia-a100`
-- changed `apps/v1 Deployment chat-engine`: `spec.template.spec.containers[0].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
+- changed `apps/v1 Deployment chat-engine`: `spec.template.spec.containers[name=ome-container].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
 
 </details>
 """

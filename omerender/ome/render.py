@@ -106,6 +106,8 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
 def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report = Report()
     report.extend(inputs.messages)
+    if inputs.isvcs and inputs.cluster_config is CHART_DEFAULTS:
+        report.info(CHART_DEFAULTS_NOTE, code="chart-defaults")
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
     if options.pod_monitors:
