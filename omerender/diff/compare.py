@@ -218,7 +218,8 @@ def _keyed_changes(base: list, head: list, path: str, field: str, merge_key: str
 
 
 def _text(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    """A key's value as text, whatever YAML made of it (a number, a map, a timestamp)."""
+    return value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
 
 
 def _key_text(value: str, merge_key: str | None) -> str:
