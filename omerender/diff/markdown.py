@@ -17,17 +17,20 @@ from .why import cause_text
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
 LEFT_OUT_ROOM = 300  # for the line saying what was left out
+# The GPU table may take half the room left, and at least this much: a PATH's share of a comment of several is
+# small, and a table of a few rows must still show (the comment leaves out a whole PATH that doesn't fit)
+GPU_FLOOR = 2_000
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 
 
 def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT, heading: bool = True) -> str:
     """The comment, within ``limit`` characters: the summary table always, then as many rows of the GPU table
-    as fit in half of what is left, as many rows of the InferenceService table and as many folded details as fit,
+    as fit in half of what is left (:data:`GPU_FLOOR` at least), as many rows of the InferenceService table and as many folded details as fit,
     saying how many were left out. ``heading``: start with ``### omerender diff`` (not for one PATH's section of
     :mod:`.bypath`)."""
     groups = shown_groups(result, context)
     budget = limit - _size([HEADING, _counts(result)]) - LEFT_OUT_ROOM
-    gpus = [_gpu_table(result.gpus, budget // 2)] if result.gpus else []
+    gpus = [_gpu_table(result.gpus, max(budget // 2, GPU_FLOOR))] if result.gpus else []
     budget -= _size(gpus)
     rows = [_row_line(_row(first, len(alike))) for first, *alike in groups]
     shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
