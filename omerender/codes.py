@@ -55,6 +55,10 @@ _ALL = [
     _i("older-ome-configmap", "The cluster's inferenceservice-config lacks keys OME v1.3's Helm chart writes (an older "
        "OME's ConfigMap); OME v1.3 uses its defaults for them, as the render does.",
        "Add the keys with the values you mean, or accept the defaults."),
+    _i("chart-defaults", "The render has no inferenceservice-config ConfigMap (none among the inputs, no "
+       "--cluster-config): OME v1.3's Helm chart defaults apply, among them no Ingress or route for any "
+       "InferenceService.", "Give the cluster's ConfigMap (kubectl get configmap inferenceservice-config -n ome -o "
+       "yaml) as --cluster-config FILE or among the inputs, or accept the chart's defaults."),
     # Selection (selection.md)
     _w("auto-selected-runtime", "The InferenceService names no runtime; OME's webhook chooses one by the model, "
        "as omerender did.", "Name the runtime in spec.runtime.name, or accept the choice with "

@@ -83,6 +83,16 @@ class Run:
         return [(o["kind"], o["metadata"]["name"]) for o in self.objects]
 
 
+# The info every render with InferenceServices and no cluster ConfigMap prints once, first (issue 40), as
+# ``Run.lines`` shows it (``CHART_DEFAULTS_CODED``: as printed)
+CHART_DEFAULTS_INFO = ("info: no ConfigMap inferenceservice-config among the inputs and no --cluster-config: OME v1.3's "
+                       "Helm chart defaults apply (no Ingress or route, at most 3 engine replicas, nvidia.com/gpu the "
+                       "only GPU resource); to render with the cluster's, give `kubectl get configmap "
+                       "inferenceservice-config -n ome -o yaml` as --cluster-config FILE or among the inputs")
+CHART_DEFAULTS_CODED = CHART_DEFAULTS_INFO + " [chart-defaults]"
+CHART_DEFAULTS_NOTICE = "::notice title=chart-defaults::" + CHART_DEFAULTS_INFO[len("info: "):]
+
+
 def run_cli(*args: str, input: str | None = None) -> Run:
     result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
     return Run(result.exit_code, result.stdout, unplaced(result.stderr), uncoded(result.stderr), result.stderr)

@@ -1,7 +1,7 @@
 """Accelerator classes end to end through the CLI (accelerators.md §7 rows that need the whole pipeline)."""
 import yaml
 
-from conftest import render_objects, validate_k8s
+from conftest import CHART_DEFAULTS_INFO, render_objects, validate_k8s
 from test_accelerators import ISVC70, L40S, RT70
 
 MODEL70 = {
@@ -25,7 +25,7 @@ def test_a24_child_inherits_the_pool_and_a_missing_class_is_skipped():
     isvc["spec"]["acceleratorSelector"] = {"policy": "FirstAvailable"}
     run = render_objects([yaml.safe_load(L40S), profile, child, MODEL70, isvc])
     assert run.code == 0, run.stderr
-    assert run.lines == [
+    assert run.lines == [CHART_DEFAULTS_INFO, 
         'warning: <stdin>: ClusterServingRuntime sglang-child: accelerator class "nvidia-h100" inherited from '
         'ClusterServingRuntime/sglang-profile in acceleratorRequirements.acceleratorClasses is not in the input',
         "info: <stdin>: InferenceService llama-demo/llama-3-3-70b-instruct: engine: accelerator class nvidia-h100 "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from conftest import CHART_DEFAULTS_CODED
 from test_build_limits import slow_kustomize  # a kustomize that never finishes, noting its process ids
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -331,11 +332,11 @@ def test_strict_fails_the_sync_on_a_warning(tmp_path):
                "for model llama-3-2-3b-instruct [auto-selected-runtime]")
     plain = cmp(tmp_path / "a", "apps/plain", env={"STRICT": "true"})
     assert (plain.returncode, plain.stdout) == (1, "")
-    assert plain.stderr.splitlines() == [f"warning: ./isvc.yaml:3:1: {warning}",
+    assert plain.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: ./isvc.yaml:3:1: {warning}",
                                          "error: 1 warning, and --strict makes every warning fail the run"]
     built = cmp(tmp_path / "b", "fixtures/quickstart", parameters=[{"name": "strict", "string": "true"}])
     assert (built.returncode, built.stdout) == (1, "")
-    assert built.stderr.splitlines() == [f"warning: isvc.yaml: {warning}",
+    assert built.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml: {warning}",
                                          "error: 1 warning, and --strict makes every warning fail the run"]
     assert cmp(tmp_path / "c", "fixtures/quickstart", env={"STRICT": "false"}).returncode == 0
 

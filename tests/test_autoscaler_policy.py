@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from conftest import render_objects
+from conftest import CHART_DEFAULTS_INFO, render_objects
 from omerender.errors import OmeError
 from omerender.ome.cluster.settings import AutoscalerPolicyConfig, ClusterConfig, MetricProvider
 from omerender.ome.workloads.autoscaler_policy import Context, compile_template, render_block
@@ -82,7 +82,7 @@ def test_an_hpa_policy_renders_the_hpa_verbatim(F):
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": ENGINE},
         "minReplicas": 1, "maxReplicas": 2, "metrics": [CPU_60],
         "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}}}
-    assert run.lines == []
+    assert run.lines == [CHART_DEFAULTS_INFO]
 
 
 def test_an_hpa_policy_without_hpa_gets_cpu_80(F):
@@ -232,7 +232,7 @@ def test_an_inline_block_outranks_the_ref(F):
     F["isvc"]["spec"]["engine"]["autoscaler"] = {"class": "HPA"}
     run = ok(with_ref(F, keda_policy()))
     assert ("HorizontalPodAutoscaler", ENGINE) in run.kinds()
-    assert run.lines == [f'info: <stdin>: {ISVC}: spec.engine.autoscalerPolicyRef "activity" is shadowed: the inline '
+    assert run.lines == [CHART_DEFAULTS_INFO, f'info: <stdin>: {ISVC}: spec.engine.autoscalerPolicyRef "activity" is shadowed: the inline '
                          f"autoscaler block outranks it"]
 
 
@@ -335,7 +335,7 @@ def test_the_standard_policy_is_valid_until_it_meets_a_cluster(F):
                      'inferenceservice="{{ .ISVCName }}",component=~"engine|decoder"}) > bool 0) * {{ .MaxReplicas }})'})],
         "fallback": {"failureThreshold": 3, "replicas": {"fromComponent": "MaxReplicas"}}}}
     objects = list(copy.deepcopy(F).values()) + [policy("request-activity-v1", spec)]
-    assert ok(objects).lines == []
+    assert ok(objects).lines == [CHART_DEFAULTS_INFO]
 
 
 def test_the_rendered_block_meets_the_checks_of_an_inline_one(F):

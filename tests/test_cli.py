@@ -6,7 +6,7 @@ from importlib import metadata
 
 import yaml
 
-from conftest import FIXTURES, ROOT, render_objects, run_cli, worked_example
+from conftest import CHART_DEFAULTS_INFO, FIXTURES, ROOT, render_objects, run_cli, worked_example
 
 from omerender import __version__
 
@@ -32,7 +32,7 @@ def test_version_and_help():
 def test_quickstart_renders_the_seed_example_with_auto_selection():
     run = run_cli("render", str(FIXTURES / "quickstart"))
     assert run.code == 0
-    assert run.lines == ["warning: " + str(FIXTURES / "quickstart" / "isvc.yaml") + ": InferenceService "
+    assert run.lines == [CHART_DEFAULTS_INFO, "warning: " + str(FIXTURES / "quickstart" / "isvc.yaml") + ": InferenceService "
                          "llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected for model "
                          "llama-3-2-3b-instruct"]
     assert run.kinds() == [("ClusterBaseModel", "llama-3-2-3b-instruct"), ("Namespace", "llama-demo"),
@@ -214,7 +214,8 @@ def test_named_runtime_without_declared_support_renders_with_a_warning():
     objs["model"]["spec"]["modelArchitecture"] = "MistralForCausalLM"
     run = render_objects(list(objs.values()))
     assert run.code == 0
-    (line,) = run.lines
+    (chart, line) = run.lines
+    assert chart == CHART_DEFAULTS_INFO
     assert line.startswith('warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: runtime '
                            '"srt-llama-3-2-3b-instruct" does not declare support for model "llama-3-2-3b-instruct" '
                            '(runtime srt-llama-3-2-3b-instruct does not support model safetensors: ')
@@ -274,7 +275,7 @@ def test_legacy_predictor():
     objs["isvc"]["spec"]["predictor"] = {"model": {"baseModel": "x"}}
     run = render_objects(list(objs.values()))
     assert run.code == 0
-    assert run.lines == ["warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.predictor is "
+    assert run.lines == [CHART_DEFAULTS_INFO, "warning: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: spec.predictor is "
                          "ignored because spec.engine is set"]
 
 

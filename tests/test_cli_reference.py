@@ -91,4 +91,4 @@ def test_help_text_stays_text_in_markdown():
     generate = generator()
     assert generate._prose("RUNTIME is <name> or `a|<b>`") == "RUNTIME is \\<name> or `a|<b>`"
     assert generate._prose("*.safetensors, model_index.json, _x_") == "\\*.safetensors, model_index.json, \\_x\\_"
-    assert "RUNTIME is \\<name>, ClusterServingRuntime/\\<name>" in section(PAGE.read_text(), "omerender tree")
+    assert "KIND/NAME is \\<name> (when one input has it), KIND/\\<name>" in section(PAGE.read_text(), "omerender tree")

@@ -14,7 +14,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import FIXTURES, run_cli
+from conftest import CHART_DEFAULTS_CODED, FIXTURES, run_cli
 from test_overlays import edit, git, write
 
 CFG = "cfg/inferenceservice-config.yaml"
@@ -110,7 +110,7 @@ def test_config_explain_and_tree_of_the_overlay_agree_with_build(repo):
 
     explain = run_cli("explain", "--isvc", ISVC, "-n", NS, "--cluster-config", CFG, "overlays/prod")
     assert explain.code == 0, explain.stderr
-    assert explain.stderr.splitlines()[-1] == "Selected: sglang-llama-3-2-3b (Cluster): only compatible runtime"
+    assert explain.stderr.splitlines()[-1] == "Selected: sglang-llama-3-2-3b (Cluster): pinned by spec.runtime.name"
     deployment = next(o for o in yaml.safe_load_all(run_cli("build", "overlays/prod").stdout)
                       if o["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == NS
@@ -309,3 +309,72 @@ def test_a_newline_in_the_path_cannot_forge_an_error_line(repo):
     for target in ("base", "overlays/prod"):
         run = run_cli("config", "--cluster-config", "a\nerror: forged", target)
         assert (run.code, run.stdout, run.lines) == (1, "", ['error: --cluster-config "a\\nerror: forged": no such file'])
+
+
+# ---------------------------------------------------------------- issue 40: no silent default
+
+
+def test_without_a_configmap_a_render_says_once_that_the_charts_defaults_apply(repo):
+    """Once per render, first, with its code; not with the ConfigMap among the inputs or named, nor without an
+    InferenceService (nothing the ConfigMap decides is rendered)."""
+    run = run_cli("render", "base")
+    assert run.code == 0, run.stderr
+    assert run.printed.splitlines().count(CHART_DEFAULTS_CODED) == 1
+    assert run.printed.splitlines()[0] == CHART_DEFAULTS_CODED
+    assert not hostnames(run.stdout)  # the chart turns ingress creation off: the info says so
+    for given in (("--cluster-config", CFG, "base"), ("base", CFG), ("--cluster-config", CFG, "overlays/prod")):
+        named = run_cli("render", *given)
+        assert named.code == 0, named.stderr
+        assert "chart-defaults" not in named.printed
+    no_service = run_cli("render", "base/model.yaml", "base/runtime.yaml")
+    assert no_service.code == 0 and "chart-defaults" not in no_service.printed
+    overlay = run_cli("render", "overlays/prod")
+    assert overlay.printed.splitlines().count(CHART_DEFAULTS_CODED) == 1
+
+
+def test_the_option_naming_a_file_among_the_inputs_is_one_configmap_not_an_error(repo):
+    """docs: a --cluster-config beside a ConfigMap among the inputs fails only when they are two files."""
+    shutil.copy(repo / CFG, repo / "base" / "cluster.yaml")
+    run = run_cli("render", "--cluster-config", "base/cluster.yaml", *(f"base/{n}.yaml" for n in (
+        "cluster", "isvc", "model", "runtime")))
+    assert run.code == 0, run.stderr
+    assert hostnames(run.stdout) == {"llm.prod.example.net", "llm.example.org"}
+
+
+OLDER_INGRESS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config, namespace: ome}
+data:
+  ingress: |-
+    {
+        "ingressGateway" : "knative-serving/knative-ingress-gateway",
+        "knativeLocalGatewayService" : "knative-local-gateway.istio-system.svc.cluster.local",
+        "localGateway" : "knative-serving/knative-local-gateway",
+        "localGatewayService" : "knative-local-gateway.istio-system.svc.cluster.local",
+        "ingressService" : "istio-ingressgateway.istio-system.svc.cluster.local",
+        "ingressDomain"  : "svc.cluster.local",
+        "disableIngressCreation": true
+    }
+  deploy: |-
+    {"defaultDeploymentMode": "RawDeployment"}
+"""
+
+
+def test_older_omes_gateway_keys_pass_strict_where_the_older_configmap_info_explains_them(repo):
+    """OME's own config/ ConfigMap carries KServe's local gateway keys of older releases: the older-ome-configmap
+    info names them, and --strict passes; in a ConfigMap with every key of v1.3's chart they are still warned
+    about."""
+    write(repo / "cfg" / "older.yaml", OLDER_INGRESS)
+    run = run_cli("render", "--strict", "--allow", "auto-selected-runtime", "--cluster-config", "cfg/older.yaml", "base")
+    assert run.code == 0, run.stderr
+    assert "[unknown-field]" not in run.printed
+    (info,) = [line for line in run.lines if OLDER in line]
+    assert info.endswith("; it also sets ingress.knativeLocalGatewayService, ingress.localGateway, "
+                         "ingress.localGatewayService, which older releases read and OME v1.3 ignores")
+    chart = (FIXTURES.parent / "omerender" / "ome" / "cluster" / "chart_defaults.yaml").read_text()
+    write(repo / "cfg" / "current.yaml", chart.replace('"ingressService"', '"localGateway": "x/y", "ingressService"'))
+    run = run_cli("render", "--strict", "--allow", "auto-selected-runtime", "--cluster-config", "cfg/current.yaml",
+                  "base")
+    assert OLDER not in run.printed  # a ConfigMap the info does not explain keeps the warning
+    assert run.code == 1 and "unknown field localGateway is ignored" in run.printed

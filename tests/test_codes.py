@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURES, ROOT, run_cli, worked_example
+from conftest import (CHART_DEFAULTS_CODED, CHART_DEFAULTS_INFO, CHART_DEFAULTS_NOTICE, FIXTURES, ROOT, run_cli,
+                      worked_example)
 from omerender.codes import CODES
 from omerender.errors import Message, Report, strict_error
 
@@ -133,8 +134,9 @@ def test_the_check_names_the_file_and_line_of_a_call_without_a_code():
 def test_the_code_ends_the_message_line():
     run = run_cli("render", str(QUICKSTART))
     assert run.code == 0
-    assert run.printed.splitlines() == [f"warning: {QUICKSTART}/isvc.yaml:3:1: {AUTO} [auto-selected-runtime]"]
-    assert run.codes == ["auto-selected-runtime"]
+    assert run.printed.splitlines() == [CHART_DEFAULTS_CODED,
+                                        f"warning: {QUICKSTART}/isvc.yaml:3:1: {AUTO} [auto-selected-runtime]"]
+    assert run.codes == ["chart-defaults", "auto-selected-runtime"]
 
 
 # ---------------------------------------------------------------- --allow
@@ -142,7 +144,7 @@ def test_the_code_ends_the_message_line():
 def test_the_documented_ci_example_passes_on_the_quickstart():
     run = run_cli("render", "--strict", "--allow", "auto-selected-runtime", str(QUICKSTART))
     assert run.code == 0, run.stderr
-    assert run.lines == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: {QUICKSTART}/isvc.yaml: {AUTO}"]
     assert run.objects == run_cli("render", str(QUICKSTART)).objects
     messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
     assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
@@ -155,7 +157,7 @@ def test_allow_accepts_only_the_codes_it_names():
     run = run_cli("render", "--strict", "--allow", "removed-field,pinned", "--allow", "preset-image",
                   str(QUICKSTART))
     assert (run.code, run.stdout) == (1, "")
-    assert run.lines == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}",
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: {QUICKSTART}/isvc.yaml: {AUTO}",
                          "error: 1 warning not allowed (--allow), and --strict makes every warning fail the run"]
 
 
@@ -195,7 +197,8 @@ def test_build_accepts_allowed_warnings(tmp_path):
     assert build("--strict").returncode == 1
     done = build("--strict", "--allow", "auto-selected-runtime")
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]"]
+    assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED,
+                                        f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]"]
 
 
 def test_folded_warnings_are_allowed_by_their_own_codes():
@@ -229,12 +232,13 @@ def test_function_results_carry_the_code_and_spec_allow_accepts_it():
     run = run_cli("fn", input=resource_list(quickstart_items(), {"strict": True}))
     out = yaml.safe_load(run.stdout)
     assert run.code == 1
-    assert out["results"][0]["tags"] == {"code": "auto-selected-runtime"}
-    assert out["results"][0]["message"] == AUTO
+    assert out["results"][0]["tags"] == {"code": "chart-defaults"}
+    assert out["results"][1]["tags"] == {"code": "auto-selected-runtime"}
+    assert out["results"][1]["message"] == AUTO
     run = run_cli("fn", input=resource_list(quickstart_items(), {"strict": True, "allow": ["auto-selected-runtime"]}))
     out = yaml.safe_load(run.stdout)
     assert run.code == 0, run.stderr
-    assert [r["tags"]["code"] for r in out["results"]] == ["auto-selected-runtime"]
+    assert [r["tags"]["code"] for r in out["results"]] == ["chart-defaults", "auto-selected-runtime"]
     assert out["items"]
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
                   "data": {"strict": "true", "allow": "removed-field, auto-selected-runtime"}}
@@ -270,7 +274,7 @@ def test_argocd_allow_parameter(tmp_path):
     assert argocd(tmp_path / "a", {"PARAM_STRICT": "true"}).returncode == 1
     done = argocd(tmp_path / "b", {"PARAM_STRICT": "true", "PARAM_ALLOW": "auto-selected-runtime"})
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [f"warning: isvc.yaml: {AUTO} [auto-selected-runtime]"]
+    assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml: {AUTO} [auto-selected-runtime]"]
     done = argocd(tmp_path / "c", {"PARAM_STRICT": "true", "ARGOCD_ENV_ALLOW": "zzz\nerror: x"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == ['error: ALLOW: unknown message code "zzz\\nerror: x"; '
@@ -282,11 +286,11 @@ def test_argocd_allow_parameter(tmp_path):
 def test_messages_github_prints_annotations_on_their_lines():
     run = run_cli("render", "--messages", "github", str(QUICKSTART))
     assert run.code == 0
-    assert run.printed.splitlines() == [f"::warning file={QUICKSTART}/isvc.yaml,line=3,col=1,"
+    assert run.printed.splitlines() == [CHART_DEFAULTS_NOTICE, f"::warning file={QUICKSTART}/isvc.yaml,line=3,col=1,"
                                         f"title=auto-selected-runtime::{AUTO}"]
     run = run_cli("render", "--messages", "github", "--strict", str(QUICKSTART))
     assert (run.code, run.stdout) == (1, "")
-    assert run.printed.splitlines()[1] == "::error::1 warning, and --strict makes every warning fail the run"
+    assert run.printed.splitlines()[2] == "::error::1 warning, and --strict makes every warning fail the run"
 
 
 def test_messages_github_escapes_as_the_actions_toolkit_does(tmp_path):
@@ -295,7 +299,7 @@ def test_messages_github_escapes_as_the_actions_toolkit_does(tmp_path):
     run = run_cli("render", "--messages", "github", str(odd / "isvc.yaml"), str(odd / "runtime.yaml"),
                   str(odd / "model.yaml"))
     file = str(odd).replace("%", "%25").replace(":", "%3A").replace(",", "%2C")
-    assert run.printed.splitlines() == [f"::warning file={file}/isvc.yaml,line=3,col=1,"
+    assert run.printed.splitlines() == [CHART_DEFAULTS_NOTICE, f"::warning file={file}/isvc.yaml,line=3,col=1,"
                                         f"title=auto-selected-runtime::{AUTO}"]
     from omerender.cli.shell import github_line
     assert github_line(Message("info", "100% done\r\nnext", code="pinned")) == \
@@ -328,14 +332,14 @@ def test_one_input_with_many_codes_and_strict_allowing_some(tmp_path):
     run = run_cli("render", str(copy))
     at = f"{copy}/isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct:"
     assert run.code == 0
-    assert run.printed.splitlines()[1:4] == [
+    assert run.printed.splitlines()[2:5] == [
         f"warning: {at} overlay ClusterBaseModel no-such-overlay in spec.model.overlays[0] is not in the inputs; it "
         "is skipped [overlay-skipped]",
         f'warning: {at} ome.io/service-type "Balanced" is not ClusterIP, NodePort or LoadBalancer; using ClusterIP '
         "[invalid-service-type]",
         f"warning: {at} engine container ome-container mounts v0, which names no volume of the pod; the API server "
         "refuses such a pod [mount-without-volume]"]
-    assert run.codes == ["auto-selected-runtime", "overlay-skipped", "invalid-service-type"] + \
+    assert run.codes == ["chart-defaults", "auto-selected-runtime", "overlay-skipped", "invalid-service-type"] + \
         ["mount-without-volume"] * 97 + ["more-messages"]
     assert run.placed_lines[-1] == (f"warning: {at} 5 more warnings about this object are not shown: omerender "
                                     "prints at most 100 per object")

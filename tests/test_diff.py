@@ -60,7 +60,7 @@ def diff_json(*args, values: bool = False) -> dict:
 def unchanged(name: str, runtime: str = "sglang-8b", accelerators=()) -> dict:
     return {"namespace": "llm", "name": name, "status": "unchanged", "rollout": False,
             "runtime": {"base": runtime, "head": runtime, "reason": None}, "accelerators": list(accelerators),
-            "objects": []}
+            "edited": [], "objects": []}
 
 
 def deployment(name: str, *fields: str) -> dict:
@@ -80,13 +80,13 @@ def test_runtime_image_bump_rolls_every_inference_service_on_it(tmp_path):
 
     def rolled(name):
         return {"namespace": "llm", "name": name, "status": "changed", "rollout": True, "runtime": edited,
-                "accelerators": [],
-                "objects": [deployment(f"{name}-engine", "spec.template.spec.containers[0].image")]}
+                "accelerators": [], "edited": [],
+                "objects": [deployment(f"{name}-engine", "spec.template.spec.containers[name=ome-container].image")]}
 
     assert result == {"summary": summary(changed=3, unchanged=1, rollouts=3),
                       "inferenceServices": [unchanged("big", "sglang-70b", L40S), rolled("chat-a"),
                                             rolled("chat-b"), rolled("chat-c")],
-                      "gpus": UNCHANGED_GPUS, "objects": [], "warnings": NO_WARNINGS}
+                      "gpus": UNCHANGED_GPUS, "objects": [], "generated": [], "warnings": NO_WARNINGS}
 
 
 RELABELLED = ['metadata.annotations["ome.io/serving-runtime"]', 'metadata.labels["serving-runtime"]']
@@ -96,15 +96,15 @@ def switched(name: str, reason: str) -> dict:
     objects = [deployment(f"{name}-engine", *RELABELLED,
                           'spec.template.metadata.annotations["ome.io/serving-runtime"]',
                           'spec.template.metadata.labels["serving-runtime"]',
-                          "spec.template.spec.containers[0].args", "spec.template.spec.containers[0].command[2]",
-                          "spec.template.spec.containers[0].image")]
+                          "spec.template.spec.containers[name=ome-container].args", "spec.template.spec.containers[name=ome-container].command[2]",
+                          "spec.template.spec.containers[name=ome-container].image")]
     objects += [{"apiVersion": api, "kind": kind, "name": f"{name}-engine", "change": "changed",
                  "fields": RELABELLED}
                 for api, kind in (("v1", "Service"), ("autoscaling/v2", "HorizontalPodAutoscaler"),
                                   ("policy/v1", "PodDisruptionBudget"))]
     return {"namespace": "llm", "name": name, "status": "changed", "rollout": True,
             "runtime": {"base": "sglang-8b", "head": "vllm-8b", "reason": reason}, "accelerators": [],
-            "objects": objects}
+            "edited": [], "objects": objects}
 
 
 def test_priority_edit_flips_auto_selection_with_the_deciding_rule(tmp_path):
@@ -115,7 +115,7 @@ def test_priority_edit_flips_auto_selection_with_the_deciding_rule(tmp_path):
     assert result == {"summary": summary(changed=2, unchanged=2, rollouts=2),
                       "inferenceServices": [unchanged("big", "sglang-70b", L40S), switched("chat-a", reason),
                                             switched("chat-b", reason), unchanged("chat-c")],
-                      "gpus": UNCHANGED_GPUS, "objects": [],
+                      "gpus": UNCHANGED_GPUS, "objects": [], "generated": [],
                       "warnings": {"new": [auto_selected(head / "services.yaml", n, "vllm-8b") for n in ("chat-a", "chat-b")],
                                    "gone": [auto_selected(BASE / "services.yaml", n, "sglang-8b")
                                             for n in ("chat-a", "chat-b")]}}
@@ -157,13 +157,13 @@ def test_max_replicas_edit_changes_only_the_hpa_and_the_gpus_at_max(tmp_path):
         "inferenceServices": [
             unchanged("big", "sglang-70b", L40S), unchanged("chat-a"),
             {"namespace": "llm", "name": "chat-b", "status": "changed", "rollout": False,
-             "runtime": {"base": "sglang-8b", "head": "sglang-8b", "reason": None}, "accelerators": [],
+             "runtime": {"base": "sglang-8b", "head": "sglang-8b", "reason": None}, "accelerators": [], "edited": [],
              "objects": [{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "chat-b-engine",
                           "change": "changed", "fields": ["spec.maxReplicas"]}]},
             unchanged("chat-c")],
         "gpus": [{"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7},
                   "head": {"min": 4, "max": 11}}, UNCHANGED_GPUS[1]],
-        "objects": [], "warnings": NO_WARNINGS}
+        "objects": [], "generated": [], "warnings": NO_WARNINGS}
     run = run_cli("diff", str(BASE), str(head))
     assert run.code == 0 and run.stderr == ""
     assert run.stdout == """\
@@ -210,7 +210,7 @@ def test_accelerator_class_change_moves_gpus_between_classes(tmp_path):
     assert big == {"namespace": "llm", "name": "big", "status": "changed", "rollout": True,
                    "runtime": {"base": "sglang-70b", "head": "sglang-70b", "reason": None},
                    "accelerators": [{"component": "engine", "base": "nvidia-l40s", "head": "nvidia-h100"}],
-                   "objects": [deployment("big-engine", 'spec.template.spec.nodeSelector["nvidia.com/gpu.product"]')]}
+                   "edited": [], "objects": [deployment("big-engine", 'spec.template.spec.nodeSelector["nvidia.com/gpu.product"]')]}
     assert result["gpus"] == [
         UNCHANGED_GPUS[0],
         {"resource": "nvidia.com/gpu", "class": "nvidia-h100", "base": {"min": 0, "max": 0},
@@ -223,9 +223,9 @@ def test_gpu_count_change_in_a_runtime(tmp_path):
     result = diff_json(str(BASE), str(head_of(tmp_path, "gpu-count")))
     assert result["summary"] == summary(changed=3, unchanged=1, rollouts=3)
     assert result["inferenceServices"][1]["objects"] == [deployment(
-        "chat-a-engine", "spec.template.spec.containers[0].args[3]", "spec.template.spec.containers[0].env[1].value",
-        'spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]',
-        'spec.template.spec.containers[0].resources.requests["nvidia.com/gpu"]')]
+        "chat-a-engine", "spec.template.spec.containers[name=ome-container].args[3]", "spec.template.spec.containers[name=ome-container].env[PARALLELISM_SIZE].value",
+        'spec.template.spec.containers[name=ome-container].resources.limits["nvidia.com/gpu"]',
+        'spec.template.spec.containers[name=ome-container].resources.requests["nvidia.com/gpu"]')]
     assert result["gpus"] == [
         {"resource": "nvidia.com/gpu", "class": None, "base": {"min": 4, "max": 7}, "head": {"min": 8, "max": 14}},
         UNCHANGED_GPUS[1]]
@@ -417,7 +417,7 @@ def test_a_revision_against_the_work_tree_and_from_a_subdirectory(repo, monkeypa
     assert result["summary"] == summary(changed=1, unchanged=3)
     assert diff_json("HEAD~1", "HEAD", ".")["summary"] == summary(changed=3, unchanged=1, rollouts=3)
     assert diff_json("HEAD~1", "HEAD", "namespace.yaml") == {"summary": summary(), "inferenceServices": [],
-                                                             "gpus": [], "objects": [], "warnings": NO_WARNINGS}
+                                                             "gpus": [], "objects": [], "generated": [], "warnings": NO_WARNINGS}
 
 
 def test_warnings_of_a_revision_name_the_file_as_the_repository_does(repo, monkeypatch):
@@ -579,7 +579,8 @@ def test_edited_parent_runtime_and_a_renamed_runtime(tmp_path):
         "namespace": "llm", "name": "chat-c", "status": "changed", "rollout": True,
         "runtime": {"base": "sglang-8b", "head": "sglang-8b",
                     "reason": "edited: ClusterServingRuntime sglang-defaults, which sglang-8b inherits from"},
-        "accelerators": [], "objects": [deployment("chat-c-engine", "spec.template.spec.containers[0].env[0].value")]}
+        "accelerators": [], "edited": [],
+        "objects": [deployment("chat-c-engine", "spec.template.spec.containers[name=ome-container].env[SGLANG_LOG_LEVEL].value")]}
     services = head / "services.yaml"
     services.write_text(services.read_text().replace("runtime: {name: sglang-8b}", "runtime: {name: vllm-8b}"))
     renamed = diff_json(str(base), str(head))["inferenceServices"][3]
@@ -671,7 +672,7 @@ InferenceService llm/chat-a: changed, pods roll out
   the same changes in 402 more: {", ".join(others)}
   runtime: sglang-8b (edited: ClusterServingRuntime sglang-8b)
   ~ apps/v1 Deployment chat-a-engine
-      spec.template.spec.containers[0].image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64 -> \
+      spec.template.spec.containers[name=ome-container].image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64 -> \
 docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64
 """
     comment = run_cli("diff", str(base), str(head), "--format", "markdown").stdout
@@ -682,7 +683,7 @@ docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64
 
 - the same changes in: {", ".join(f"`{name}`" for name in others)}
 - runtime: `sglang-8b` (edited: ClusterServingRuntime sglang-8b)
-- changed `apps/v1 Deployment chat-a-engine`: `spec.template.spec.containers[0].image` \
+- changed `apps/v1 Deployment chat-a-engine`: `spec.template.spec.containers[name=ome-container].image` \
 `docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64` → `docker.io/lmsysorg/sglang:v0.5.6-cu129-amd64`
 
 </details>
@@ -850,3 +851,87 @@ def test_revisions_diff_when_the_temporary_directory_is_reached_through_a_link(r
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "home" / "tmp"))
     monkeypatch.chdir(repo)
     assert diff_json("HEAD~1", "HEAD", "deploy") == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
+
+
+def test_markdown_cap_holds_with_a_runtime_of_1500_extended_resources(tmp_path):
+    """issue 41: the GPU table is cut like the sections, with a row counting what was left out."""
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    names = [f"vendor-{i:04d}.example.com/accelerator-with-a-rather-long-resource-name-{i:04d}" for i in range(1500)]
+    many = ", ".join(f"{name}: \"1\"" for name in names)
+    runtime = head / "runtime-sglang-8b.yaml"
+    runtime.write_text(runtime.read_text().replace('nvidia.com/gpu: "1"}', f'nvidia.com/gpu: "1", {many}}}'))
+    run = run_cli("diff", str(BASE), str(head), "--format", "markdown")
+    assert run.code == 0, run.stderr
+    comment = run.stdout
+    assert len(comment) <= 65_536
+    rows = [line for line in comment.splitlines() if line.startswith("| `vendor-")]
+    assert 0 < len(rows) < 1500
+    assert f"| {1500 - len(rows)} more rows left out | | | |" in comment.splitlines()
+    assert "| `llm/chat-a` and 2 more | changed | yes |" in comment  # the InferenceService table keeps its rows
+
+
+# ---------------------------------------------------------------- issue 40: what each change is and why
+
+def _edited_class_and_revision(tmp_path: Path) -> Path:
+    """base with nvidia-l40s's node selector edited and llama-3-1-8b-instruct pinned to a revision."""
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    classes, models = head / "classes.yaml", head / "models.yaml"
+    classes.write_text(classes.read_text().replace("{nvidia.com/gpu.product: NVIDIA-L40S}",
+                                                   "{nvidia.com/gpu.product: NVIDIA-L40S-48GB}"))
+    models.write_text(models.read_text().replace("hf://meta-llama/Llama-3.1-8B-Instruct\n",
+                                                 "hf://meta-llama/Llama-3.1-8B-Instruct@" + "0123456789" * 4 + "\n"))
+    return head
+
+
+def test_an_accelerator_class_edit_is_named_as_the_reason(tmp_path):
+    head = _edited_class_and_revision(tmp_path)
+    result = diff_json(str(BASE), str(head))
+    big = result["inferenceServices"][0]
+    assert big["name"] == "big" and big["rollout"] is True
+    assert big["edited"] == [{"kind": "AcceleratorClass", "namespace": None, "name": "nvidia-l40s"}]
+    text = run_cli("diff", str(BASE), str(head)).stdout
+    assert ("InferenceService llm/big: changed, pods roll out\n  accelerator class of engine: nvidia-l40s\n"
+            "  edited: AcceleratorClass nvidia-l40s\n") in text
+    comment = run_cli("diff", str(BASE), str(head), "--format", "markdown").stdout
+    assert "\n- edited: AcceleratorClass nvidia-l40s\n" in comment
+
+
+def test_a_download_mode_model_revision_names_the_new_claim_and_job_as_generated_for_the_model(tmp_path):
+    head = _edited_class_and_revision(tmp_path)
+    run = run_cli("diff", "--model-weights", "download", str(BASE), str(head))
+    assert run.code == 0, run.stderr
+    model = "ClusterBaseModel llama-3-1-8b-instruct"
+    lines = run.stdout.splitlines()
+    assert "Generated objects: 2 added, 2 removed" in lines and "Pass-through objects" not in run.stdout
+    generated = lines[lines.index("Generated objects:") + 1:lines.index("Generated objects:") + 5]
+    assert [line.split(" (", 1)[1] for line in generated] == [
+        f"the weights claim of {model})", f"the weights download Job of {model})",
+        f"the weights claim of {model})", f"the weights download Job of {model})"]
+    assert [line.split()[:3] for line in generated] == [["+", "v1", "PersistentVolumeClaim"], ["+", "batch/v1", "Job"],
+                                                        ["-", "v1", "PersistentVolumeClaim"], ["-", "batch/v1", "Job"]]
+    assert f"  edited: {model}" in lines  # the InferenceServices on it name the model as the reason
+    result = diff_json("--model-weights", "download", str(BASE), str(head))
+    assert [(o["kind"], o["change"], o["origin"]) for o in result["generated"]] == [
+        ("PersistentVolumeClaim", "added", f"the weights claim of {model}"),
+        ("Job", "added", f"the weights download Job of {model}"),
+        ("PersistentVolumeClaim", "removed", f"the weights claim of {model}"),
+        ("Job", "removed", f"the weights download Job of {model}")]
+    assert result["objects"] == []
+    comment = run_cli("diff", "--model-weights", "download", str(BASE), str(head), "--format", "markdown").stdout
+    assert "<summary>Generated objects: 2 added, 2 removed</summary>" in comment
+    assert f"(the weights download Job of {model})`" in comment
+
+
+def test_a_cluster_setting_edit_is_named_for_the_services_it_changes(tmp_path):
+    head = tmp_path / "head"
+    shutil.copytree(BASE, head)
+    chart = (Path(__file__).resolve().parents[1] / "omerender" / "ome" / "cluster" / "chart_defaults.yaml").read_text()
+    (head / "cluster.yaml").write_text(chart.replace('"terminationGracePeriodSeconds": 600', '"terminationGracePeriodSeconds": 300'))
+    result = diff_json(str(BASE), str(head))
+    changed = [i for i in result["inferenceServices"] if i["status"] == "changed"]
+    assert changed and all(i["edited"] == [{"kind": "ConfigMap", "namespace": "ome", "name": "inferenceservice-config",
+                                            "settings": [c["setting"] for c in result["clusterConfig"]]}]
+                           for i in changed)
+    assert "  edited: ConfigMap ome/inferenceservice-config (" in run_cli("diff", str(BASE), str(head)).stdout

@@ -18,10 +18,10 @@ def test_a_runtime_gpu_change_shows_each_argument_env_value_and_quantity(tmp_pat
     assert run.code == 0
     assert """\
   ~ apps/v1 Deployment chat-a-engine
-      spec.template.spec.containers[0].args[3]: --tp-size=1 -> --tp-size=2
-      spec.template.spec.containers[0].env[1].value: 1 -> 2
-      spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]: 1 -> 2
-      spec.template.spec.containers[0].resources.requests["nvidia.com/gpu"]: 1 -> 2
+      spec.template.spec.containers[name=ome-container].args[3]: --tp-size=1 -> --tp-size=2
+      spec.template.spec.containers[name=ome-container].env[PARALLELISM_SIZE].value: 1 -> 2
+      spec.template.spec.containers[name=ome-container].resources.limits["nvidia.com/gpu"]: 1 -> 2
+      spec.template.spec.containers[name=ome-container].resources.requests["nvidia.com/gpu"]: 1 -> 2
 """ in run.stdout
 
 
@@ -78,7 +78,7 @@ def test_a_list_of_scalars_that_grew_is_shown_whole_and_shortened(tmp_path):
                                                                    "--mem-fraction-static=0.9"]
     (head / "d.yaml").write_text(json.dumps(deploy))
     run = run_cli("diff", str(base), str(head))
-    assert "      spec.template.spec.containers[0].args: [\"--a\"] -> " \
+    assert "      spec.template.spec.containers[name=c].args: [\"--a\"] -> " \
            "[\"--a\", \"--port=8080\", \"--tp-…, \"--mem-fraction-static=0.9\"]\n" in run.stdout
 
 
@@ -94,3 +94,34 @@ def test_the_shortening_rule():
     assert shorten("x" * 60) == "x" * 60
     assert shorten("a" * 29 + "b" * 2 + "c" * 30) == "a" * 29 + "…" + "c" * 30
     assert len(shorten("y" * 1000)) == 60
+
+
+def test_lists_kubernetes_merges_by_key_show_their_items_by_key(tmp_path):
+    """issue 40: env by the variable's name, containers and volumes by name, ports by containerPort, volumeMounts
+    by mountPath; an item one side lacks shows as absent; a key that could read as path syntax is quoted."""
+    def pod(env, ports, mounts):
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "llm"},
+                "spec": {"selector": {"matchLabels": {"app": "web"}},
+                         "template": {"metadata": {"labels": {"app": "web"}},
+                                      "spec": {"volumes": [{"name": "dshm", "emptyDir": {}}],
+                                               "containers": [{"name": "side", "image": "s"},
+                                                              {"name": "main", "image": "img", "env": env,
+                                                               "ports": ports, "volumeMounts": mounts}]}}}}
+    base = pod([{"name": "A", "value": "1"}, {"name": "PARALLELISM_SIZE", "value": "16"}],
+               [{"containerPort": 8080, "name": "http"}], [{"name": "dshm", "mountPath": "/dev/shm"}])
+    head = pod([{"name": "PARALLELISM_SIZE", "value": "2"}, {"name": "A", "value": "1"},
+                {"name": "x].y\n", "value": "z"}],
+               [{"containerPort": 8080, "name": "http1"}], [{"name": "dshm", "mountPath": "/dev/shm", "readOnly": True}])
+    (tmp_path / "base").mkdir(), (tmp_path / "head").mkdir()
+    (tmp_path / "base" / "d.yaml").write_text(json.dumps(base))
+    (tmp_path / "head" / "d.yaml").write_text(json.dumps(head))
+    run = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"))
+    main = "spec.template.spec.containers[name=main]"
+    assert f"      {main}.env[PARALLELISM_SIZE].value: 16 -> 2\n" in run.stdout
+    assert f'      {main}.env["x].y\\n"]\n' in run.stdout  # a whole item is not shown inline; its key is quoted
+    assert f"      {main}.ports[containerPort=8080].name: http -> http1\n" in run.stdout
+    assert f"      {main}.volumeMounts[mountPath=/dev/shm].readOnly: absent -> true\n" in run.stdout
+    result = json.loads(run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "-o", "json").stdout)
+    assert result["objects"][0]["fields"] == [f"{main}.env[PARALLELISM_SIZE].value", f'{main}.env["x].y\\n"]',
+                                              f"{main}.ports[containerPort=8080].name",
+                                              f"{main}.volumeMounts[mountPath=/dev/shm].readOnly"]

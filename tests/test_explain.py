@@ -132,11 +132,12 @@ def test_json_output():
     data = json.loads(result.stdout)
     assert data["namespace"] == "team-a" and data["model"] == {"kind": "BaseModel", "name": L3}
     assert data["rows"][0] == {"runtime": "team-llama", "scope": "Namespaced", "compatible": True, "priority": 1,
-                               "weight": 2, "score": 2, "reason": None}
+                               "weight": 2, "score": 2, "reason": None, "pinned": False}
+    assert data["pinned"] is False
     assert data["rows"][2] == {"runtime": "srt-llama-1b", "scope": "Cluster", "compatible": False, "priority": None,
                                "weight": None, "score": 2,
-                               "reason": "model size 3.21B is outside supported range [500M, 2B]"}
-    assert data["selected"] == {"runtime": "team-llama", "scope": "Namespaced",
+                               "reason": "model size 3.21B is outside supported range [500M, 2B]", "pinned": False}
+    assert data["selected"] == {"runtime": "team-llama", "scope": "Namespaced", "pinned": False,
                                 "tieBreak": "ServingRuntimes in the namespace come before ClusterServingRuntimes "
                                             "(vllm-llama (Cluster))"}
 
@@ -160,11 +161,62 @@ def test_55_no_runtimes():
     assert result.stderr == "No serving runtimes found in the selected namespace or at cluster scope.\n"
 
 
-def test_55_isvc_naming_a_runtime_is_hypothetical():
+PINNED_47 = """\
+RUNTIME           SCOPE        COMPATIBLE   PRIORITY   WEIGHT   REASON
+vllm-llama        Cluster      Pinned       2          6        -
+team-llama        Namespaced   Yes          1          2        -
+srt-llama-small   Cluster      Yes          3          6        -
+srt-llama-large   Cluster      Yes          3          6        -
+"""
+
+
+def test_55_isvc_naming_a_runtime_selects_it_and_ranks_the_others():
     result = invoke((isvc("svc", ns="llama-demo", model={"name": L3, "kind": "BaseModel"}, runtime="vllm-llama"),
                      *example_47()), "--isvc", "svc", "-n", "llama-demo")
-    assert result.exit_code == 0 and result.stdout == TABLE_47
-    assert result.stderr.splitlines()[0] == "Note: spec.runtime is explicit; automatic selection below is hypothetical."
+    assert result.exit_code == 0 and result.stdout == PINNED_47
+    assert result.stderr.splitlines() == [
+        "Note: spec.runtime.name pins vllm-llama; the other rows rank as automatic selection would if it were not "
+        "pinned.",
+        "Selected: vllm-llama (Cluster): pinned by spec.runtime.name"]
+
+
+def test_pinned_runtime_without_auto_select_is_selected_not_excluded():
+    objects = (cbm(L3), isvc("svc", ns="default", runtime="vllm-base"), csr("vllm-base", entries=[entry()]),
+               csr("vllm-auto", entries=[entry(auto=True)]))
+    result = invoke(objects, "--isvc", "svc")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:] == [
+        "vllm-base   Cluster   Pinned       -          -        -",
+        "vllm-auto   Cluster   Yes          1          2        -"]
+    assert result.stderr.splitlines()[-1] == "Selected: vllm-base (Cluster): pinned by spec.runtime.name"
+    data = json.loads(invoke(objects, "--isvc", "svc", "-o", "json").stdout)
+    assert data["pinned"] is True
+    assert data["selected"] == {"runtime": "vllm-base", "scope": "Cluster", "pinned": True, "warning": None}
+    assert [(r["runtime"], r["pinned"]) for r in data["rows"]] == [("vllm-base", True), ("vllm-auto", False)]
+
+
+def test_pinned_runtime_is_checked_as_the_webhook_checks_it():
+    # a named runtime whose size range misses the model: OME admits it with a warning (selection.md §4)
+    objects = (cbm(L3), isvc("svc", ns="default", runtime="small"), csr("small", size=("500M", "2B")))
+    result = invoke(objects, "--isvc", "svc")
+    assert result.stdout.splitlines()[1].split()[2] == "Pinned"
+    warning = ('runtime "small" does not declare support for model "llama-3-2-3b-instruct" (runtime small does not '
+               "support model safetensors: model size 3.21B is outside supported range [500M, 2B]); proceeding "
+               "because the runtime was named explicitly")
+    assert result.stderr.splitlines()[-1] == f"Selected: small (Cluster): pinned by spec.runtime.name; {warning}"
+    # disabled or missing: the webhook refuses it, and explain says so
+    objects = (cbm(L3), isvc("svc", ns="default", runtime="off"), csr("off", disabled=True))
+    result = invoke(objects, "--isvc", "svc")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[-1] == (
+        "Selected: none (spec.runtime.name pins off, which OME refuses: runtime off does not support model "
+        "llama-3-2-3b-instruct: cluster-scoped runtime off is disabled)")
+    data = json.loads(invoke(objects, "--isvc", "svc", "-o", "json").stdout)
+    assert data["selected"]["pinned"] is True and data["selected"]["scope"] is None
+    assert data["rows"][0]["pinned"] is False
+    result = invoke((cbm(L3), isvc("svc", ns="default", runtime="gone"), csr("there")), "--isvc", "svc")
+    assert "Selected: none (spec.runtime.name pins gone, which OME refuses: runtime gone does not support model " \
+           "llama-3-2-3b-instruct: runtime gone not found in namespace default or at cluster scope" in result.stderr
 
 
 def test_isvc_lookup_ignores_the_model_kind():
@@ -197,3 +249,24 @@ def test_servingruntime_and_cluster_runtime_of_one_name_are_two_rows():
     assert result.stdout.splitlines()[1:] == [
         "same      Namespaced   No           -          -        runtime is disabled",
         "same      Cluster      No           -          -        runtime is disabled"]
+
+
+def test_explain_names_the_runtime_every_pinning_ome_sample_uses():
+    """issue 40: each of OME's sample InferenceServices that sets spec.runtime.name, explained with what it renders
+    with (tests/samples.py), names that runtime as selected, pinned."""
+    from conftest import run_cli
+    from samples import sample_files, sample_input, sample_inputs
+    checked = 0
+    for rel in sample_files():
+        for obj in sample_inputs(rel):
+            runtime = ((obj.get("spec") or {}).get("runtime") or {}).get("name")
+            if obj.get("kind") != "InferenceService" or not runtime or not (obj["spec"].get("model") or {}).get("name"):
+                continue
+            meta = obj["metadata"]
+            run = run_cli("explain", "--isvc", meta["name"], "-n", meta.get("namespace", "default"), "-o", "json",
+                          "-", input=sample_input(rel))
+            assert run.code == 0, (rel, run.stderr)
+            selected = json.loads(run.stdout)["selected"]
+            assert (selected["runtime"], selected["pinned"], selected.get("refusal")) == (runtime, True, None), rel
+            checked += 1
+    assert checked > 20

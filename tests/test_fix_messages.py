@@ -191,7 +191,7 @@ def test_v13_fields_a_render_cannot_act_on_are_accepted_with_one_warning_each(tm
     run = run_cli("render", str(app))
     assert run.code == 0, run.stderr
     where = f"warning: {isvc}:{{}}: InferenceService llama-demo/llama-3-2-3b-instruct: "
-    assert run.placed_lines[1:] == [
+    assert run.placed_lines[2:] == [
         where.format("6:3") + "spec.rollout is ignored: OME rolls the OMENative components of each rollout group "
         "out together, by canary, blue-green or rolling update; a render does not: its workloads roll out as "
         "Kubernetes updates them",
@@ -206,7 +206,7 @@ def test_v13_fields_a_render_cannot_act_on_are_accepted_with_one_warning_each(tm
         "topology domains, Preferred or Required; a render places pods as Kubernetes schedules them",
         where.format("14:5") + "spec.engine.topologySpreadKey is ignored: OME spreads OMENative Instances across the "
         "topology domains of this node label; a render places pods as Kubernetes schedules them"]
-    assert run.placed_lines[0].endswith("Runtime sglang-llama-3-2-3b will be auto-selected for model "
+    assert run.placed_lines[1].endswith("Runtime sglang-llama-3-2-3b will be auto-selected for model "
                                         "llama-3-2-3b-instruct")
     plain = _quickstart(tmp_path / "plain")
     assert run.stdout == run_cli("render", str(plain)).stdout   # the fields change nothing rendered

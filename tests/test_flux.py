@@ -173,7 +173,7 @@ def test_check_of_a_missing_directory_says_so_and_how_to_create_it(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[-1] == (f"error: {tmp_path}/nothing: does not exist; create it: omerender "
                                             f"render {QUICKSTART} --keep-inputs --output-dir {tmp_path}/nothing")
-    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning", "error"]
+    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["info", "warning", "error"]
 
 
 def test_check_reports_render_errors_like_render(tmp_path):

@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from conftest import render_objects, run_cli
+from conftest import CHART_DEFAULTS_INFO, render_objects, run_cli
 from omerender.errors import Report
 from omerender.gorules.strconv import quote
 from omerender.gorules.text import equal_fold, trim_space
@@ -227,8 +227,9 @@ def test_the_render_refuses_it_with_an_error_line_and_nothing_on_stdout(F, monke
     bad_label_in_the_output(monkeypatch, "omerender.cli.app.render")
     run = render_objects(list(F.values()))
     assert (run.code, run.stdout) == (1, "")
-    assert len(run.lines) == 1 and run.lines[0].startswith("error: ") and "metadata.labels.team: the string" in \
-        run.lines[0] and "cannot be written as UTF-8" in run.lines[0]
+    assert len(run.lines) == 2 and run.lines[0] == CHART_DEFAULTS_INFO
+    assert run.lines[1].startswith("error: ") and "metadata.labels.team: the string" in run.lines[1] and \
+        "cannot be written as UTF-8" in run.lines[1]
 
 
 def test_the_function_refuses_it_with_an_error_line(F, monkeypatch):

@@ -47,7 +47,7 @@ def strip_path(obj):
 def test_fn_renders_the_worked_example_like_the_cli():
     code, out, _ = fn(resource_list(with_paths(list(worked_example().values()))))
     assert code == 0
-    assert "results" not in out
+    assert [(r["severity"], r["tags"]["code"]) for r in out["results"]] == [("info", "chart-defaults")]
     expected = load_yaml(ROOT / "tests" / "data" / "worked-example.expected.yaml")
     assert [strip_path(o) for o in out["items"]] == expected
 
@@ -85,8 +85,8 @@ def test_fn_warnings_are_results():
     objs["runtime"]["spec"]["containers"] = [{"name": "x"}]
     code, out, _ = fn(resource_list(list(objs.values())))
     assert code == 0
-    assert [r["severity"] for r in out["results"]] == ["warning"]
-    assert out["results"][0]["resourceRef"]["kind"] == "ClusterServingRuntime"
+    assert [r["severity"] for r in out["results"]] == ["info", "warning"]
+    assert out["results"][1]["resourceRef"]["kind"] == "ClusterServingRuntime"
 
 
 def test_function_config_options():
@@ -114,15 +114,16 @@ def test_strict_function_config_fails_on_a_warning_as_an_error_result():
                                          "data": {"strict": "true"}}):
         code, out, stderr = fn(resource_list(list(objs.values()), strict))
         assert (code, out["items"]) == (1, [])
-        assert [r["severity"] for r in out["results"]] == ["warning", "error"]
-        assert out["results"][1] == {"message": "1 warning, and strict: true in the functionConfig makes every "
+        assert [r["severity"] for r in out["results"]] == ["info", "warning", "error"]
+        assert out["results"][2] == {"message": "1 warning, and strict: true in the functionConfig makes every "
                                                 "warning fail the run", "severity": "error"}
         assert stderr.splitlines()[-1] == ("error: 1 warning, and strict: true in the functionConfig makes every "
                                            "warning fail the run")
     code, out, _ = fn(resource_list(list(worked_example().values()), config(strict=True)))
-    assert (code, "results" in out, len(out["items"])) == (0, False, 12)  # 11 rendered, the model (D3)
+    assert (code, len(out["items"])) == (0, 12)  # 11 rendered, the model (D3)
+    assert [r["tags"]["code"] for r in out["results"]] == ["chart-defaults"]  # an info fails no strict run
     code, out, _ = fn(resource_list(list(objs.values()), config(strict=False)))
-    assert (code, [r["severity"] for r in out["results"]]) == (0, ["warning"])
+    assert (code, [r["severity"] for r in out["results"]]) == (0, ["info", "warning"])
 
 
 def test_unknown_function_config_field_is_an_error_result():

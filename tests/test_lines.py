@@ -10,7 +10,7 @@ import pytest
 
 import yaml
 
-from conftest import FIXTURES, run_cli
+from conftest import CHART_DEFAULTS_INFO, FIXTURES, run_cli
 from omerender.gitops import krm
 from test_overlays import git, write
 
@@ -187,7 +187,7 @@ def test_warnings_about_removed_fields_point_at_them(F):
     assert run.code == 0, run.placed
     isvc = "InferenceService llama-demo/llama-3-2-3b-instruct"
     assert run.placed_lines == [
-        f"warning: <stdin>:{keda}:3: {isvc}: spec.kedaConfig was removed in OME v1.3 and is ignored",
+        CHART_DEFAULTS_INFO, f"warning: <stdin>:{keda}:3: {isvc}: spec.kedaConfig was removed in OME v1.3 and is ignored",
         f"warning: <stdin>:{metric}:5: {isvc}: spec.engine.scaleMetric was removed in OME v1.3 and is ignored"]
 
 

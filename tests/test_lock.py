@@ -597,7 +597,7 @@ def test_x27_accelerator_class_is_read_live_and_never_drifts():
 
 def test_check_reads_the_lock_as_render_does(tmp_path):
     """check renders with the lock (and takes --lock/--locked): a pinned service stays current after a runtime edit."""
-    from conftest import run_cli
+    from conftest import CHART_DEFAULTS_INFO, run_cli
     deploy = tmp_path / "deploy"
     deploy.mkdir()
     (deploy / "model.yaml").write_text(fx.MODEL)
@@ -609,8 +609,8 @@ def test_check_reads_the_lock_as_render_does(tmp_path):
     (deploy / "runtime.yaml").write_text(plain("0.85"))  # pinned: the render does not change
     check = run_cli("check", str(deploy), str(out))
     assert (check.code, check.stdout) == (0, "")
-    assert check.lines == [f"warning: {deploy}/isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: "
-                           + W_P1.format(R0)]
+    assert check.lines == [CHART_DEFAULTS_INFO, f"warning: {deploy}/isvc.yaml: InferenceService "
+                           "llama-demo/llama-3-2-3b-instruct: " + W_P1.format(R0)]
     moved = tmp_path / "elsewhere.lock.yaml"
     (deploy / "omerender.lock.yaml").rename(moved)
     stale = run_cli("check", str(deploy), str(out))

@@ -264,13 +264,13 @@ InferenceService llm/batch: changed, pods roll out
   runtime: srt-llama-3-3-70b-a100-l40s (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
   accelerator class of engine: nvidia-l40s
   ~ apps/v1 Deployment batch-engine
-      spec.template.spec.containers[0].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
+      spec.template.spec.containers[name=ome-container].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
 
 InferenceService llm/chat: changed, pods roll out
   runtime: srt-llama-3-3-70b-a100-l40s (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
   accelerator class of engine: nvidia-a100
   ~ apps/v1 Deployment chat-engine
-      spec.template.spec.containers[0].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
+      spec.template.spec.containers[name=ome-container].image: docker.io/lmsysorg/{OLD_IMAGE} -> docker.io/lmsysorg/{NEW_IMAGE}
 """
 
 
@@ -324,7 +324,7 @@ No changes.
 
 - runtime: `srt-llama-3-3-70b-a100-l40s` (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
 - accelerator class of engine: `nvidia-l40s`
-- changed `apps/v1 Deployment batch-engine`: `spec.template.spec.containers[0].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
+- changed `apps/v1 Deployment batch-engine`: `spec.template.spec.containers[name=ome-container].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
 
 </details>
 
@@ -332,7 +332,7 @@ No changes.
 
 - runtime: `srt-llama-3-3-70b-a100-l40s` (edited: ClusterServingRuntime srt-llama-3-3-70b-a100-l40s)
 - accelerator class of engine: `nvidia-a100`
-- changed `apps/v1 Deployment chat-engine`: `spec.template.spec.containers[0].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
+- changed `apps/v1 Deployment chat-engine`: `spec.template.spec.containers[name=ome-container].image` `docker.io/lmsysorg/{OLD_IMAGE}` → `docker.io/lmsysorg/{NEW_IMAGE}`
 
 </details>
 """
@@ -541,3 +541,31 @@ def test_a_cluster_directory_named_with_control_characters_is_shown_escaped(comm
     markdown = run_cli("diff", "-o", "markdown", "HEAD", ".", "clusters/east", name)
     assert markdown.code == 0 and "\x1b" not in markdown.stdout
     assert json.loads(run_cli("diff", "-o", "json", "HEAD", ".", "clusters/east", name).stdout)["changed"] == [name]
+
+
+def test_diff_markdown_cap_holds_with_twenty_long_cluster_paths(committed):
+    """issue 41: twenty changed PATHs with long names would make the headline alone longer than a comment; it
+    names those that fit and counts the rest, and the comment stays within 65,536 characters."""
+    paths, configs = [], []
+    for i in range(20):
+        parts = ["clusters", *(f"{c * 200}-{i:02d}" for c in "abcdefghijklmno")]
+        path = Path(*parts)
+        shutil.copytree(committed / "clusters" / "east", committed / path)
+        base = os.path.relpath(committed / "base", committed / path)
+        edit(committed / path / "kustomization.yaml", "../../base", base)
+        paths.append(str(path))
+        configs += ["--cluster-config", str(path / "inferenceservice-config.yaml")]
+    git(committed, "add", ".")
+    git(committed, "commit", "-qm", "twenty clusters")
+    for path in paths:
+        edit(committed / path / "runtimes.yaml", OLD_IMAGE, NEW_IMAGE)
+    git(committed, "commit", "-qam", "new image everywhere")
+    run = run_cli("diff", *configs, "--format", "markdown", "HEAD~1", "HEAD", "--", *paths)
+    assert run.code == 0, run.stderr
+    assert len(run.stdout) <= 65_536
+    headline = run.stdout.splitlines()[2]
+    assert headline.startswith("Changes in 20 of 20 PATHs: `clusters/")
+    shown = headline.count("`clusters/")
+    assert 0 < shown < 20 and headline.endswith(f", and {20 - shown} more")
+    assert run.stdout.endswith("more PATHs left out: a comment holds at most 65,536 characters. `omerender diff` "
+                               "prints them all._\n")

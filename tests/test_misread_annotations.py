@@ -101,7 +101,7 @@ def test_well_formed_values_get_no_warning(tmp_path):
                       '      ome.io/inject-model-init: "false"\n')
     run = run_cli("render", str(app))
     assert run.code == 0, run.stderr
-    assert run.codes == ["auto-selected-runtime"]
+    assert run.codes == ["chart-defaults", "auto-selected-runtime"]
     pod = run.find("Deployment", "llama-3-2-3b-instruct-engine")["spec"]["template"]
     assert pod["spec"]["containers"][0]["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}  # RDMA applied
     assert pod["metadata"]["annotations"]["prometheus.io/port"] == "9091"
@@ -139,7 +139,7 @@ def test_omenative_topology_fields_in_a_runtime_get_one_warning_each_at_the_runt
         "domains of this node label" + placed,
         where.format(f"{lines + 2}:5", "decoderConfig.topologySpread") + "OME spreads OMENative Instances across "
         "topology domains, Preferred or Required" + placed]
-    assert run.codes == ["inert-field"] * 4 + ["auto-selected-runtime"]
+    assert run.codes == ["chart-defaults"] + ["inert-field"] * 4 + ["auto-selected-runtime"]
     plain = tmp_path / "plain"
     shutil.copytree(FIXTURES / "quickstart", plain)
     assert run.stdout == run_cli("render", str(plain)).stdout   # the fields change nothing rendered

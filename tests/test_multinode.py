@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from catalog import completed_model, models
-from conftest import CATALOG, load_yaml, render_objects
+from conftest import CATALOG, CHART_DEFAULTS_INFO, load_yaml, render_objects
 from omerender.ome.workloads.multinode import shared_leader_service_warnings
 from schemas import validate_all
 
@@ -67,7 +67,7 @@ def env_of(template, name):
 
 def test_16_explicit_multinode_renders_a_leader_worker_set(F):
     run = ok(list(example_16(F).values()))
-    assert run.lines == []
+    assert run.lines == [CHART_DEFAULTS_INFO]
     lws = run.find("LeaderWorkerSet", LWS)
     spec = {k: v for k, v in lws["spec"].items() if k != "leaderWorkerTemplate"}
     assert spec == {"replicas": 1, "startupPolicy": "LeaderCreated", "networkConfig": {"subdomainPolicy": "Shared"},
@@ -131,7 +131,7 @@ def test_17_leader_and_worker_without_a_mode_render_the_same_objects_with_an_inf
     explicit = ok(list(example_16(copy.deepcopy(F)).values()))
     leader_worker(F)
     run = ok(list(F.values()))
-    assert run.lines == [f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
     assert run.kinds() == explicit.kinds()
     lws, expected = run.find("LeaderWorkerSet", LWS), explicit.find("LeaderWorkerSet", LWS)
     assert lws["spec"]["leaderWorkerTemplate"]["size"] == 2
@@ -143,7 +143,7 @@ def test_mode_rule_3_leader_and_worker_from_the_runtime(F):
     F["runtime"]["spec"]["engineConfig"]["leader"] = {"runner": {"name": "ome-container", "image": "i"}}
     F["runtime"]["spec"]["engineConfig"]["worker"] = {"runner": {"name": "ome-container", "image": "i"}}
     run = ok(list(F.values()))
-    assert run.lines == [f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]
     assert run.find("LeaderWorkerSet", LWS)["spec"]["leaderWorkerTemplate"]["size"] == 2
 
 
@@ -169,7 +169,7 @@ def test_34_catalog_deepseek_rdma_without_a_model(F):
     warn = "warning: <stdin>: InferenceService serving/ds: "
     literal = "runner ome-container: $(MODEL_PATH) is referenced but MODEL_PATH is not set; the runner gets the literal text"
     # the leader's dshm and devinf mounts get their volumes from the oci-roce RDMA profile (render.md §17)
-    assert run.lines == [f"{where}engine {IMPLICIT}", f"{warn}engine.leader {literal}", f"{warn}engine.worker {literal}"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"{where}engine {IMPLICIT}", f"{warn}engine.leader {literal}", f"{warn}engine.worker {literal}"]
     lws = run.find("LeaderWorkerSet", "lws-ds-engine")
     assert lws["spec"]["leaderWorkerTemplate"]["size"] == 2
     leader, worker = templates(lws)
@@ -191,7 +191,7 @@ def test_catalog_multinode_runtimes_render_valid_objects(file, model, sizes):
     runtime = load_yaml(CATALOG / "runtimes" / "srt" / file)[0]
     isvc = isvc_naming(runtime, model, decoder="decoderConfig" in runtime["spec"])
     run = ok([completed_model(models()[model], runtime), runtime, isvc])
-    assert [line for line in run.lines if line.startswith("info:")] == [
+    assert [line for line in run.lines if line.startswith("info:")] == [CHART_DEFAULTS_INFO] + [
         f"info: <stdin>: InferenceService serving/ds: {c} {IMPLICIT}" for c in sizes]
     for component, size in sizes.items():
         lws = run.find("LeaderWorkerSet", f"lws-ds-{component}")
@@ -258,7 +258,7 @@ def test_configured_autoscaler_and_budget_are_ignored_with_warnings(F):
     leader_worker(F)
     F["isvc"]["spec"]["engine"].update({"autoscaler": {"class": "HPA"}, "minAvailable": 1})
     run = ok(list(F.values()))
-    assert run.lines[1:] == [
+    assert run.lines[2:] == [
         f"warning: <stdin>: {ISVC}: engine is MultiNode: its autoscaler is ignored (OME does not autoscale a "
         f"LeaderWorkerSet)",
         f"warning: <stdin>: {ISVC}: engine is MultiNode: minAvailable is ignored (OME makes no PodDisruptionBudget "
@@ -279,7 +279,7 @@ def test_rule_1_runtime_annotation_multinode(F):
     leader_worker(F)
     F["runtime"]["spec"]["engineConfig"]["annotations"]["ome.io/deploymentMode"] = "MultiNode"
     run = ok(list(F.values()))
-    assert run.lines == []
+    assert run.lines == [CHART_DEFAULTS_INFO]
     run.find("LeaderWorkerSet", LWS)
 
 
@@ -304,7 +304,7 @@ def test_rule_2_spec_raw_deployment_with_leader_and_worker(F):
     leader_worker(F)
     F["isvc"]["spec"]["deploymentMode"] = "RawDeployment"
     run = ok(list(F.values()))
-    assert run.lines == [f"warning: <stdin>: {ISVC}: engine is RawDeployment; its leader and worker are ignored"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: <stdin>: {ISVC}: engine is RawDeployment; its leader and worker are ignored"]
     run.find("Deployment", COMP)
 
 
@@ -312,7 +312,7 @@ def test_rule_1_unknown_value_falls_through_to_rule_3(F):
     leader_worker(F)
     F["isvc"]["spec"]["engine"]["annotations"] = {"ome.io/deploymentMode": "MultiNodeRayVLLM"}
     run = ok(list(F.values()))
-    assert run.lines == [
+    assert run.lines == [CHART_DEFAULTS_INFO, 
         f"warning: <stdin>: {ISVC}: annotation ome.io/deploymentMode: \"MultiNodeRayVLLM\" is not RawDeployment, "
         "OMENative, MultiNode or VirtualDeployment: OME skips a mode it does not know, as if the annotation were absent",
         f"info: <stdin>: {ISVC}: engine {IMPLICIT}"]

@@ -2,14 +2,14 @@
 object (k8s.io/apiextensions-apiserver schema/defaulting/prunenulls.go), so ``cpu: null`` renders as no cpu
 quantity, never ``cpu: null`` (which the Kubernetes schema refuses) nor Go's zero quantity ``"0"``."""
 
-from conftest import container, render_objects, validate_k8s
+from conftest import CHART_DEFAULTS_INFO, container, render_objects, validate_k8s
 
 ISVC = "error: <stdin>: InferenceService llama-demo/llama-3-2-3b-instruct: "
 
 
 def rendered(F):
     run = render_objects([F["model"], F["runtime"], F["isvc"]])
-    assert (run.code, run.stderr) == (0, ""), run.stderr
+    assert (run.code, run.lines) == (0, [CHART_DEFAULTS_INFO]), run.stderr
     for obj in run.objects:
         validate_k8s(obj)
     assert " null" not in run.stdout

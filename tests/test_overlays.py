@@ -198,7 +198,7 @@ def test_a_changed_base_is_reported_between_two_revisions(repo):
     (isvc,) = json.loads(run.stdout)["inferenceServices"]
     assert (isvc["namespace"], isvc["status"], isvc["rollout"]) == ("llama-prod", "changed", True)
     assert [(o["kind"], o["fields"]) for o in isvc["objects"]] == [
-        ("Deployment", ["spec.template.spec.containers[0].image"])]
+        ("Deployment", ["spec.template.spec.containers[name=ome-container].image"])]
 
 
 def test_two_directories_are_built_the_same_way(repo, tmp_path):

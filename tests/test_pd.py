@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from catalog import completed_model, models
-from conftest import CATALOG, load_yaml, render_objects
+from conftest import CATALOG, CHART_DEFAULTS_INFO, load_yaml, render_objects
 from omerender.errors import OmeError
 from omerender.ome.load import Obj
 from omerender.ome.runtimes.presets import preset_image_warnings, preset_spec, sglang_pd_preset
@@ -142,7 +142,7 @@ def test_router_service_account_is_always_the_router_one():
     doc = isvc(rt, "llama-3-2-3b-instruct", router={"serviceAccountName": "mine"})
     run = render_objects([completed_model(models()["llama-3-2-3b-instruct"], rt), rt, doc])
     assert run.code == 0, run.stderr
-    assert run.lines == [f"warning: <stdin>: InferenceService {NS}/{NAME}: router: serviceAccountName mine is replaced "
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: <stdin>: InferenceService {NS}/{NAME}: router: serviceAccountName mine is replaced "
                          f"by {ROUTER_SA}, which the router needs to find its pods"]
     assert run.find("Deployment", "chat-router")["spec"]["template"]["spec"]["serviceAccountName"] == ROUTER_SA
 

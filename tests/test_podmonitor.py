@@ -5,7 +5,7 @@ docs' rules (getting-started/install.md "The PodMonitor CRD", reference/api/labe
 import pytest
 import yaml
 
-from conftest import render_objects, run_cli
+from conftest import CHART_DEFAULTS_INFO, render_objects, run_cli
 from omerender.errors import Report
 from omerender.ome.monitoring.podmonitor import extra_endpoints, metrics_port_name
 from schemas import validate_all
@@ -119,7 +119,7 @@ def test_extra_endpoints_annotation_appends_endpoints(F):
 def test_a_malformed_entry_is_a_warning_naming_the_inference_service(F):
     F["isvc"]["spec"]["engine"]["annotations"] = {KEY: "http:/a,http"}
     run = rendered(F)
-    assert run.lines == [f'warning: <stdin>: {ISVC}: {KEY} entry "http" is not "<port-name>:/<path>"; OME skips it']
+    assert run.lines == [CHART_DEFAULTS_INFO, f'warning: <stdin>: {ISVC}: {KEY} entry "http" is not "<port-name>:/<path>"; OME skips it']
     assert run.find("PodMonitor", ENGINE) == monitor(ENGINE, "http1", ("http", "/a"))
     assert render_objects(list(F.values()), "--pod-monitors", "--strict").code == 1
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from catalog import completed_model, load_runtime, models, paired_model_name
-from conftest import CATALOG, load_yaml, render_objects, run_cli, validate_k8s
+from conftest import CATALOG, CHART_DEFAULTS_INFO, load_yaml, render_objects, run_cli, validate_k8s
 
 # oci-roce as OME v1.3 defines it (rdma_injector.go), in the order the webhook appends it (by name)
 OCI_ROCE = [
@@ -112,7 +112,7 @@ def catalog_inputs(file, isvc_name="deepseek-r1", namespace="deepseek-r1", model
 
 def test_the_sample_deepseek_r1_on_srt_deepseek_rdma_gets_the_oci_roce_profile():
     run = ok(catalog_inputs("deepseek-rdma-rt.yaml", model_name="deepseek-r1"))
-    assert run.lines == ["info: <stdin>: InferenceService deepseek-r1/deepseek-r1: engine has a leader and worker and "
+    assert run.lines == [CHART_DEFAULTS_INFO, "info: <stdin>: InferenceService deepseek-r1/deepseek-r1: engine has a leader and worker and "
                          "no explicit deployment mode; OME v1.3 would run it as OMENative, omerender renders it as "
                          "MultiNode (LeaderWorkerSet)"]
     group = run.find("LeaderWorkerSet")["spec"]["leaderWorkerTemplate"]

@@ -1,7 +1,7 @@
 """render.md §16: each documented example, as the user sees it."""
 import pytest
 
-from conftest import container, env_pairs, render_objects, validate_k8s
+from conftest import CHART_DEFAULTS_INFO, container, env_pairs, render_objects, validate_k8s
 
 ISVC = "InferenceService llama-demo/llama-3-2-3b-instruct"
 MODEL_PATH = ("MODEL_PATH", "/raid/models/meta/llama-3-2-3b-instruct")
@@ -152,7 +152,7 @@ def test_13_runtime_wide_containers_are_ignored_with_a_warning(F):
     F["runtime"]["spec"]["containers"] = [{"name": "ome-container", "resources": {"limits": {"cpu": "4"}}}]
     run = ok(F)
     assert container(engine(run))["resources"]["limits"]["cpu"] == "10"
-    assert run.lines == ["warning: <stdin>: ClusterServingRuntime srt-llama-3-2-3b-instruct: spec.containers is not "
+    assert run.lines == [CHART_DEFAULTS_INFO, "warning: <stdin>: ClusterServingRuntime srt-llama-3-2-3b-instruct: spec.containers is not "
                          "used by OME v1.3 and ignored; set them in engineConfig, decoderConfig or routerConfig"]
 
 
@@ -197,7 +197,7 @@ def test_20_virtual_deployment_renders_nothing(F):
     F["isvc"]["metadata"]["annotations"] = {"ome.io/deploymentMode": "VirtualDeployment"}
     run = ok(F)
     assert run.objects == []
-    assert run.lines == [f"info: <stdin>: {ISVC}: ome.io/deploymentMode is VirtualDeployment; nothing is rendered for "
+    assert run.lines == [CHART_DEFAULTS_INFO, f"info: <stdin>: {ISVC}: ome.io/deploymentMode is VirtualDeployment; nothing is rendered for "
                          f"this InferenceService"]
 
 
@@ -267,7 +267,7 @@ def test_28_local_model_without_path(F):
     assert [v["name"] for v in pod["volumes"]] == ["dshm"]
     assert "MODEL_PATH" not in dict(env_pairs(container(engine(run))))
     assert pod["nodeSelector"] == {"models.ome.io/clusterbasemodel.llama-3-2-3b-instruct": "Ready"}
-    assert run.lines == [f"warning: <stdin>: {ISVC}: engine runner ome-container: $(MODEL_PATH) is referenced but "
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: <stdin>: {ISVC}: engine runner ome-container: $(MODEL_PATH) is referenced but "
                          f"MODEL_PATH is not set; the runner gets the literal text"]
 
 

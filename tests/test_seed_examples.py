@@ -1,7 +1,7 @@
 """The seed page's examples (OME v1.3 "Serving runtimes"), end to end through the CLI."""
 import yaml
 
-from conftest import FIXTURES, run_cli, validate_k8s
+from conftest import CHART_DEFAULTS_INFO, FIXTURES, run_cli, validate_k8s
 
 SEED_70B = FIXTURES / "accelerators-70b"
 
@@ -23,7 +23,7 @@ def test_70b_on_l40s_rewrites_parallelism_and_overrides_args():
     assert "PARALLELISM_SIZE" not in [e["name"] for e in runner["env"]]
     assert deployment["spec"]["template"]["spec"]["nodeSelector"] == {
         "models.ome.io/clusterbasemodel.llama-3-3-70b-instruct": "Ready", "nvidia.com/gpu.product": "NVIDIA-L40S"}
-    assert run.lines == ["info: " + str(SEED_70B / "isvc-70b.yaml") + ": InferenceService "
+    assert run.lines == [CHART_DEFAULTS_INFO, "info: " + str(SEED_70B / "isvc-70b.yaml") + ": InferenceService "
                          "llama-demo/llama-3-3-70b-instruct: engine: accelerator class nvidia-l40s from "
                          "spec.acceleratorSelector.acceleratorClass"]
     for obj in run.objects:
@@ -49,7 +49,7 @@ def test_runtime_page_example_is_auto_selected_and_fills_the_name_placeholder():
     _, runner = engine_runner(run, "llama-3-2-3b-instruct-engine")
     assert "--served-model-name=llama-3-2-3b-instruct" in runner["args"]
     assert run.find("Deployment")["metadata"]["labels"]["serving-runtime"] == "sglang-llama-3-2-3b"
-    assert run.lines[0].endswith("Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct")
+    assert run.lines[1].endswith("Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct")
 
 
 def test_runtime_named_in_a_different_namespace_kind_lookup():

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURES, run_cli
+from conftest import CHART_DEFAULTS_CODED, CHART_DEFAULTS_INFO, FIXTURES, run_cli
 
 QUICKSTART = FIXTURES / "quickstart"
 AUTO = ("InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected "
@@ -32,7 +32,7 @@ def named_runtime(tmp_path: Path) -> Path:
 def test_render_strict_fails_on_a_warning_with_nothing_on_stdout():
     run = run_cli("render", str(QUICKSTART), "--strict")
     assert (run.code, run.stdout) == (1, "")
-    assert run.lines == [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT]
     assert run_cli("render", str(QUICKSTART)).code == 0
 
 
@@ -47,7 +47,7 @@ def test_render_strict_passes_without_warnings_and_ignores_infos(tmp_path):
 
 def test_render_strict_writes_no_output_dir(tmp_path):
     run = run_cli("render", str(QUICKSTART), "--strict", "--output-dir", str(tmp_path / "out"))
-    assert (run.code, run.lines) == (1, [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT])
+    assert (run.code, run.lines) == (1, [CHART_DEFAULTS_INFO, f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT])
     assert not (tmp_path / "out").exists()
 
 
@@ -55,7 +55,8 @@ def test_check_strict_fails_on_a_warning_even_when_up_to_date(tmp_path):
     assert run_cli("render", str(QUICKSTART), "--output-dir", str(tmp_path / "out")).code == 0
     assert run_cli("check", str(QUICKSTART), str(tmp_path / "out")).code == 0
     run = run_cli("check", str(QUICKSTART), str(tmp_path / "out"), "--strict")
-    assert (run.code, run.stdout, run.lines) == (1, "", [f"warning: {QUICKSTART}/isvc.yaml: {AUTO}", STRICT])
+    assert (run.code, run.stdout, run.lines) == (1, "", [CHART_DEFAULTS_INFO, f"warning: {QUICKSTART}/isvc.yaml: "
+                                                         f"{AUTO}", STRICT])
 
 
 def test_diff_strict_fails_on_a_warning_of_head_with_exit_2(tmp_path):
@@ -73,7 +74,8 @@ def test_build_strict_fails_on_the_pipeline_path(tmp_path):
     done = omerender("build", "fixtures/quickstart", "--strict", "--output-file", str(tmp_path / "out.yaml"),
                      cwd=FIXTURES.parent)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.splitlines() == [f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]", STRICT]
+    assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED,
+                                        f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]", STRICT]
     assert not (tmp_path / "out.yaml").exists()
     assert omerender("build", "fixtures/quickstart", cwd=FIXTURES.parent).returncode == 0
 
@@ -111,7 +113,7 @@ def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):
     done = omerender("build", str(prod), cwd=root)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == [
-        "warning: kustomize/base/isvc.yaml: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
+        CHART_DEFAULTS_CODED, "warning: kustomize/base/isvc.yaml: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
         "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]",
         "error: 1 warning, and strict: true in the OMERender config makes every warning fail the run"]
     kustomize = subprocess.run([shutil.which("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec",

@@ -4,6 +4,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from omerender.cli.tree import tree
@@ -88,17 +89,22 @@ def test_tree_includes_runtimes_whose_chain_breaks_above_the_target(tmp_path):
                              "    `-- ClusterServingRuntime/b\n        `-- ClusterServingRuntime/c\n")
 
 
+FORMS = ("<name>, or KIND/<name> for ClusterServingRuntime, AcceleratorClass or ClusterBaseModel, or "
+         "KIND/<namespace>/<name> for ServingRuntime, BaseModel or AutoscalerPolicy")
+
+
 def test_tree_errors(tmp_path):
     result = invoke(tmp_path, ["nope"], fx.PROFILE)
-    assert result.exit_code == 1 and result.stderr == 'error: runtime "nope" not found in the input\n'
+    assert result.exit_code == 1 and result.stderr == (
+        'error: "nope" not found in the input: no runtime, AcceleratorClass, model or AutoscalerPolicy has that '
+        "name\n")
     result = invoke(tmp_path, ["x"], fx.sr("x", namespace="a"), fx.sr("x", namespace="b"))
     assert result.exit_code == 1
-    assert result.stderr == ('error: runtime "x" is ambiguous: ServingRuntime/a/x, ServingRuntime/b/x; name it as '
-                             "ServingRuntime/<namespace>/<name>\n")
+    assert result.stderr == ('error: "x" is ambiguous: ServingRuntime/a/x, ServingRuntime/b/x; name it as '
+                             "KIND/<name> or KIND/<namespace>/<name>\n")
     result = invoke(tmp_path, ["a/b"], fx.PROFILE)
     assert result.exit_code == 1
-    assert result.stderr == ('error: "a/b" is not a runtime: use <name>, ClusterServingRuntime/<name> or '
-                             "ServingRuntime/<namespace>/<name>\n")
+    assert result.stderr == f'error: "a/b" names no input tree can show: use {FORMS}\n'
 
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "fixtures" / "quickstart"
@@ -157,3 +163,104 @@ def test_a_service_whose_auto_selection_fails_is_left_out(tmp_path):
     texts = [(QUICKSTART / name).read_text() for name in ("namespace.yaml", "model.yaml", "isvc.yaml")]
     result = invoke(tmp_path, ["sglang-llama-3-2-3b"], *texts, broken)
     assert (result.exit_code, result.stdout) == (0, "ServingRuntime/llama-demo/sglang-llama-3-2-3b [selected]\n")
+
+
+# ---------------------------------------------------------------- an AcceleratorClass, a model, an AutoscalerPolicy
+
+SEVENTY = Path(__file__).resolve().parents[1] / "fixtures" / "accelerators-70b"
+
+
+def seventy(tmp_path, target, *extra, output=()):
+    texts = [(SEVENTY / name).read_text() for name in ("classes.yaml", "model.yaml", "runtime-70b.yaml",
+                                                       "isvc-70b.yaml")]
+    return invoke(tmp_path, [target, *output], *texts, *extra)
+
+
+def second_service(name, policy=None, cls=None):
+    selector = {"policy": policy} if policy else {"acceleratorClass": cls}
+    return fx.obj("InferenceService", name, "llama-demo",
+                  spec={"model": {"name": "llama-3-3-70b-instruct"}, "runtime": {"name": "sglang-llama-3-3-70b"},
+                        "acceleratorSelector": selector, "engine": {"minReplicas": 1}})
+
+
+def test_tree_of_an_accelerator_class_lists_the_runtimes_and_services_it_reaches(tmp_path):
+    result = seventy(tmp_path, "nvidia-l40s", second_service("on-h100", cls="nvidia-h100"),
+                     second_service("cheapest", policy="Cheapest"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "AcceleratorClass/nvidia-l40s [selected]\n"
+        "`-- ClusterServingRuntime/sglang-llama-3-3-70b (lists it in acceleratorRequirements.acceleratorClasses)\n"
+        "    |-- InferenceService/llama-demo/cheapest (engine gets it from policy Cheapest in "
+        "spec.acceleratorSelector.policy)\n"
+        "    `-- InferenceService/llama-demo/llama-3-3-70b-instruct (engine gets it from "
+        "spec.acceleratorSelector.acceleratorClass)\n")
+    h100 = seventy(tmp_path, "AcceleratorClass/nvidia-h100", second_service("on-h100", cls="nvidia-h100"),
+                   second_service("cheapest", policy="Cheapest"), output=("-o", "json"))
+    assert json.loads(h100.stdout) == {
+        "target": "AcceleratorClass/nvidia-h100",
+        "runtimes": [{"runtime": "ClusterServingRuntime/sglang-llama-3-3-70b",
+                      "why": "lists it in acceleratorRequirements.acceleratorClasses",
+                      "inferenceServices": [
+                          {"namespace": "llama-demo", "name": "cheapest",
+                           "how": "engine: its policy picks nvidia-l40s from a pool that holds it"},
+                          {"namespace": "llama-demo", "name": "on-h100",
+                           "how": "engine gets it from spec.acceleratorSelector.acceleratorClass"}]}]}
+
+
+def test_tree_of_a_model_lists_the_runtimes_and_services_it_reaches(tmp_path):
+    result = seventy(tmp_path, "ClusterBaseModel/llama-3-3-70b-instruct")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ("ClusterBaseModel/llama-3-3-70b-instruct [selected]\n"
+                             "`-- ClusterServingRuntime/sglang-llama-3-3-70b\n"
+                             "    `-- InferenceService/llama-demo/llama-3-3-70b-instruct (spec.model)\n")
+    auto = tree_of(tmp_path, "llama-3-2-3b-instruct")
+    assert auto.stdout == ("ClusterBaseModel/llama-3-2-3b-instruct [selected]\n"
+                           "`-- ServingRuntime/llama-demo/sglang-llama-3-2-3b\n"
+                           "    `-- InferenceService/llama-demo/llama-3-2-3b-instruct (spec.model: auto-selected this "
+                           "runtime, an edit may move it)\n")
+
+
+def test_tree_of_an_autoscaler_policy(tmp_path):
+    policy = fx.obj("AutoscalerPolicy", "steady", "llama-demo", spec={"class": "HPA", "hpa": {}})
+    service = second_service("scaled", cls="nvidia-h100").replace(
+        "minReplicas: 1", "minReplicas: 1\n    autoscalerPolicyRef: {name: steady}")
+    result = seventy(tmp_path, "AutoscalerPolicy/llama-demo/steady", policy, service)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ("AutoscalerPolicy/llama-demo/steady [selected]\n"
+                             "`-- ClusterServingRuntime/sglang-llama-3-3-70b\n"
+                             "    `-- InferenceService/llama-demo/scaled (engine autoscalerPolicyRef)\n")
+
+
+def test_a_name_of_two_kinds_is_ambiguous_and_kind_slash_name_settles_it(tmp_path):
+    same = fx.csr("nvidia-l40s")
+    result = seventy(tmp_path, "nvidia-l40s", same)
+    assert result.exit_code == 1
+    assert result.stderr == ('error: "nvidia-l40s" is ambiguous: AcceleratorClass/nvidia-l40s, '
+                             "ClusterServingRuntime/nvidia-l40s; name it as KIND/<name> or KIND/<namespace>/<name>\n")
+    assert seventy(tmp_path, "AcceleratorClass/nvidia-l40s", same).stdout.startswith(
+        "AcceleratorClass/nvidia-l40s [selected]\n")
+    assert seventy(tmp_path, "ClusterServingRuntime/nvidia-l40s", same).stdout == (
+        "ClusterServingRuntime/nvidia-l40s [selected]\n")
+
+
+@pytest.mark.parametrize("argument,message", [
+    ("AcceleratorClass/", f'error: "AcceleratorClass/" names no input tree can show: use {FORMS}'),
+    ("BaseModel/llama-3-3-70b-instruct", f'error: "BaseModel/llama-3-3-70b-instruct" names no input tree can show: '
+                                         f"use {FORMS}"),
+    ("AcceleratorClass/a/b", f'error: "AcceleratorClass/a/b" names no input tree can show: use {FORMS}'),
+    ("Secret/x", f'error: "Secret/x" names no input tree can show: use {FORMS}'),
+    ("../../etc/passwd", f'error: "../../etc/passwd" names no input tree can show: use {FORMS}'),
+    ("ClusterBaseModel/nope", "error: ClusterBaseModel/nope not found in the input"),
+    ("BaseModel/llama-demo/llama-3-3-70b-instruct",
+     "error: BaseModel/llama-demo/llama-3-3-70b-instruct not found in the input"),
+    ("ClusterBaseModel/llama-3-3-70b-instruc",
+     'error: ClusterBaseModel/llama-3-3-70b-instruc not found in the input; did you mean "llama-3-3-70b-instruct"?'),
+    ("nvidia-l40\n::error::forged", 'error: "nvidia-l40\\n::error::forged" not found in the input: no runtime, '
+                                    "AcceleratorClass, model or AutoscalerPolicy has that name"),
+    ("x" * 100_000, f'error: "{"x" * 200}... (100,000 characters)" not found in the input: no runtime, '
+                    "AcceleratorClass, model or AutoscalerPolicy has that name"),
+])
+def test_hostile_tree_arguments_are_refused_in_one_line(tmp_path, argument, message):
+    result = seventy(tmp_path, argument)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == message + "\n"

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from conftest import render_objects, validate_k8s
+from conftest import CHART_DEFAULTS_INFO, render_objects, validate_k8s
 from omerender.ome.weights import programs
 from omerender.ome.weights.settings import DEFAULT_IMAGE
 
@@ -17,8 +17,10 @@ MODEL = "ClusterBaseModel llama-3-2-3b-instruct"
 ENGINE = "llama-3-2-3b-instruct-engine"
 ROUTER = "llama-3-2-3b-instruct-router"
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-SIZE_FIX = ("set the annotation omerender.io/weights-size on the model (e.g. omerender.io/weights-size: 20Gi) to "
-            "the size of its files")
+def size_fix(gi: str) -> str:
+    """The fix names the size the claim gets as its example (issue 40: not 20Gi for a 763Gi model)."""
+    return f"set the annotation omerender.io/weights-size on the model (e.g. omerender.io/weights-size: {gi}) to " \
+           "the size of its files"
 
 
 def download(objs, *flags):
@@ -44,8 +46,8 @@ def test_the_worked_example_gets_a_claim_a_job_and_pods_that_mount_and_wait(F):
     assert run.code == 0, run.stderr
     claim = claim_of(run)
     assert re.fullmatch(r"llama-3-2-3b-instruct-weights-[0-9a-f]{10}", claim)
-    assert run.lines == [f"warning: <stdin>: {MODEL}: the weights claim is 8Gi, estimated from modelParameterSize "
-                         f"3.21B at 2 bytes a parameter (16-bit weights) plus 20%; {SIZE_FIX}"]
+    assert run.lines == [CHART_DEFAULTS_INFO, f"warning: <stdin>: {MODEL}: the weights claim is 8Gi, estimated from modelParameterSize "
+                         f"3.21B at 2 bytes a parameter (16-bit weights) plus 20%; {size_fix('8Gi')}"]
     assert [k for k, _ in run.kinds()][-2:] == ["PersistentVolumeClaim", "Job"]
     assert not [o for o in run.objects if o["apiVersion"].startswith("ome.io/")]
     labels = {"app.kubernetes.io/component": "model-weights", "app.kubernetes.io/managed-by": "omerender"}
@@ -280,7 +282,7 @@ def size_of(run):
 def test_the_size_annotation_sets_the_claim_and_silences_the_warning(F):
     F["model"]["metadata"]["annotations"] = {"omerender.io/weights-size": "7Gi"}
     run = download(list(single(F).values()))
-    assert (run.code, run.lines, size_of(run)) == (0, [], "7Gi")
+    assert (run.code, run.lines, size_of(run)) == (0, [CHART_DEFAULTS_INFO], "7Gi")
 
 
 @pytest.mark.parametrize("value,text", [
@@ -306,7 +308,7 @@ def test_the_size_is_estimated_from_the_parameter_count_and_quantization(F, size
     run = download(list(single(F).values()))
     assert size_of(run) == claim
     assert run.lines[-1] == (f"warning: <stdin>: {MODEL}: the weights claim is {claim}, estimated from "
-                             f"modelParameterSize {size} at {dtype} plus 20%; {SIZE_FIX}")
+                             f"modelParameterSize {size} at {dtype} plus 20%; {size_fix(claim)}")
 
 
 @pytest.mark.parametrize("size", [None, "lots", "9" * 40 + "T"])
@@ -317,7 +319,7 @@ def test_without_a_readable_size_the_default_is_used_with_a_warning(F, size):
     run = download(list(single(F).values()))
     assert run.code == 0 and size_of(run) == "100Gi"
     assert f"warning: <stdin>: {MODEL}: the weights claim is 100Gi, the default for a model with no size omerender " \
-           f"can read; {SIZE_FIX}" in run.lines
+           f"can read; {size_fix('100Gi')}" in run.lines
 
 
 def test_the_size_warning_is_once_per_model_and_the_claim_once_per_namespace(F):

@@ -101,7 +101,8 @@ def weights_flag_names(given: dict, front: FrontEnd = CLI_FRONT) -> tuple[str, .
 CLUSTER_CONFIG_HELP = ("A file holding OME's ConfigMap inferenceservice-config (kubectl get configmap "
                        "inferenceservice-config -n ome -o yaml), read beside the inputs as the cluster configuration "
                        "(the Argo CD plugin's cluster-config parameter); an overlay's build gets it too. A ConfigMap "
-                       "among the inputs as well is an error.")
+                       "in another file among the inputs as well is an error (FILE itself among them is read once). "
+                       "Without either, the Helm chart's defaults apply, and a render says so once.")
 
 
 def cluster_config_option(command):

@@ -7,12 +7,14 @@ warnings, :mod:`.cluster` the cluster settings that differ, :mod:`.report` and :
 from __future__ import annotations
 
 from . import cluster, gpus
-from .compare import Diff, compare_isvcs, compare_objects, compare_warnings, passthrough
+from .compare import Diff, compare_isvcs, compare_objects, compare_warnings, generated_changes, passthrough
 from .sides import Side
 
 
 def diff(base: Side, head: Side) -> Diff:
-    result = Diff(compare_isvcs(base, head), compare_objects(passthrough(base), passthrough(head)),
+    settings = cluster.compare(base, head)
+    result = Diff(compare_isvcs(base, head, settings), compare_objects(passthrough(base), passthrough(head)),
                   gpus.compare(gpus.capacity(base), gpus.capacity(head)), *compare_warnings(base, head))
-    result.cluster = cluster.compare(base, head)
+    result.cluster = settings
+    result.generated = generated_changes(base, head)
     return result

@@ -16,12 +16,28 @@ def changed_paths(results: list[tuple[str, Diff]]) -> list[str]:
     return [path for path, result in results if result.changed]
 
 
-def headline(results: list[tuple[str, Diff]], show=lambda path: path) -> str:
-    """``Changes in 1 of 2 PATHs: a`` or ``No changes in 2 PATHs.``"""
+def headline(results: list[tuple[str, Diff]], show=lambda path: path, limit: int | None = None) -> str:
+    """``Changes in 1 of 2 PATHs: a`` or ``No changes in 2 PATHs.``; with ``limit``, the PATHs named in that
+    many characters at most, then how many more change."""
     changed = changed_paths(results)
     if not changed:
         return f"No changes in {len(results)} PATHs."
-    return f"Changes in {len(changed)} of {len(results)} PATHs: {', '.join(show(p) for p in changed)}"
+    start = f"Changes in {len(changed)} of {len(results)} PATHs: "
+    names = [show(p) for p in changed]
+    if limit is not None:
+        names = _names_within(names, limit - len(start))
+    return start + ", ".join(names)
+
+
+def _names_within(names: list[str], room: int) -> list[str]:
+    """The first ``names`` that fit in ``room`` characters with ``and N more`` after them."""
+    kept: list[str] = []
+    for i, name in enumerate(names):
+        more = f", and {len(names) - i - 1} more" if i < len(names) - 1 else ""
+        if sum(len(k) + 2 for k in kept) + len(name) + len(more) > room:
+            return kept + [f"and {len(names) - len(kept)} more"]
+        kept.append(name)
+    return kept
 
 
 def as_text_by_path(results: list[tuple[str, Diff]], context: int | None = None) -> str:
@@ -37,7 +53,7 @@ def as_markdown_by_path(results: list[tuple[str, Diff]], context: int | None = N
     share of the comment's ``limit``; the sections that still don't fit (each keeps its summary tables) are left
     out, saying how many."""
     limit = COMMENT_LIMIT if limit is None else limit
-    top = f"{HEADING}\n\n{headline(results, code)}\n"
+    top = f"{HEADING}\n\n{headline(results, code, limit // 4)}\n"
     share = (limit - len(top)) // len(results) - 20
     sections = [f"#### {code(path)}\n\n" + as_markdown(result, context, share, heading=False)
                 for path, result in results]

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 
 from omerender.errors import Message
 from .sides import Side
-from .why import accelerator_changes, runtime_change
+from .why import accelerator_changes, edited_inputs, runtime_change
 
 # The pod template of each workload kind: a change under it replaces the pods.
 POD_TEMPLATES = {"Deployment": "spec.template", "LeaderWorkerSet": "spec.leaderWorkerTemplate"}
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_/-][A-Za-z0-9_./-]*")
 MISSING = object()  # a key one side of a change does not have
 
 
@@ -25,6 +26,7 @@ class ObjectChange:
     changes: list[tuple]             # (path, base's value, head's value) of each changed field: field_changes
     base: dict | None
     head: dict | None
+    origin: str | None = None        # a generated object: what it is, for which input (generated_changes)
 
     @property
     def fields(self) -> list[str]:
@@ -40,6 +42,7 @@ class IsvcDiff:
     runtime: dict                    # {"base", "head", "reason"}
     accelerators: list[dict]         # [{"component", "base", "head"}]
     objects: list[ObjectChange] = field(default_factory=list)
+    causes: list[dict] = field(default_factory=list)  # edited inputs it renders from, but its runtime (why.py)
 
 
 @dataclass
@@ -50,15 +53,25 @@ class Diff:
     new_warnings: list[Message] = field(default_factory=list)   # head's render gives them, base's does not
     gone_warnings: list[Message] = field(default_factory=list)  # and the reverse
     cluster: list[dict] = field(default_factory=list)  # cluster settings that differ: {setting, base, head}
+    generated: list[ObjectChange] = field(default_factory=list)  # objects rendered for a model or a BenchmarkJob
 
     @property
     def changed(self) -> bool:
-        return bool(self.objects) or any(i.status != "unchanged" for i in self.isvcs)
+        return bool(self.objects or self.generated) or any(i.status != "unchanged" for i in self.isvcs)
 
 
-def compare_isvcs(base: Side, head: Side) -> list[IsvcDiff]:
+def compare_isvcs(base: Side, head: Side, cluster: list[dict] = ()) -> list[IsvcDiff]:
+    """Each InferenceService of either side; ``cluster``: the cluster settings that differ (a cause of every
+    change)."""
     keys = sorted(set(base.result.isvcs) | set(head.result.isvcs))
-    return [_isvc_diff(base, head, key) for key in keys]
+    objs = {(i.namespace, i.name): i for i in head.inputs.isvcs}
+    diffs = [_isvc_diff(base, head, key) for key in keys]
+    for isvc in diffs:
+        if isvc.status == "changed":
+            key = (isvc.namespace, isvc.name)
+            isvc.causes = edited_inputs(base, head, objs.get(key), base.result.isvcs[key], head.result.isvcs[key],
+                                        list(cluster))
+    return diffs
 
 
 def _isvc_diff(base: Side, head: Side, key: tuple[str, str]) -> IsvcDiff:
@@ -91,9 +104,28 @@ def _under(path: str, prefix: str) -> bool:
 
 
 def passthrough(side: Side) -> list[dict]:
-    """The objects of a render that no InferenceService produced."""
+    """The objects of a render that no input rendered: neither an InferenceService nor a model or BenchmarkJob."""
     rendered = {id(o) for facts in side.result.isvcs.values() for o in facts.objects}
-    return [o for o in side.result.objects if id(o) not in rendered]
+    return [o for o in side.result.objects if id(o) not in rendered and id(o) not in side.result.origins]
+
+
+def generated_changes(base: Side, head: Side) -> list[ObjectChange]:
+    """The objects rendered for a model (the weights claim and download Job of --model-weights download) or a
+    BenchmarkJob (its Job), compared, each named as what it is and for which input."""
+    sides = [[o for o in side.result.objects if id(o) in side.result.origins] for side in (base, head)]
+    changes = compare_objects(*sides)
+    for change in changes:
+        side, obj = (head, change.head) if change.head is not None else (base, change.base)
+        change.origin = _origin(change.kind, side.result.origins[id(obj)])
+    return changes
+
+
+def _origin(kind: str, owner) -> str:
+    """``the weights claim of ClusterBaseModel llama-3-1-8b-instruct``."""
+    what = {"PersistentVolumeClaim": "the weights claim", "Job": "the weights download Job"}.get(kind, f"a {kind}") \
+        if owner.kind in ("BaseModel", "ClusterBaseModel") else f"the {kind}"
+    where = f"{owner.namespace}/{owner.name}" if owner.namespace else owner.name
+    return f"{what} of {owner.kind} {where}"
 
 
 def compare_objects(base: list[dict], head: list[dict]) -> list[ObjectChange]:
@@ -127,22 +159,73 @@ def _change(key: tuple, change: str, changes: list[tuple], base: dict | None, he
     return ObjectChange(key[0], key[1], key[2], key[3], change, changes, base, head)
 
 
-def field_changes(base, head, path: str = "") -> list[tuple[str, object, object]]:
-    """(path, base's value, head's value) where ``head`` differs from ``base``: a map key by key, a list of the
-    same length item by item, anything else (a list that grew or shrank, a changed value or type) as a whole.
-    A key on one side only has ``MISSING`` on the other."""
+def field_changes(base, head, path: str = "", key=None) -> list[tuple[str, object, object]]:
+    """(path, base's value, head's value) where ``head`` differs from ``base``: a map key by key, a list that
+    Kubernetes merges by a key (:data:`MERGE_KEYS`) item by item under that key, another list of the same length
+    item by item, anything else (a list that grew or shrank, a changed value or type) as a whole. A key or an
+    item on one side only has ``MISSING`` on the other. ``key``: the map key ``base`` and ``head`` are under."""
     if isinstance(base, dict) and isinstance(head, dict):
         changes = []
-        for key in sorted(set(base) | set(head), key=str):
-            before, after = base.get(key, MISSING), head.get(key, MISSING)
+        for name in sorted(set(base) | set(head), key=str):
+            before, after = base.get(name, MISSING), head.get(name, MISSING)
             if before is MISSING or after is MISSING:
-                changes.append((_join(path, key), before, after))
+                changes.append((_join(path, name), before, after))
             elif before != after:
-                changes.extend(field_changes(before, after, _join(path, key)))
+                changes.extend(field_changes(before, after, _join(path, name), name))
         return changes
-    if isinstance(base, list) and isinstance(head, list) and len(base) == len(head):
-        return [c for i, (a, b) in enumerate(zip(base, head)) if a != b for c in field_changes(a, b, f"{path}[{i}]")]
+    if isinstance(base, list) and isinstance(head, list):
+        merge_key = _merge_key(key, base, head)
+        if merge_key is not None:
+            return _keyed_changes(base, head, path, key, merge_key)
+        if len(base) == len(head):
+            return [c for i, (a, b) in enumerate(zip(base, head)) if a != b
+                    for c in field_changes(a, b, f"{path}[{i}]")]
     return [(path or ".", base, head)]
+
+
+# The lists of a pod template and a Service that Kubernetes merges by a key of their items (the patchMergeKey of
+# the Kubernetes API: strategic merge patch and server-side apply): list field -> the keys tried in order.
+MERGE_KEYS = {"containers": ("name",), "initContainers": ("name",), "ephemeralContainers": ("name",),
+              "env": ("name",), "volumes": ("name",), "volumeMounts": ("mountPath",),
+              "ports": ("containerPort", "port"), "imagePullSecrets": ("name",)}
+# env items are shown by the variable's name alone (env[PARALLELISM_SIZE]), the others as [key=value]
+BARE_KEY = {"env"}
+
+
+def _merge_key(field, base: list, head: list) -> str | None:
+    """The key that tells the items of both sides apart, when ``field`` is merged by key and every item has it,
+    once per side."""
+    for merge_key in MERGE_KEYS.get(field, ()) if isinstance(field, str) else ():
+        sides = [[item.get(merge_key) if isinstance(item, dict) else None for item in side] for side in (base, head)]
+        if all(None not in keys and len(set(map(_text, keys))) == len(keys) for keys in sides):
+            return merge_key
+    return None
+
+
+def _keyed_changes(base: list, head: list, path: str, field: str, merge_key: str) -> list[tuple]:
+    """Items matched by ``merge_key``: head's order, then the items only base has."""
+    before = {_text(item[merge_key]): item for item in base}
+    after = {_text(item[merge_key]): item for item in head}
+    changes = []
+    for value in list(after) + [v for v in before if v not in after]:
+        old, new = before.get(value, MISSING), after.get(value, MISSING)
+        where = f"{path}[{_key_text(value, None if field in BARE_KEY else merge_key)}]"
+        if old is MISSING or new is MISSING:
+            changes.append((where, old, new))
+        elif old != new:
+            changes.extend(field_changes(old, new, where))
+    return changes
+
+
+def _text(value) -> str:
+    """A key's value as text, whatever YAML made of it (a number, a map, a timestamp)."""
+    return value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+
+
+def _key_text(value: str, merge_key: str | None) -> str:
+    """A key's value as a path shows it: plain when it can't be mistaken for path syntax, else in JSON quotes."""
+    shown = value if _PLAIN_VALUE.fullmatch(value) else json.dumps(value)
+    return shown if merge_key is None else f"{merge_key}={shown}"
 
 
 def _join(path: str, key) -> str:

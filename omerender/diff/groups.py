@@ -2,7 +2,8 @@
 removed alike, reads as one change.
 
 Two InferenceServices are alike when everything the report says of them is, but for their own names: the
-status and the rollout, the runtime on each side and why it changed, each component's accelerator class, and
+status and the rollout, the runtime on each side and why it changed, each component's accelerator class, the
+other edited inputs it renders from (its model, its classes, the cluster settings), and
 object by object, in order, the kind, the change, the name (where it is the InferenceService's name plus a
 suffix, the suffix) and each changed field with its value on each side. A value that holds the
 InferenceService's name (a label, say) differs between them, so they stay apart: only changes that are the same
@@ -28,7 +29,8 @@ def _alike(isvc: IsvcDiff) -> tuple:
     runtime = (isvc.runtime["base"], isvc.runtime["head"], isvc.runtime["reason"])
     classes = tuple((c["component"], c["base"], c["head"]) for c in isvc.accelerators)
     objects = tuple(_object_alike(o, isvc.name) for o in isvc.objects)
-    return isvc.status, isvc.rollout, runtime, classes, objects
+    causes = tuple(repr(c) for c in isvc.causes)
+    return isvc.status, isvc.rollout, runtime, classes, causes, objects
 
 
 def _object_alike(change: ObjectChange, owner: str) -> tuple:

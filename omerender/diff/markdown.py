@@ -10,25 +10,34 @@ import re
 
 from .compare import Diff, IsvcDiff, ObjectChange
 from .values import inline, printable
-from .report import (isvc_label, object_label, setting_text, shown_groups, summary, unified,
+from .report import (change_counts, isvc_label, object_label, setting_text, shown_groups, summary, unified,
                      warning_counts, warning_groups)
+from .why import cause_text
 
 HEADING = "### omerender diff"
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
 LEFT_OUT_ROOM = 300  # for the line saying what was left out
+# The GPU table may take half the room left, and at least this much: a PATH's share of a comment of several is
+# small, and a table of a few rows must still show (the comment leaves out a whole PATH that doesn't fit)
+GPU_FLOOR = 2_000
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~#])")
 
 
 def as_markdown(result: Diff, context: int | None = None, limit: int = COMMENT_LIMIT, heading: bool = True) -> str:
-    """The comment, within ``limit`` characters: the summary and GPU tables always, then as many rows of the
-    InferenceService table and as many folded details as fit, saying how many were left out. ``heading``: start
-    with ``### omerender diff`` (not for one PATH's section of :mod:`.bypath`)."""
+    """The comment, within ``limit`` characters: the summary table always, then as many rows of the GPU table
+    as fit in half of what is left (:data:`GPU_FLOOR` at least), as many rows of the InferenceService table and as many folded details as fit,
+    saying how many were left out. ``heading``: start with ``### omerender diff`` (not for one PATH's section of
+    :mod:`.bypath`)."""
     groups = shown_groups(result, context)
-    gpus = [_gpu_table(result.gpus)] if result.gpus else []
-    budget = limit - _size([HEADING, _counts(result)] + gpus) - LEFT_OUT_ROOM
+    budget = limit - _size([HEADING, _counts(result)]) - LEFT_OUT_ROOM
+    gpus = [_gpu_table(result.gpus, max(budget // 2, GPU_FLOOR))] if result.gpus else []
+    budget -= _size(gpus)
     rows = [_row_line(_row(first, len(alike))) for first, *alike in groups]
     shown_rows, budget = _fit(rows, budget - _size([ISVC_TABLE_HEAD]), 1)
     details = [_isvc_details(first, context, alike) for first, *alike in groups]
+    if result.generated:
+        details.append(_details(f"Generated objects: {change_counts(result.generated)}",
+                                [item for o in result.generated for item in _object_items(o, context, True)]))
     if result.objects:
         details.append(_details(f"Pass-through objects: {len(result.objects)} changed",
                                 [item for o in result.objects for item in _object_items(o, context, True)]))
@@ -68,9 +77,15 @@ def _size(blocks: list[str]) -> int:
     return sum(len(b) + 2 for b in blocks)
 
 
-def _gpu_table(gpus: list[dict]) -> str:
-    return _table(("Resource", "Accelerator class", "At minReplicas", "At maxReplicas"),
-                  [(code(g["resource"]), text(g["class"] or "none"), _gpu(g, "min"), _gpu(g, "max")) for g in gpus])
+def _gpu_table(gpus: list[dict], budget: int) -> str:
+    """The rows that fit in ``budget`` characters, then one row counting the rest: a runtime may name thousands
+    of extended resources, and the comment must still fit."""
+    head = _table_head(GPU_HEADERS)
+    rows = [_row_line((code(g["resource"]), text(g["class"] or "none"), _gpu(g, "min"), _gpu(g, "max")))
+            for g in gpus]
+    shown, _ = _fit(rows, budget - len(head) - len(MORE_ROW), 1)
+    left = len(rows) - len(shown)
+    return "\n".join([head, *shown] + ([MORE_ROW.format(left=left)] if left else []))
 
 
 def _isvc_details(isvc: IsvcDiff, context: int | None, alike: list[IsvcDiff]) -> str:
@@ -120,6 +135,8 @@ def _isvc_items(isvc: IsvcDiff, context: int | None) -> list[str]:
                      + (f" ({text(runtime['reason'])})" if runtime["reason"] else ""))
     items += [f"- accelerator class of {text(c['component'])}: {_arrow(c['base'], c['head'])}"
               for c in isvc.accelerators]
+    if isvc.causes:
+        items.append("- edited: " + "; ".join(text(cause_text(c)) for c in isvc.causes))
     for change in isvc.objects:
         items += _object_items(change, context)
     return items
@@ -157,6 +174,8 @@ def _row_line(row: tuple[str, ...]) -> str:
     return "| " + " | ".join(row) + " |"
 
 
+GPU_HEADERS = ("Resource", "Accelerator class", "At minReplicas", "At maxReplicas")
+MORE_ROW = "| {left} more rows left out | | | |"  # room for a count of up to 9 digits
 ISVC_TABLE_HEAD = _table_head(("InferenceService", "Status", "Rollout", "Runtime", "Accelerator class", "Objects"))
 
 

@@ -9,6 +9,7 @@ from omerender.yamlio.emit import dump
 from .compare import Diff, IsvcDiff, ObjectChange
 from .groups import group_alike
 from .values import inline, json_change, printable
+from .why import cause_text
 
 SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -22,6 +23,7 @@ def as_json(result: Diff, context: int | None = None) -> str:
              "inferenceServices": [_isvc_json(i, context) for i in result.isvcs],
              "gpus": result.gpus,
              "objects": [_object_json(o, context, namespace=True) for o in result.objects],
+             "generated": [_object_json(o, context, namespace=True) for o in result.generated],
              "warnings": {"new": [_warning_json(m) for m in result.new_warnings],
                           "gone": [_warning_json(m) for m in result.gone_warnings]}}
     if result.cluster:
@@ -43,7 +45,7 @@ def summary(result: Diff) -> dict:
 
 def _isvc_json(isvc: IsvcDiff, context: int | None) -> dict:
     return {"namespace": isvc.namespace, "name": isvc.name, "status": isvc.status, "rollout": isvc.rollout,
-            "runtime": isvc.runtime, "accelerators": isvc.accelerators,
+            "runtime": isvc.runtime, "accelerators": isvc.accelerators, "edited": isvc.causes,
             "objects": [_object_json(o, context) for o in isvc.objects]}
 
 
@@ -51,6 +53,8 @@ def _object_json(change: ObjectChange, context: int | None, namespace: bool = Fa
     found = {"apiVersion": change.api_version, "kind": change.kind, "name": change.name}
     if namespace:
         found["namespace"] = change.namespace
+    if change.origin is not None:
+        found["origin"] = change.origin
     found |= {"change": change.change, "fields": change.fields,
               "changes": [json_change(*c) for c in change.changes]}
     if context is not None:
@@ -66,6 +70,10 @@ def as_text(result: Diff, context: int | None = None) -> str:
     lines = summary_lines(result)
     for first, *alike in shown_groups(result, context):
         lines += [""] + isvc_lines(first, context, alike)
+    if result.generated:
+        lines += ["", "Generated objects:"]
+        for change in result.generated:
+            lines += _object_lines(change, context, namespace=True)
     if result.objects:
         lines += ["", "Pass-through objects:"]
         for change in result.objects:
@@ -105,10 +113,10 @@ def summary_lines(result: Diff) -> list[str]:
     isvcs = counts["inferenceServices"]
     lines = [f"InferenceServices: {isvcs['added']} added, {isvcs['removed']} removed, {isvcs['changed']} changed, "
              f"{isvcs['unchanged']} unchanged; {counts['rollouts']} roll out"]
+    if result.generated:
+        lines.append("Generated objects: " + change_counts(result.generated))
     if result.objects:
-        lines.append("Pass-through objects: " + ", ".join(
-            f"{n} {change}" for change in ("added", "removed", "changed")
-            if (n := sum(o.change == change for o in result.objects))))
+        lines.append("Pass-through objects: " + change_counts(result.objects))
     if result.gpus:
         lines.append("GPUs at min / max replicas:")
         lines += [f"  {gpu_label(g)}: {gpu_text(g, 'min')} at min, {gpu_text(g, 'max')} at max" for g in result.gpus]
@@ -117,6 +125,12 @@ def summary_lines(result: Diff) -> list[str]:
     if not result.changed:
         lines.append("No changes.")
     return lines
+
+
+def change_counts(changes: list[ObjectChange]) -> str:
+    """``1 added, 2 changed``."""
+    return ", ".join(f"{n} {change}" for change in ("added", "removed", "changed")
+                     if (n := sum(o.change == change for o in changes)))
 
 
 def gpu_label(gpu: dict) -> str:
@@ -153,6 +167,8 @@ def isvc_lines(isvc: IsvcDiff, context: int | None, alike: list[IsvcDiff] = ()) 
                      + (f" ({runtime['reason']})" if runtime["reason"] else ""))
     for cls in isvc.accelerators:
         lines.append(f"  accelerator class of {cls['component']}: {transition(cls['base'], cls['head'])}")
+    if isvc.causes:
+        lines.append("  edited: " + "; ".join(cause_text(c) for c in isvc.causes))
     for change in isvc.objects:
         lines += _object_lines(change, context)
     return lines
@@ -165,8 +181,10 @@ def transition(before, after) -> str:
 
 
 def object_label(change: ObjectChange, namespace: bool = False) -> str:
+    """``v1 PersistentVolumeClaim llm/x``; a generated object's with what it is and for which input."""
     where = f"{change.namespace}/{change.name}" if namespace and change.namespace else change.name
-    return f"{change.api_version} {change.kind} {where}"
+    label = f"{change.api_version} {change.kind} {where}"
+    return label if change.origin is None else f"{label} ({change.origin})"
 
 
 def _object_lines(change: ObjectChange, context: int | None, namespace: bool = False) -> list[str]:

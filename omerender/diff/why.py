@@ -13,6 +13,7 @@ from omerender.ome.selection.explain import explain_inputs
 from .sides import Side
 
 COMPONENT_ORDER = ("engine", "decoder", "router")
+SETTINGS_SHOWN = 5  # cluster settings named in one cause; the rest are counted
 
 
 def runtime_change(base: Side, head: Side, key: tuple[str, str]) -> dict:
@@ -48,7 +49,7 @@ def _switched(head: Side, key: tuple[str, str], old: IsvcFacts, new: IsvcFacts) 
         return f"spec.runtime names {new.runtime.name}" + ("" if not old.auto_selected else
                                                            f" (it was auto-selected: {old.runtime.name})")
     try:
-        evaluation, _ = explain_inputs(head.inputs, key[0], None, key[1])
+        evaluation, _, _ = explain_inputs(head.inputs, key[0], None, key[1])
     except OmeError:
         evaluation = None
     winner = evaluation.winner if evaluation is not None else None
@@ -85,3 +86,58 @@ def _chain(side: Side, runtime: Obj) -> list[Obj]:
 
 def _label(rt: Obj) -> str:
     return f"{rt.kind} {rt.namespace}/{rt.name}" if rt.namespace else f"{rt.kind} {rt.name}"
+
+
+def edited_inputs(base: Side, head: Side, isvc: Obj | None, old: IsvcFacts, new: IsvcFacts,
+                  cluster: list[dict]) -> list[dict]:
+    """The inputs other than itself and its runtime (``runtime_change`` names those) that the InferenceService
+    renders from on both sides and that differ between them: its models, its accelerator classes, its
+    AutoscalerPolicies, and the cluster settings that differ (every InferenceService renders from them). Each
+    ``{"kind", "namespace", "name"}``, the cluster's with ``settings``."""
+    found = []
+    isvc_after = isvc
+    before = {_ref(m): m for m in _models(old)}
+    found += [_cause(m) for m in _models(new) if _ref(m) in before and before[_ref(m)].data != m.data]
+    for name in dict.fromkeys(c for c in list(old.classes.values()) + list(new.classes.values()) if c):
+        a, b = base.inputs.classes.get(name), head.inputs.classes.get(name)
+        if a is not None and b is not None and a.data != b.data:
+            found.append(_cause(b))
+    if isvc_after is not None:
+        for name in dict.fromkeys(_policy_names(isvc_after)):
+            a = base.inputs.autoscaler_policies.get((isvc_after.namespace, name))
+            b = head.inputs.autoscaler_policies.get((isvc_after.namespace, name))
+            if a is not None and b is not None and a.data != b.data:
+                found.append(_cause(b))
+    if cluster:
+        found.append({"kind": "ConfigMap", "namespace": "ome", "name": "inferenceservice-config",
+                      "settings": [c["setting"] for c in cluster]})
+    return found
+
+
+def cause_text(cause: dict) -> str:
+    """``AcceleratorClass nvidia-l40s``; the cluster's ConfigMap with the settings that differ."""
+    where = f"{cause['namespace']}/{cause['name']}" if cause["namespace"] else cause["name"]
+    settings = cause.get("settings")
+    if not settings:
+        return f"{cause['kind']} {where}"
+    more = f" and {len(settings) - SETTINGS_SHOWN} more" if len(settings) > SETTINGS_SHOWN else ""
+    return f"{cause['kind']} {where} ({', '.join(settings[:SETTINGS_SHOWN])}{more})"
+
+
+def _cause(obj: Obj) -> dict:
+    return {"kind": obj.kind, "namespace": obj.namespace or None, "name": obj.name}
+
+
+def _models(facts: IsvcFacts) -> list[Obj]:
+    found = ([facts.model] if facts.model is not None else []) + list(facts.models)
+    return list({_ref(m): m for m in found}.values())
+
+
+def _policy_names(isvc: Obj) -> list[str]:
+    names = []
+    for component in COMPONENT_ORDER:
+        spec = isvc.spec.get(component)
+        ref = spec.get("autoscalerPolicyRef") if isinstance(spec, dict) else None
+        if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+            names.append(ref["name"])
+    return names

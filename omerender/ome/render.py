@@ -12,6 +12,7 @@ from omerender.yamlio.data import count_values
 from .accelerators import choice as accelerators, effects as classeffects
 from .benchmark.step import benchmark_jobs
 from .frontend import CLI_FRONT, FrontEnd
+from .cluster import CHART_DEFAULTS
 from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
@@ -83,6 +84,17 @@ class Result:
     objects: list[dict] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     isvcs: dict[tuple[str, str], IsvcFacts] = field(default_factory=dict)  # (namespace, name) -> facts
+    # id of each object rendered for an input other than an InferenceService -> that input: the weights claim and
+    # download Job of a model (--model-weights download), the Job of a BenchmarkJob
+    origins: dict[int, Obj] = field(default_factory=dict)
+
+
+# Said once per render that has InferenceServices and no cluster ConfigMap: the chart's defaults turn off every
+# Ingress and route, which a user who expected the cluster's would otherwise find missing without a word.
+CHART_DEFAULTS_NOTE = ("no ConfigMap inferenceservice-config among the inputs and no --cluster-config: OME v1.3's Helm "
+                       "chart defaults apply (no Ingress or route, at most 3 engine replicas, nvidia.com/gpu the only "
+                       "GPU resource); to render with the cluster's, give `kubectl get configmap "
+                       "inferenceservice-config -n ome -o yaml` as --cluster-config FILE or among the inputs")
 
 
 def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None) -> Result:
@@ -97,6 +109,8 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
 def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     report = Report()
     report.extend(inputs.messages)
+    if inputs.isvcs and inputs.cluster_config is CHART_DEFAULTS:
+        report.info(CHART_DEFAULTS_NOTE, code="chart-defaults")
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
     if options.pod_monitors:
@@ -156,7 +170,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
         report.warn(text, ref=model.ref, file=model.file, code="weights-single-node-claim")
     for text, model in book.placement_warnings():
         report.warn(text, ref=model.ref, file=model.file, code="weights-placement-differs")
-    return Result([obj for obj, _ in kept + rendered], report.messages, facts)
+    origins = {id(obj): owner for obj, owner in rendered if owner.kind != "InferenceService"}
+    return Result([obj for obj, _ in kept + rendered], report.messages, facts, origins)
 
 
 def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:

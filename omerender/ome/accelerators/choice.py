@@ -128,7 +128,7 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
         report.warn(f"spec.{component}.acceleratorOverride.constraints has no effect; constraints are read only "
                     f"from {SELECTOR}.constraints", field=f"spec.{component}.acceleratorOverride.constraints",
                     code="override-constraints-ignored")
-    rule = _first_rule(component, override, selector)
+    rule = first_rule(component, override, selector)
     if rule is None:
         return ClassChoice(None)
     pool = runtime_pool(runtime_spec)
@@ -166,7 +166,7 @@ def _check_policy(policy, path: str) -> None:
     raise OmeError(f'{path}: Unsupported value: "{policy}": supported values: {supported}', field=path)
 
 
-def _first_rule(component: str, override: dict, selector: dict) -> tuple[str, str, str] | None:
+def first_rule(component: str, override: dict, selector: dict) -> tuple[str, str, str] | None:
     places = (("class", override.get("acceleratorClass"), f"spec.{component}.acceleratorOverride.acceleratorClass"),
               ("class", selector.get("acceleratorClass"), f"{SELECTOR}.acceleratorClass"),
               ("policy", override.get("policy"), f"spec.{component}.acceleratorOverride.policy"),

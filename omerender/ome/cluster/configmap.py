@@ -131,7 +131,8 @@ def parse_configmap(candidate: Candidate) -> tuple[ClusterConfig, list[Message]]
             InScalar(candidate.origin, f"data.{err.key}", err.offset)
         raise OmeError(f"data.{err.key}: {err.text}", candidate.ref, candidate.file, f"data.{err.key}",
                        inside) from None
-    return config, _note_messages(notes, candidate) + _older_ome(data, candidate)
+    older = _older_ome(data, candidate, notes)
+    return config, _note_messages(notes, candidate, skip=OLDER_FIELDS if older else frozenset()) + older
 
 
 # What OME v1.3 does without each data key its Helm chart writes (chart_defaults.yaml; the loaders' defaults in
@@ -146,15 +147,24 @@ ABSENT = {
 }
 
 
-def _older_ome(data: dict, candidate: Candidate) -> list[Message]:
+# Fields of the ingress key that OME's own config/ ConfigMap still carries from older releases (KServe's local
+# gateway) and that OME v1.3 ignores: in a ConfigMap the older-ome-configmap info explains, they are named there,
+# not warned about one by one, so OME's own ConfigMap passes --strict.
+OLDER_FIELDS = frozenset({(parse.INGRESS, "knativeLocalGatewayService"), (parse.INGRESS, "localGateway"),
+                          (parse.INGRESS, "localGatewayService")})
+
+
+def _older_ome(data: dict, candidate: Candidate, notes: Notes) -> list[Message]:
     """One info naming the keys OME v1.3's chart writes that the ConfigMap lacks, and the defaults OME v1.3 uses
-    instead of each."""
+    instead of each, and the fields of older releases it carries (:data:`OLDER_FIELDS`)."""
     missing = [key for key in ABSENT if key not in data]
     if not missing:
         return []
     effects = "; ".join(f"without {key}, {ABSENT[key]}" for key in missing)
+    older = sorted(f"{key}.{path}" for key, path in dict.fromkeys(notes.unknown) if (key, path) in OLDER_FIELDS)
+    carried = f"; it also sets {', '.join(older)}, which older releases read and OME v1.3 ignores" if older else ""
     return [Message("info", f"data: lacks {', '.join(missing)}, which OME v1.3's Helm chart writes (this ConfigMap "
-                            f"may come from an older OME): OME v1.3 uses its defaults instead: {effects}",
+                            f"may come from an older OME): OME v1.3 uses its defaults instead: {effects}{carried}",
                     candidate.ref, candidate.file, "data", code="older-ome-configmap")]
 
 
@@ -197,7 +207,7 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
                          metrics_aggregator=metrics_aggregator), notes
 
 
-def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
+def _note_messages(notes: Notes, candidate: Candidate, skip: frozenset = frozenset()) -> list[Message]:
     def warn(key: str, text: str, code: str, path: str | None = None) -> Message:
         """At the key, or with ``path`` (an unknown field) at that field inside the key's value."""
         at = notes.starts.get((key, path)) if path is not None and candidate.origin is not None else None
@@ -208,7 +218,7 @@ def _note_messages(notes: Notes, candidate: Candidate) -> list[Message]:
     messages = []
     for key in parse.KEYS:
         duplicates = list(dict.fromkeys(p for k, p in notes.duplicates if k == key))
-        unknown = list(dict.fromkeys(p for k, p in notes.unknown if k == key))
+        unknown = list(dict.fromkeys(p for k, p in notes.unknown if k == key and (k, p) not in skip))
         folded = list(dict.fromkeys((a, b) for k, a, b in notes.folded if k == key))
         if duplicates:
             messages.append(warn(key, f"{_some(duplicates)} {_verb(duplicates)} given more than once; OME uses the "

@@ -31,7 +31,6 @@ def claim_size(model: Obj) -> ClaimSize:
     annotations = model.metadata.get("annotations") or {}
     if SIZE_ANNOTATION in annotations:
         return ClaimSize(_annotated(model, annotations[SIZE_ANNOTATION]), None)
-    fix = f"set the annotation {SIZE_ANNOTATION} on the model (e.g. {SIZE_ANNOTATION}: 20Gi) to the size of its files"
     size_text = model.spec.get("modelParameterSize")
     parameters = parse_size(size_text) if isinstance(size_text, str) and len(size_text) <= 32 else None
     if parameters and parameters * DEFAULT_BYTES * HEADROOM <= MAX_ESTIMATE:
@@ -40,9 +39,14 @@ def claim_size(model: Obj) -> ClaimSize:
         gi = max(1, math.ceil(parameters * per * HEADROOM / GI))
         dtype = f"quantization {quantization}" if per != DEFAULT_BYTES else "16-bit weights"
         return ClaimSize(f"{gi}Gi", f"the weights claim is {gi}Gi, estimated from modelParameterSize {size_text} at "
-                                    f"{per} bytes a parameter ({dtype}) plus 20%; {fix}")
+                                    f"{per} bytes a parameter ({dtype}) plus 20%; {_fix(gi)}")
     return ClaimSize(f"{DEFAULT_GI}Gi", f"the weights claim is {DEFAULT_GI}Gi, the default for a model with no size "
-                                        f"omerender can read; {fix}")
+                                        f"omerender can read; {_fix(DEFAULT_GI)}")
+
+
+def _fix(gi: int) -> str:
+    """The annotation to set, its example the size this claim gets: a 763Gi model is not told 20Gi."""
+    return f"set the annotation {SIZE_ANNOTATION} on the model (e.g. {SIZE_ANNOTATION}: {gi}Gi) to the size of its files"
 
 
 def _annotated(model: Obj, value) -> str:
