@@ -148,8 +148,8 @@ def test_the_documented_ci_example_passes_on_the_quickstart():
     assert run.objects == run_cli("render", str(QUICKSTART)).objects
     messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
     assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
-    for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):
-        assert ("- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/"
+    for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):   # the GitHub Action adds --messages github
+        assert ("  command: render\n          args: --strict --allow auto-selected-runtime deploy/\n"
                 in (ROOT / "docs" / page).read_text()), page
 
 
