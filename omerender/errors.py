@@ -258,21 +258,40 @@ def _unallowed(message: Message, allow) -> int:
 
 def relayed_warning(line: str) -> Message | None:
     """The warning a ``warning: ...`` line of a nested omerender (the KRM function under kustomize) printed, its
-    code read back from the line's end; None for any other line."""
+    code read back from the line's end and its ``file:line:column:``, where it names one, from its start; None for
+    any other line."""
     if not line.startswith("warning: "):
         return None
     text = line[len("warning: "):]
     match = _CODE_SUFFIX.search(text)
+    code = "relayed-warning"
     if match and match.group(1) in CODES:
-        return _warning(text[:match.start()], match.group(1))
-    return Message("warning", text, code="relayed-warning")
+        text, code = text[:match.start()], match.group(1)
+    return _relayed(text, code)
 
 
-def _warning(text: str, code: str) -> Message:
-    return Message("warning", text, code=code)
+def _relayed(text: str, code: str) -> Message:
+    placed = _PLACED.match(text)
+    if placed is None:
+        return Message("warning", text, code=code)
+    return Message("warning", placed.group(4), file=placed.group(1), code=code,
+                   origin=_Fixed(int(placed.group(2)), int(placed.group(3))))
+
+
+class _Fixed:
+    """The line and column a relayed message printed."""
+
+    index = None
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+    def mark(self, field: str | None) -> tuple[int, int]:
+        return self.line, self.column
 
 
 _CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")
+_PLACED = re.compile(r"(.+?):([1-9][0-9]{0,8}):([1-9][0-9]{0,8}): (.*)\Z")
 
 
 def run_guarded(action: Callable, debug: bool = False):

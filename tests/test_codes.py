@@ -286,7 +286,7 @@ def test_messages_github_prints_annotations_on_their_lines():
                                         f"title=auto-selected-runtime::{AUTO}"]
     run = run_cli("render", "--messages", "github", "--strict", str(QUICKSTART))
     assert (run.code, run.stdout) == (1, "")
-    assert run.printed.splitlines()[1] == "::error::1 warning, and --strict makes every warning fail the run"
+    assert run.printed.splitlines()[1] == "::error title=omerender::1 warning, and --strict makes every warning fail the run"
 
 
 def test_messages_github_escapes_as_the_actions_toolkit_does(tmp_path):

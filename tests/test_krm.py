@@ -130,7 +130,7 @@ def test_unknown_function_config_field_is_an_error_result():
     assert code == 1
     assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: allow, downloaderImage, "
                                             "keepInputs, locked, modelWeights, noModelNodeSelector, podMonitors, "
-                                            "strict, weightsAccessMode, weightsStorageClass")
+                                            "quiet, strict, weightsAccessMode, weightsStorageClass")
 
 
 def test_malformed_resource_lists():

@@ -13,8 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, messages_option, relay,
-                    render_options, report_run, say, weights_flags)
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, leave_out_infos,
+                    messages_option, relay, render_options, report_run, say, weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -103,6 +103,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
         if built is not None:
             result = built.result
+            leave_out_infos(built.quiet)
             relay(built.tool_stderr)
         else:
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))

@@ -18,11 +18,12 @@ import click
 
 from omerender.errors import OmeError
 from omerender.gitops.argocd import (FLAGS, WEIGHTS, allow_codes, allow_empty, cluster_config_path,
-                                     cluster_setting, empty_render, flag_values, repo_root, split_config,
-                                     unapplied_marker, weights_values)
+                                     cluster_setting, empty_render, flag_values, messages_form, repo_root,
+                                     split_config, unapplied_marker, weights_values)
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict, report_run, say, weights_flag_names
+from .shell import (fail, fail_if_strict, leave_out_infos, relay, report_run, say, set_messages,
+                    weights_flag_names)
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -37,13 +38,19 @@ def generate():
     names (pipeline, or the installed omerender function where needed); a plain directory is rendered.
 
     A render of no objects fails (set ALLOW_EMPTY=true where an empty app is meant), as does an object the
-    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes)."""
+    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes). QUIET=true leaves
+    out info lines; MESSAGES=github prints messages as GitHub Actions annotations (as --messages github)."""
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"), environ)
+    try:
+        form, quiet = messages_form(environ)
+    except OmeError as err:
+        fail([err.message()])
+    set_messages(click.get_current_context(), form, quiet)
     try:
         values = flag_values(environ)
         mode, settings, weights = weights_values(environ)
@@ -72,7 +79,8 @@ def generate():
                                         timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),
                                         extra=(cluster_config,) if cluster_config else ()))
-    sys.stderr.write(built.tool_stderr)
+    leave_out_infos(built.quiet)
+    relay(built.tool_stderr)
     for message in built.messages:
         say(message)
     fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)], allow=allow | built.allow,
@@ -114,6 +122,7 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
         return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
 
     done, failures = run_guarded(run)
+    leave_out_infos(used[0].quiet)
     report_run(notes, failures, lambda: done[0].messages, used[0].strict, switch=used[1],
                allow=options.allow | used[0].allow)
     result, input_kinds = done

@@ -1,7 +1,8 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, the
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``,
+``quiet`` (no info results), the
 strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, and ``allow``: the codes
 of warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
 ``allow`` comma-separated) works too, as kpt passes it. Each result's ``tags.code`` is its message's code.
@@ -24,8 +25,8 @@ from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_pro
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
-OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
-                 "weightsStorageClass", "weightsAccessMode", "downloaderImage")
+OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "quiet", "strict",
+                 "modelWeights", "weightsStorageClass", "weightsAccessMode", "downloaderImage")
 # The --model-weights settings: strings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
                   "image": "downloaderImage"}
@@ -69,7 +70,8 @@ def _run(text: str) -> tuple[dict, int]:
         return _resource_list([], [_result(m) for m in [*value.messages, strict]]), 1
     input_ids = {id(d.data) for d in docs}
     items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
-    return _resource_list(items, [_result(m) for m in value.messages]), 0
+    shown = [m for m in value.messages if not (options.quiet and m.severity == "info")]
+    return _resource_list(items, [_result(m) for m in shown]), 0
 
 
 def _parse(text: str) -> dict:
@@ -182,7 +184,7 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow)
+                   allow=allow, quiet=values.get("quiet", False))
 
 
 def _weights(values: dict, where: str):
