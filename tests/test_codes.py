@@ -147,7 +147,7 @@ def test_the_documented_ci_example_passes_on_the_quickstart():
     messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
     assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
     for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):
-        assert ("- run: omerender render --strict --allow auto-selected-runtime --messages github deploy/"
+        assert ("- run: omerender render --strict --allow auto-selected-runtime --messages github --quiet deploy/"
                 in (ROOT / "docs" / page).read_text()), page
 
 
