@@ -306,3 +306,13 @@ def test_the_argocd_plugin_s_quiet_leaves_out_infos(tmp_path):
         assert done.returncode == 0, done.stderr
         assert ("::notice" in done.stderr) is notices
         assert "title=shared-leader-service" in done.stderr
+
+
+def test_diff_strict_annotations_keep_their_file(tmp_path):
+    copy = edited(tmp_path, "x", "x")
+    run = run_cli("diff", "--strict", "--messages", "github", str(copy), str(copy))
+    assert run.code == 2
+    [warning] = [a for a in annotations(run.stderr) if a["command"] == "warning"]
+    assert (warning["file"], warning["line"], warning["title"]) == (str(copy / "isvc.yaml"), "3",
+                                                                    "auto-selected-runtime")
+    assert warning["text"].startswith("InferenceService llama-demo/llama-3-2-3b-instruct: head: Runtime")

@@ -130,6 +130,11 @@ def _meta(key: str, default):
     return ctx.meta.get(key, default) if ctx is not None else default
 
 
+def github_mode() -> bool:
+    """Whether messages are printed as GitHub Actions annotations (``--messages github``)."""
+    return _meta(_FORM, "text") == "github"
+
+
 def leave_out_infos(quiet: bool) -> None:
     """``quiet: true`` in the OMERender config a build read: print no infos from now on, as ``--quiet``."""
     ctx = click.get_current_context(silent=True)
@@ -146,7 +151,7 @@ def say(message: Message) -> None:
     """Print one message on stderr in the form ``--messages`` asked for (an info not at all under ``--quiet``)."""
     if message.severity == "info" and _meta(_QUIET, False):
         return
-    if _meta(_FORM, "text") == "github":
+    if github_mode():
         annotate(message)
     else:
         click.echo(message.line(), err=True)
