@@ -251,8 +251,9 @@ def test_a_configmap_json_error_is_placed(tmp_path):
 
 
 def two_leader_worker_sets(tmp_path: Path) -> Path:
-    copy = edited(tmp_path, "    maxReplicas: 1\n", "    maxReplicas: 1\n    leader:\n      runner: {name: ome-container, "
-                  "image: i}\n    worker:\n      size: 1\n      runner: {name: ome-container, image: i}\n")
+    copy = edited(tmp_path, "    maxReplicas: 1\n", "    maxReplicas: 1\n    leader:\n      runner: "
+                  "{name: ome-container, image: i}\n    worker:\n      size: 1\n      runner: {name: ome-container, "
+                  "image: i}\n")
     text = (copy / "isvc.yaml").read_text()
     (copy / "second.yaml").write_text(text.replace("  name: llama-3-2-3b-instruct\n  namespace", "  name: second\n"
                                                                                             "  namespace", 1))
@@ -316,3 +317,14 @@ def test_diff_strict_annotations_keep_their_file(tmp_path):
     assert (warning["file"], warning["line"], warning["title"]) == (str(copy / "isvc.yaml"), "3",
                                                                     "auto-selected-runtime")
     assert warning["text"].startswith("InferenceService llama-demo/llama-3-2-3b-instruct: head: Runtime")
+
+
+def test_an_object_the_cluster_does_not_serve_is_placed_on_its_input(tmp_path):
+    copy = two_leader_worker_sets(tmp_path)
+    run = run_cli("render", "--api-versions", "v1,apps/v1,ome.io/v1beta1", "--messages", "github", str(copy))
+    assert run.code == 1
+    errors = [a for a in placed(run.stderr) if a["command"] == "error"]
+    assert [(e["file"], e["line"], e["col"]) for e in errors] == [(str(copy / "isvc.yaml"), "3", "1"),
+                                                                   (str(copy / "second.yaml"), "3", "1")]
+    assert errors[0]["text"].startswith("LeaderWorkerSet llama-demo/lws-llama-3-2-3b-instruct-engine (of "
+                                        "InferenceService llama-3-2-3b-instruct): the cluster doesn't serve")

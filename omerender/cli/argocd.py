@@ -66,10 +66,11 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
                       weights=settings, allow=allow)
     if find_kustomization(".") is None:
-        objects, input_kinds = _render_plain((".",), options, named, cluster_config)
+        objects, inputs = _render_plain((".",), options, named, cluster_config)
+        input_kinds = [obj.kind for obj in inputs.objects]
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
-        _fail_unserved(objects, cluster)
+        _fail_unserved(objects, cluster, inputs)
         write_stream(objects, sys.stdout)
         return
     unapplied = built_or_fail(lambda: unapplied_marker(root))
@@ -88,7 +89,7 @@ def generate():
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
         fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
+    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster, built.inputs)
     if built.objects is not None:
         try:
             write_stream(built.objects, sys.stdout)
@@ -99,9 +100,9 @@ def generate():
 
 
 def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],
-                  cluster_config: str | None = None) -> tuple[list[dict], list[str]]:
+                  cluster_config: str | None = None) -> tuple[list[dict], object]:
     """``omerender render PATHS --cluster-config CLUSTER_CONFIG`` with ``options`` (those of the directory's
-    OMERender config where it holds one): the rendered objects and the kinds of the objects read. Messages are
+    OMERender config where it holds one): the rendered objects and the inputs read. Messages are
     printed; errors (and, with strict, warnings) exit 1."""
     from omerender.errors import run_guarded
     from omerender.gitops.argocd import CLUSTER_CONFIG
@@ -119,14 +120,14 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
             used[:] = [config_options, "strict: true in the OMERender config"]
         inputs = index(docs)
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), None))
-        return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
+        return render(inputs, used[0], lock), inputs
 
     done, failures = run_guarded(run)
     leave_out_infos(used[0].quiet)
     report_run(notes, failures, lambda: done[0].messages, used[0].strict, switch=used[1],
                allow=options.allow | used[0].allow)
-    result, input_kinds = done
-    return result.objects, input_kinds
+    result, inputs = done
+    return result.objects, inputs
 
 
 def _built_nothing(built) -> bool:
@@ -136,17 +137,18 @@ def _built_nothing(built) -> bool:
     return not (built.stream or "").strip()
 
 
-def _fail_unserved(objects: list[dict], cluster: tuple) -> None:
+def _fail_unserved(objects: list[dict], cluster: tuple, inputs=None) -> None:
     """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
     KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty)."""
     from omerender.errors import run_guarded
     from omerender.kube.apiversions import unserved
+    from omerender.ome.load import source_of
     served, version = cluster
     if served is None and version is None:
         return
 
     def check():
-        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed", source_of(inputs))
 
     errors, failures = run_guarded(check)
     if failures or errors:
