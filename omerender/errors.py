@@ -30,6 +30,18 @@ def escape(text: str) -> str:
     return _CONTROL.sub(lambda m: _NAMED.get(m.group()) or _code(m.group()), text)
 
 
+MAX_TEXT = 10_000  # characters of a message's text printed: a value quoted from a 1 MB input must not be 1 MB
+
+
+def bounded(text: str) -> str:
+    """``text``, or :data:`MAX_TEXT` characters of it, its start and its end (where the fix is said), with how many
+    were left out between them."""
+    if len(text) <= MAX_TEXT:
+        return text
+    head, tail = MAX_TEXT * 3 // 4, MAX_TEXT // 4
+    return f"{text[:head]} … ({len(text) - head - tail:,} characters left out) … {text[-tail:]}"
+
+
 def _code(char: str) -> str:
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
@@ -96,7 +108,7 @@ class Message:
             parts.append(f"{self.file}:{position[0]}:{position[1]}:" if position else f"{self.file}:")
         if self.ref is not None:
             parts.append(f"{self.ref}:")
-        parts.append(self.text)
+        parts.append(bounded(self.text))
         if self.code:
             parts.append(f"[{self.code}]")
         return escape(" ".join(parts))
@@ -112,7 +124,7 @@ class Message:
 
     def located_text(self) -> str:
         """The text after the object, as KRM results word it; on one line."""
-        return escape((f"{self.ref}: " if self.ref else "") + self.text)
+        return escape((f"{self.ref}: " if self.ref else "") + bounded(self.text))
 
 
 class OmeError(Exception):

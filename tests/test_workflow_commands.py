@@ -328,3 +328,13 @@ def test_an_object_the_cluster_does_not_serve_is_placed_on_its_input(tmp_path):
                                                                    (str(copy / "second.yaml"), "3", "1")]
     assert errors[0]["text"].startswith("LeaderWorkerSet llama-demo/lws-llama-3-2-3b-instruct-engine (of "
                                         "InferenceService llama-3-2-3b-instruct): the cluster doesn't serve")
+
+
+def test_a_message_quoting_a_long_value_is_bounded(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "z" * 200_000, "architectures": ["ZForCausalLM"]}))
+    for flags in ((), ("--messages", "github")):
+        run = run_cli("model-info", *flags, str(tmp_path))
+        assert run.code == 0, run.stderr[:300]
+        [line] = run.printed.splitlines()
+        assert 10_000 < len(line) < 10_300 and "characters left out) …" in line, line[-200:]
+        assert line.endswith("or set it by hand [model-size-unknown]" if not flags else "or set it by hand")
