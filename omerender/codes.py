@@ -237,13 +237,25 @@ def unknown_code(name: str, where: str) -> str | None:
     """The error text for a code ``where`` names that is not in the table (with the near miss); None if known."""
     if name in CODES:
         return None
-    near = difflib.get_close_matches(name, sorted(CODES), n=1, cutoff=0.6)
+    near = difflib.get_close_matches(name[:MAX_SHOWN], sorted(CODES), n=1, cutoff=0.6)
     hint = f'did you mean "{near[0]}"?' if near else "docs/reference/message-codes.md lists the codes"
-    return f'{where}: unknown message code "{name}"; {hint}'
+    return f'{where}: unknown message code "{_shown(name)}"; {hint}'
+
+
+MAX_SHOWN = 100  # characters of a given value an error quotes
+
+
+def _shown(value: str) -> str:
+    """``value`` as an error quotes it: on one line (every character but printable ASCII and letters escaped, so
+    no line break can start a forged ``error:`` line or a ``::`` workflow command) and at most :data:`MAX_SHOWN`
+    characters of it."""
+    text = value.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"… ({len(value):,} characters)"
 
 
 def parse_allow(values, where: str) -> tuple[frozenset[str], list[str]]:
-    """The codes of ``allow`` values (each a code or a comma-separated list of them) and the error texts of the
-    unknown ones."""
+    """The codes of ``allow`` values (each a code or a comma-separated list of them) and the error text of the
+    first unknown one (none when all are known)."""
     codes = [code.strip() for value in values for code in str(value).split(",") if code.strip()]
-    return frozenset(codes), [text for text in (unknown_code(code, where) for code in codes) if text]
+    first = next((text for text in (unknown_code(code, where) for code in codes) if text), None)
+    return frozenset(codes), [first] if first else []  # the first one only: its near miss costs a comparison

@@ -30,6 +30,18 @@ def escape(text: str) -> str:
     return _CONTROL.sub(lambda m: _NAMED.get(m.group()) or _code(m.group()), text)
 
 
+MAX_TEXT = 10_000  # characters of a message's text printed: a value quoted from a 1 MB input must not be 1 MB
+
+
+def bounded(text: str) -> str:
+    """``text``, or :data:`MAX_TEXT` characters of it, its start and its end (where the fix is said), with how many
+    were left out between them."""
+    if len(text) <= MAX_TEXT:
+        return text
+    head, tail = MAX_TEXT * 3 // 4, MAX_TEXT // 4
+    return f"{text[:head]} … ({len(text) - head - tail:,} characters left out) … {text[-tail:]}"
+
+
 def _code(char: str) -> str:
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
@@ -96,7 +108,7 @@ class Message:
             parts.append(f"{self.file}:{position[0]}:{position[1]}:" if position else f"{self.file}:")
         if self.ref is not None:
             parts.append(f"{self.ref}:")
-        parts.append(self.text)
+        parts.append(bounded(self.text))
         if self.code:
             parts.append(f"[{self.code}]")
         return escape(" ".join(parts))
@@ -112,7 +124,7 @@ class Message:
 
     def located_text(self) -> str:
         """The text after the object, as KRM results word it; on one line."""
-        return escape((f"{self.ref}: " if self.ref else "") + self.text)
+        return escape((f"{self.ref}: " if self.ref else "") + bounded(self.text))
 
 
 class OmeError(Exception):
@@ -258,21 +270,40 @@ def _unallowed(message: Message, allow) -> int:
 
 def relayed_warning(line: str) -> Message | None:
     """The warning a ``warning: ...`` line of a nested omerender (the KRM function under kustomize) printed, its
-    code read back from the line's end; None for any other line."""
+    code read back from the line's end and its ``file:line:column:``, where it names one, from its start; None for
+    any other line."""
     if not line.startswith("warning: "):
         return None
     text = line[len("warning: "):]
     match = _CODE_SUFFIX.search(text)
+    code = "relayed-warning"
     if match and match.group(1) in CODES:
-        return _warning(text[:match.start()], match.group(1))
-    return Message("warning", text, code="relayed-warning")
+        text, code = text[:match.start()], match.group(1)
+    return _relayed(text, code)
 
 
-def _warning(text: str, code: str) -> Message:
-    return Message("warning", text, code=code)
+def _relayed(text: str, code: str) -> Message:
+    placed = _PLACED.match(text)
+    if placed is None:
+        return Message("warning", text, code=code)
+    return Message("warning", placed.group(4), file=placed.group(1), code=code,
+                   origin=_Fixed(int(placed.group(2)), int(placed.group(3))))
+
+
+class _Fixed:
+    """The line and column a relayed message printed."""
+
+    index = None
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+    def mark(self, field: str | None) -> tuple[int, int]:
+        return self.line, self.column
 
 
 _CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")
+_PLACED = re.compile(r"(.+?):([1-9][0-9]{0,8}):([1-9][0-9]{0,8}): (.*)\Z")
 
 
 def run_guarded(action: Callable, debug: bool = False):

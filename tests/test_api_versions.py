@@ -42,7 +42,8 @@ def test_a_keda_scaled_inferenceservice_fails_on_a_cluster_without_keda(tmp_path
     done = generate_in(work, app)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.endswith(
-        "error: ScaledObject llama-demo/scaledobject-llama-3-2-3b-instruct-engine (of InferenceService "
+        "error: ./isvc.yaml:3:1: ScaledObject llama-demo/scaledobject-llama-3-2-3b-instruct-engine (of "
+        "InferenceService "
         "llama-3-2-3b-instruct): the cluster doesn't serve keda.sh/v1alpha1 (not in the KUBE_API_VERSIONS Argo CD "
         "passed); install KEDA (https://keda.sh), which KEDA autoscaling needs\n")
 
@@ -68,7 +69,8 @@ def test_a_kind_the_listed_group_version_lacks_is_named(tmp_path):
     done = generate_in(work, "apps/plain", KUBE_API_VERSIONS=served)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.endswith(
-        "error: Deployment llama-demo/llama-3-2-3b-instruct-engine (of InferenceService llama-3-2-3b-instruct): the "
+        "error: ./isvc.yaml:3:1: Deployment llama-demo/llama-3-2-3b-instruct-engine (of InferenceService "
+        "llama-3-2-3b-instruct): the "
         "cluster doesn't serve apps/v1 Deployment (not in the KUBE_API_VERSIONS Argo CD passed), which Kubernetes "
         "itself provides: the cluster is older or has it turned off\n")
 
@@ -77,7 +79,8 @@ def test_an_old_kubernetes_is_named(tmp_path):
     work = repo_copy(tmp_path)
     done = generate_in(work, "apps/plain", KUBE_API_VERSIONS="", KUBE_VERSION="v1.22.17+k3s1")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.endswith("error: HorizontalPodAutoscaler llama-demo/llama-3-2-3b-instruct-engine (of "
+    assert done.stderr.endswith("error: ./isvc.yaml:3:1: HorizontalPodAutoscaler "
+                                "llama-demo/llama-3-2-3b-instruct-engine (of "
                                 "InferenceService llama-3-2-3b-instruct): autoscaling/v2 needs Kubernetes 1.23 or "
                                 "later; the cluster runs 1.22\n")
 
@@ -127,12 +130,14 @@ def test_render_checks_the_api_versions_and_kube_version_it_is_given():
     done = run_cli("render", quickstart, "--api-versions", "v1,apps/v1,autoscaling/v2,ome.io/v1beta1")
     assert (done.code, done.stdout) == (1, "")
     assert done.stderr.endswith(
-        "error: PodDisruptionBudget llama-demo/llama-3-2-3b-instruct-engine (of InferenceService "
+        f"error: {quickstart}/isvc.yaml: PodDisruptionBudget llama-demo/llama-3-2-3b-instruct-engine (of "
+        "InferenceService "
         "llama-3-2-3b-instruct): the cluster doesn't serve policy/v1 (not in --api-versions), which Kubernetes itself "
         "provides: the cluster is older or has it turned off\n")
     done = run_cli("render", quickstart, "--kube-version", "1.22")
     assert (done.code, done.stdout) == (1, "")
-    assert "error: HorizontalPodAutoscaler llama-demo/llama-3-2-3b-instruct-engine (of InferenceService " \
+    assert f"error: {quickstart}/isvc.yaml: HorizontalPodAutoscaler llama-demo/llama-3-2-3b-instruct-engine (of " \
+           "InferenceService " \
            "llama-3-2-3b-instruct): autoscaling/v2 needs Kubernetes 1.23 or later; the cluster runs 1.22\n" in done.stderr
     done = run_cli("render", quickstart, "--kube-version", "latest\nerror: x")
     assert (done.code, done.stdout) == (1, "")

@@ -149,7 +149,7 @@ def test_the_documented_ci_example_passes_on_the_quickstart():
     messages = (ROOT / "docs" / "reference" / "messages.md").read_text()
     assert "`omerender render --strict --allow auto-selected-runtime fixtures/quickstart` (exit 0)" in messages
     for page in ("how-to/review-a-change.md", "how-to/ci-strict.md"):   # the GitHub Action adds --messages github
-        assert ("  command: render\n          args: --strict --allow auto-selected-runtime deploy/\n"
+        assert ("  command: render\n          args: --strict --allow auto-selected-runtime --quiet deploy/\n"
                 in (ROOT / "docs" / page).read_text()), page
 
 
@@ -290,7 +290,7 @@ def test_messages_github_prints_annotations_on_their_lines():
                                         f"title=auto-selected-runtime::{AUTO}"]
     run = run_cli("render", "--messages", "github", "--strict", str(QUICKSTART))
     assert (run.code, run.stdout) == (1, "")
-    assert run.printed.splitlines()[2] == "::error::1 warning, and --strict makes every warning fail the run"
+    assert run.printed.splitlines()[2] == "::error title=omerender::1 warning, and --strict makes every warning fail the run"
 
 
 def test_messages_github_escapes_as_the_actions_toolkit_does(tmp_path):

@@ -241,7 +241,7 @@ def test_model_without_format():
 
 def test_input_errors_are_printed_with_their_location():
     result = CliRunner().invoke(explain, ["--model", L3, "-"], input="a: [\n")
-    assert result.exit_code == 1 and result.stderr.startswith("error: <stdin>: malformed YAML:")
+    assert result.exit_code == 1 and result.stderr.startswith("error: <stdin>:2:1: malformed YAML:")
 
 
 def test_servingruntime_and_cluster_runtime_of_one_name_are_two_rows():

@@ -132,7 +132,7 @@ def test_unknown_function_config_field_is_an_error_result():
     assert out["results"][0]["message"] == (
         "functionConfig: unknown field(s) bogus; known: allow, downloadDeadline, downloaderEnv, downloaderEnvFrom, "
         "downloaderImage, downloaderResources, keepInputs, locked, modelWeights, noModelNodeSelector, podMonitors, "
-        "strict, weightsAccessMode, weightsNodeSelector, weightsStorageClass, weightsTolerations, "
+        "quiet, strict, weightsAccessMode, weightsNodeSelector, weightsStorageClass, weightsTolerations, "
         "weightsWaitResources")
 
 

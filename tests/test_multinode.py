@@ -362,11 +362,11 @@ def test_shared_leader_service_warning_per_namespace():
     def lws(name, namespace):
         return {"kind": "LeaderWorkerSet", "metadata": {"name": name, "namespace": namespace}}
 
-    objects = [lws("lws-b-engine", "n1"), lws("lws-a-engine", "n1"), lws("lws-c-engine", "n2"),
-               {"kind": "Service", "metadata": {"name": "x", "namespace": "n2"}}]
+    objects = [(lws("lws-b-engine", "n1"), "b"), (lws("lws-a-engine", "n1"), "a"), (lws("lws-c-engine", "n2"), "c"),
+               ({"kind": "Service", "metadata": {"name": "x", "namespace": "n2"}}, "c")]
     assert shared_leader_service_warnings(objects) == [
-        "namespace n1 gets 2 LeaderWorkerSets (lws-a-engine, lws-b-engine); the Service of each selects "
-        "ray.io/node-type: head, which matches the leader pods of all of them, as in OME"]
+        ("namespace n1 gets 2 LeaderWorkerSets (lws-a-engine, lws-b-engine); the Service of each selects "
+         "ray.io/node-type: head, which matches the leader pods of all of them, as in OME", "a")]
 
 
 def test_the_schemas_refuse_fields_the_crds_do_not_have(F):

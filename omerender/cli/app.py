@@ -13,8 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, messages_option, relay,
-                    render_options, report_run, say, weights_flags)
+from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, leave_out_infos,
+                    messages_option, relay, render_options, report_run, say, weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -102,12 +102,13 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
         if built is not None:
             result = built.result
+            leave_out_infos(built.quiet)
             relay(built.tool_stderr)
             config_strict.append((built.strict, built.allow))
         else:
             lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
             result = render(inputs, options, lock)
-        _check_cluster(result.objects, api_versions, kube_version)
+        _check_cluster(result.objects, api_versions, kube_version, inputs)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
@@ -123,14 +124,16 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
             fail(failures)
 
 
-def _check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None) -> None:
+def _check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None, inputs=None) -> None:
     """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve."""
     if not api_versions and not kube_version:
         return
     from omerender.errors import OmeErrors
     from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+    from omerender.ome.load import source_of
     served = parse_api_versions(list(api_versions), "--api-versions")
-    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions")
+    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions",
+                      source_of(inputs))
     if errors:
         raise OmeErrors(errors)
 

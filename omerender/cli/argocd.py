@@ -18,12 +18,13 @@ import click
 
 from omerender.errors import OmeError
 from omerender.gitops.argocd import (BESIDE_CONFIG, FLAGS, allow_codes, allow_empty, cluster_config_path,
-                                     cluster_setting, empty_render, flag_values, repo_root, split_config,
-                                     unapplied_marker, weights_values)
+                                     cluster_setting, empty_render, flag_values, messages_form, repo_root,
+                                     split_config, unapplied_marker, weights_values)
 from omerender.ome.frontend import ARGOCD_FRONT
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
-from .shell import fail, fail_if_strict, report_run, say, weights_flag_names
+from .shell import (fail, fail_if_strict, leave_out_infos, relay, report_run, say, set_messages,
+                    weights_flag_names)
 
 @click.group("argocd", epilog="\b\nExample (plugins/argocd/plugin.yaml):\n  generate:\n"
                                "    command: [omerender, argocd, generate]")
@@ -38,13 +39,19 @@ def generate():
     names (pipeline, or the installed omerender function where needed); a plain directory is rendered.
 
     A render of no objects fails (set ALLOW_EMPTY=true where an empty app is meant), as does an object the
-    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes)."""
+    destination cluster doesn't serve (KUBE_API_VERSIONS, KUBE_VERSION, which Argo CD passes). QUIET=true leaves
+    out info lines; MESSAGES=github prints messages as GitHub Actions annotations (as --messages github)."""
     from omerender.gitops.buildrun import build, remote_setting, timeout_setting
     from omerender.gitops.kbuild import find_kustomization
     from .build import built_or_fail, function_warnings
 
     environ = dict(os.environ)
     root = repo_root(".", environ.get("ARGOCD_APP_SOURCE_PATH"), environ)
+    try:
+        form, quiet = messages_form(environ)
+    except OmeError as err:
+        fail([err.message()])
+    set_messages(click.get_current_context(), form, quiet)
     try:
         values = flag_values(environ)
         mode, settings, weights = weights_values(environ)
@@ -60,10 +67,11 @@ def generate():
                       strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
                       weights=settings, allow=allow, front=ARGOCD_FRONT)
     if find_kustomization(".") is None:
-        objects, input_kinds = _render_plain((".",), options, named, cluster_config)
+        objects, inputs = _render_plain((".",), options, named, cluster_config)
+        input_kinds = [obj.kind for obj in inputs.objects]
         if not objects and not empty_ok:
             fail([empty_render(input_kinds).message()])
-        _fail_unserved(objects, cluster)
+        _fail_unserved(objects, cluster, inputs)
         write_stream(objects, sys.stdout)
         return
     unapplied = built_or_fail(lambda: unapplied_marker(root))
@@ -73,7 +81,8 @@ def generate():
                                         timeout=timeout_setting(None, environ, sidecar=True),
                                         remote=remote_setting(False, environ),
                                         extra=(cluster_config,) if cluster_config else ()))
-    sys.stderr.write(built.tool_stderr)
+    leave_out_infos(built.quiet)
+    relay(built.tool_stderr)
     for message in built.messages:
         say(message)
     fail_if_strict(built.strict or values["STRICT"], [*built.messages, *function_warnings(built.tool_stderr)],
@@ -82,7 +91,7 @@ def generate():
     if not empty_ok and _built_nothing(built):
         input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
         fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
+    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster, built.inputs)
     if built.objects is not None:
         try:
             write_stream(built.objects, sys.stdout)
@@ -93,9 +102,9 @@ def generate():
 
 
 def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],
-                  cluster_config: str | None = None) -> tuple[list[dict], list[str]]:
+                  cluster_config: str | None = None) -> tuple[list[dict], object]:
     """``omerender render PATHS --cluster-config CLUSTER_CONFIG`` with ``options`` (those of the directory's
-    OMERender config where it holds one): the rendered objects and the kinds of the objects read. Messages are
+    OMERender config where it holds one): the rendered objects and the inputs read. Messages are
     printed; errors (and, with strict, warnings) exit 1."""
     from omerender.errors import run_guarded
     from omerender.gitops.argocd import CLUSTER_CONFIG
@@ -113,14 +122,15 @@ def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ..
             used[:] = [config_options, "strict: true in the OMERender config"]
         inputs = index(docs)
         lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), None))
-        return render(inputs, used[0], lock), [obj.kind for obj in inputs.objects]
+        return render(inputs, used[0], lock), inputs
 
     done, failures = run_guarded(run)
+    leave_out_infos(used[0].quiet)
     report_run(notes, failures, lambda: done[0].messages, used[0].strict or options.strict,
                switch="--strict" if options.strict else used[1],
                allow=options.allow | used[0].allow)
-    result, input_kinds = done
-    return result.objects, input_kinds
+    result, inputs = done
+    return result.objects, inputs
 
 
 def _built_nothing(built) -> bool:
@@ -130,17 +140,18 @@ def _built_nothing(built) -> bool:
     return not (built.stream or "").strip()
 
 
-def _fail_unserved(objects: list[dict], cluster: tuple) -> None:
+def _fail_unserved(objects: list[dict], cluster: tuple, inputs=None) -> None:
     """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
     KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty)."""
     from omerender.errors import run_guarded
     from omerender.kube.apiversions import unserved
+    from omerender.ome.load import source_of
     served, version = cluster
     if served is None and version is None:
         return
 
     def check():
-        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed", source_of(inputs))
 
     errors, failures = run_guarded(check)
     if failures or errors:

@@ -14,7 +14,7 @@ from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
 from omerender.gitops.overlays import RENDER_FLAGS
 from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
-                    messages_option, relay, render_options, say, weights_flags)
+                    leave_out_infos, messages_option, relay, render_options, say, weights_flags)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -59,6 +59,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
                      flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (), extra_name=OPTION)
 
     built = built_or_fail(run, debug)
+    leave_out_infos(built.quiet)
     if verbose:
         say(Message("info", f"{built.plan.path} path: {built.plan.reason}", code="build-path"))
     relay(built.tool_stderr)

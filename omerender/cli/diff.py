@@ -15,7 +15,7 @@ from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
 from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
-from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
+from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, github_mode, messages_option,
                     render_options, say, weights_flags)
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
@@ -190,10 +190,18 @@ def _cluster_config_of_each(paths: tuple[str, ...], cluster_configs: tuple[str, 
         fail([err.message()], EXIT_ERROR)
 
 
+def _named(message: Message, side: str) -> Message:
+    """``message`` named as its render's: before its file, or, as an annotation, whose ``file=`` must stay the
+    file, before its text."""
+    if github_mode() and message.file:
+        return replace(message, text=f"{side}: {message.text}")
+    return replace(message, file=f"{side}: {message.file}" if message.file else side)
+
+
 def _fail_on_warnings(*renders: tuple[str, list[Message]]) -> None:
     """--strict: print head's warnings, each named as its render's (``head``, or ``head (PATH)``), and exit 2 when
     there is one."""
-    warnings = [replace(m, file=f"{side}: {m.file}" if m.file else side) for side, messages in renders
+    warnings = [_named(m, side) for side, messages in renders
                 for m in messages if m.severity == "warning" and (m.code not in allowed() or m.folded_codes)]
     for message in warnings:
         say(message)

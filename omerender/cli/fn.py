@@ -18,14 +18,16 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
   results; errors and warnings also go to stderr, and any error exits 1.
 
   Options go in the functionConfig, apiVersion {CONFIG_API}, kind {CONFIG_KIND}:
-    spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false}}}}
+    spec: {{{{keepInputs: false, noModelNodeSelector: false, locked: false, podMonitors: false, strict: false,
+           quiet: false}}}}
   modelWeights: agent or download (docs/how-to/model-weights.md), and with download weightsStorageClass,
   weightsAccessMode (ReadWriteOnce, ReadWriteMany, ReadWriteOncePod) and downloaderImage (strings), and the
   download Job's weightsNodeSelector ({{{{KEY: VALUE}}}}), weightsTolerations ([KEY[=VALUE]:EFFECT]),
   downloaderResources and weightsWaitResources ({{{{requests.cpu: 1, limits.memory: 8Gi}}}}), downloadDeadline
   (seconds), downloaderEnv ({{{{NAME: VALUE}}}}) and downloaderEnvFrom ([configmap/NAME, secret/NAME]).
   strict: true makes any warning fail the function (an error result, exit 1), for CI;
-  allow: [CODE, ...] accepts the warnings of those codes (docs/reference/message-codes.md).
+  allow: [CODE, ...] accepts the warnings of those codes (docs/reference/message-codes.md);
+  quiet: true leaves out the info results (as --quiet leaves out info lines).
   Each result's tags.code is its message's code.
   kpt may pass a ConfigMap whose data has the same keys as "true"/"false" (allow: "CODE,CODE").
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.

@@ -12,6 +12,7 @@ from omerender.ome.render import Options
 from omerender.ome.frontend import CLI_FRONT, FrontEnd
 from omerender.ome.weights.options import weights_options
 from omerender.ome.weights.settings import DEFAULT_IMAGE
+from .workflow import annotate, github_line, guard_streams  # noqa: F401 - github_line: the form, for callers
 
 _WEIGHTS = "omerender.weights"
 WEIGHTS_FLAGS = (
@@ -112,10 +113,13 @@ def cluster_config_option(command):
 
 _ALLOW = "omerender.allow"
 _FORM = "omerender.messages"
+_QUIET = "omerender.quiet"
 ALLOW_HELP = ("Accept the warnings of these codes under --strict (comma-separated or repeated; "
               "docs/reference/message-codes.md lists them).")
 MESSAGES_HELP = ("How to print errors, warnings and infos on stderr: text (the default), or github for GitHub "
-                 "Actions annotations (::warning file=...,line=...::...), shown on the pull request's lines.")
+                 "Actions annotations (::warning file=...,line=...::...), shown on the pull request's lines; then any "
+                 "other line that GitHub would read as a workflow command is fenced off with ::stop-commands::.")
+QUIET_HELP = "Leave out info lines (::notice annotations with --messages github); errors and warnings are printed."
 
 
 def allowed_codes(values: Iterable[str], where: str = "--allow") -> frozenset[str]:
@@ -135,16 +139,43 @@ def allow_option(command):
 
 
 def messages_option(command):
-    """``--messages text|github`` on every command that prints messages."""
+    """``--messages text|github`` and ``-q/--quiet`` on every command that prints messages."""
     def keep(ctx, _param, value):
-        ctx.meta[_FORM] = value
+        set_messages(ctx, value)
+
+    def keep_quiet(ctx, _param, value):
+        ctx.meta[_QUIET] = value
+    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=keep_quiet,
+                           help=QUIET_HELP)(command)
     return click.option("--messages", type=click.Choice(["text", "github"]), default="text", show_default=True,
                         expose_value=False, callback=keep, help=MESSAGES_HELP)(command)
+
+
+def set_messages(ctx: click.Context, form: str, quiet: bool | None = None) -> None:
+    """Print messages in ``form`` from now on (github: stdout and stderr guarded until the command ends, see
+    :mod:`.workflow`); ``quiet``, when given: leave out infos."""
+    ctx.meta[_FORM] = form
+    if quiet is not None:
+        ctx.meta[_QUIET] = quiet
+    if form == "github":
+        ctx.call_on_close(guard_streams())
 
 
 def _meta(key: str, default):
     ctx = click.get_current_context(silent=True)
     return ctx.meta.get(key, default) if ctx is not None else default
+
+
+def github_mode() -> bool:
+    """Whether messages are printed as GitHub Actions annotations (``--messages github``)."""
+    return _meta(_FORM, "text") == "github"
+
+
+def leave_out_infos(quiet: bool) -> None:
+    """``quiet: true`` in the OMERender config a build read: print no infos from now on, as ``--quiet``."""
+    ctx = click.get_current_context(silent=True)
+    if quiet and ctx is not None:
+        ctx.meta[_QUIET] = True
 
 
 def allowed() -> frozenset[str]:
@@ -153,34 +184,13 @@ def allowed() -> frozenset[str]:
 
 
 def say(message: Message) -> None:
-    """Print one message on stderr in the form ``--messages`` asked for."""
-    click.echo(github_line(message) if _meta(_FORM, "text") == "github" else message.line(), err=True)
-
-
-_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def github_line(message: Message) -> str:
-    """``message`` as a GitHub Actions workflow command (escaped as actions/toolkit's core/src/command.ts does):
-    ``::warning file=F,line=L,col=C,title=CODE::TEXT``."""
-    properties = []
-    if message.file:
-        properties.append(("file", message.file))
-        position = message.position()
-        if position:
-            properties += [("line", str(position[0])), ("col", str(position[1]))]
-    if message.code:
-        properties.append(("title", message.code))
-    said = ",".join(f"{key}={_escape_property(value)}" for key, value in properties)
-    return f"::{_COMMANDS[message.severity]}{' ' + said if said else ''}::{_escape_data(message.located_text())}"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    """Print one message on stderr in the form ``--messages`` asked for (an info not at all under ``--quiet``)."""
+    if message.severity == "info" and _meta(_QUIET, False):
+        return
+    if github_mode():
+        annotate(message)
+    else:
+        click.echo(message.line(), err=True)
 
 
 def relay(tool_stderr: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from omerender.codes import parse_allow
-from omerender.errors import OmeError, escape
+from omerender.errors import OmeError
 from omerender.ome.render import Options
 from omerender.ome.frontend import ARGOCD_FRONT, env_name, in_config
 from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
@@ -39,8 +39,7 @@ def switch(environ: dict, name: str) -> bool:
     """An on/off parameter (false when unset); anything but the spellings of TRUE and FALSE is an error."""
     value = parameter(environ, name, "false")
     if value not in TRUE + FALSE:
-        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
-        raise OmeError(f'{name} must be true or false, got "{shown}"')
+        raise OmeError(f'{name} must be true or false, got "{shown(value)}"')
     return value in TRUE
 
 
@@ -120,7 +119,7 @@ ALLOW = "ALLOW"   # parameter allow: the codes of warnings STRICT accepts, comma
 def allow_codes(environ: dict) -> frozenset[str]:
     """ALLOW from PARAM_ALLOW, else ARGOCD_ENV_ALLOW: message codes (omerender.codes), comma-separated."""
     value = parameter(environ, ALLOW)
-    codes, unknown = parse_allow([escape(value)], ALLOW)
+    codes, unknown = parse_allow([value], ALLOW)
     if unknown:
         raise OmeError(unknown[0])
     return codes
@@ -133,9 +132,27 @@ def cluster_config_path(environ: dict, root: str) -> str | None:
     if not value:
         return None
     if os.path.isabs(value):
-        shown = value.encode("unicode_escape").decode("ascii")  # a newline must not forge an error: line
-        raise OmeError(f'{CLUSTER_CONFIG} must be a path relative to the app\'s directory, got "{shown}"')
+        raise OmeError(f'{CLUSTER_CONFIG} must be a path relative to the app\'s directory, got "{shown(value)}"')
     return clusterfile.checked(value, CLUSTER_CONFIG, root, f"the repository {root}")
+
+
+QUIET = "QUIET"         # parameter quiet: leave out info lines (omerender render --quiet)
+MESSAGES = "MESSAGES"   # parameter messages: text (the default) or github (omerender render --messages github)
+
+
+def messages_form(environ: dict) -> tuple[str, bool]:
+    """MESSAGES (text or github; empty: text) and QUIET, from PARAM_<NAME>, else ARGOCD_ENV_<NAME>."""
+    form = parameter(environ, MESSAGES) or "text"
+    if form not in ("text", "github"):
+        raise OmeError(f'{MESSAGES} must be text or github, got "{shown(form)}"')
+    return form, switch(environ, QUIET)
+
+
+def shown(value: str, most: int = 100) -> str:
+    """A parameter's value as an error quotes it: on one line, all but printable ASCII escaped (a newline must not
+    forge an error: line, nor a "::" line a workflow command), at most ``most`` characters of it."""
+    text = value.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= most else text[:most] + f"… ({len(value):,} characters)"
 
 
 # ---------------------------------------------------------------- never an empty sync by accident

@@ -67,6 +67,7 @@ class Built:
     tool_stderr: str = ""
     strict: bool = False                  # the options asked that any warning fail the build
     allow: frozenset = frozenset()        # the codes of the warnings those options accept (spec.allow)
+    quiet: bool = False                   # the options asked that infos be left out (spec.quiet)
 
 
 class Interrupted(OmeError):
@@ -270,12 +271,14 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
-        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict, allow=options.allow)
+        return Built(plan, inputs=inputs, tool_stderr=stderr, strict=options.strict, allow=options.allow,
+                     quiet=options.quiet)
     result = render(inputs, options, lock_from_inputs(inputs))
     objects = kbuild.kustomize_order(result.objects, tree.kustomizations.get(top))
     warnings = [Message("warning", plan.warning, code="kustomize-renames")] if plan.warning and inputs.isvcs else []
     return Built(plan, objects=objects, inputs=inputs, result=result, messages=warnings + list(result.messages),
-                 tool_stderr=stderr, strict=options.strict, allow=options.allow)
+                 tool_stderr=stderr, strict=options.strict, allow=options.allow,
+                     quiet=options.quiet)
 
 
 def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]:

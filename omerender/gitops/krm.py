@@ -1,7 +1,8 @@
 """The render as a KRM function: a ResourceList in, a ResourceList out (``omerender-fn``, ``omerender fn``).
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
-with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, the
+with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``,
+``quiet`` (no info results), the
 strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, the download Job's
 ``weightsNodeSelector``, ``weightsTolerations``, ``downloaderResources``, ``weightsWaitResources``,
 ``downloadDeadline``, ``downloaderEnv``, ``downloaderEnvFrom``, and ``allow``: the codes of warnings ``strict``
@@ -30,7 +31,7 @@ CONFIG_KIND = "OMERender"
 # The --model-weights settings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {key: CONFIG_FRONT.name(key) for key in WEIGHTS_KEYS}
 WEIGHTS_STRINGS = ("mode", "storage_class", "access_mode", "image")   # the rest: jobsettings reads each
-OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict",
+OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "quiet", "strict",
                  *WEIGHTS_FIELDS.values())
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -72,7 +73,8 @@ def _run(text: str) -> tuple[dict, int]:
         return _resource_list([], [_result(m) for m in [*value.messages, strict]]), 1
     input_ids = {id(d.data) for d in docs}
     items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
-    return _resource_list(items, [_result(m) for m in value.messages]), 0
+    shown = [m for m in value.messages if not (options.quiet and m.severity == "info")]
+    return _resource_list(items, [_result(m) for m in shown]), 0
 
 
 def _parse(text: str) -> dict:
@@ -186,7 +188,7 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow, front=CONFIG_FRONT)
+                   allow=allow, front=CONFIG_FRONT, quiet=values.get("quiet", False))
 
 
 def _weights(values: dict, where: str):

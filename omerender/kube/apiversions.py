@@ -65,9 +65,10 @@ def parse_kube_version(value: str | None, source: str) -> tuple[int, int] | None
 
 
 def unserved(objects: list[dict], served: frozenset[str] | None, kube_version: tuple[int, int] | None,
-             source: str) -> list[OmeError]:
+             source: str, place=None) -> list[OmeError]:
     """An error for each object whose group/version (or kind) the cluster doesn't serve. A CustomResourceDefinition
-    in ``objects`` counts as serving its kinds: the sync creates it first."""
+    in ``objects`` counts as serving its kinds: the sync creates it first. ``place(obj)``, where given, is the
+    (file, origin) of the input the object came from, which the error names; None where it doesn't know."""
     if served is None and kube_version is None:
         return []
     defined = _defined_by_crds(objects)
@@ -77,7 +78,8 @@ def unserved(objects: list[dict], served: frozenset[str] | None, kube_version: t
         problem = (_not_served(api, kind, served, defined, source) if served is not None else None) or \
             _too_old(api, kube_version)
         if problem:
-            errors.append(OmeError(f"{kind} {_where(obj)}: {problem}"))
+            file, origin = (place(obj) if place else None) or (None, None)
+            errors.append(OmeError(f"{kind} {_where(obj)}: {problem}", file=file, origin=origin))
     return errors
 
 

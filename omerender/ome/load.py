@@ -279,3 +279,24 @@ def _file(inputs: Inputs, obj: Obj) -> None:
         first = table[key]
         raise obj.error(f"duplicate {kind} {name} in the inputs (first in {first.file})")
     table[key] = obj
+
+
+ISVC_LABEL = "ome.io/inferenceservice"  # on every object rendered for an InferenceService
+
+
+def source_of(inputs: Inputs | None):
+    """For messages about rendered objects: a function giving the (file, origin) of the input an object came from
+    (itself, passed through, or the InferenceService its ``ome.io/inferenceservice`` label names), else None;
+    None without inputs."""
+    if inputs is None:
+        return None
+    by_id = {id(obj.data): obj for obj in inputs.objects}
+    isvcs = {(isvc.namespace, isvc.name): isvc for isvc in inputs.isvcs}
+
+    def place(data: dict):
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        found = by_id.get(id(data)) or isvcs.get((meta.get("namespace") or DEFAULT_NAMESPACE,
+                                                  labels.get(ISVC_LABEL)))
+        return (found.file, found.origin) if found is not None and found.file else None
+    return place

@@ -59,6 +59,7 @@ class Options:
     weights: WeightsSettings = WeightsSettings()  # the download Job's and claim's settings (download only)
     allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
     front: FrontEnd = CLI_FRONT  # where the options were given: how a message's fix names a setting (frontend)
+    quiet: bool = False  # infos are left out of what is printed (and of KRM results); the caller leaves them out
 
     @property
     def model_objects(self) -> bool:
@@ -162,8 +163,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
         raise OmeErrors(errors)
-    for text in multinode.shared_leader_service_warnings([obj for obj, _ in rendered]):
-        report.warn(text, code="shared-leader-service")
+    for text, isvc in multinode.shared_leader_service_warnings(rendered):
+        report.warn(text, ref=isvc.ref, file=isvc.file, code="shared-leader-service")
     for text, model in book.size_warnings():
         report.warn(text, ref=model.ref, field="metadata.annotations", file=model.file, code="weights-size-guessed")
     for text, model in book.access_warnings():

@@ -62,11 +62,11 @@ class _PlainDumper(_Dumper):
     def represent_data(self, data):
         kind = type(data)
         if kind is str:
-            return ScalarNode(_STR, data)
+            return ScalarNode(_STR, data, style='"' if _commandlike(data) else None)
         if kind is dict and all(type(k) is str for k in data):
             items = sorted(data.items(), key=_key)  # keys are unique, so the same order as sorted(items)
-            return MappingNode(_MAP, [(ScalarNode(_STR, k), self.represent_data(v)) for k, v in items],
-                               flow_style=False)
+            return MappingNode(_MAP, [(ScalarNode(_STR, k, style='"' if _commandlike(k, True) else None),
+                                       self.represent_data(v)) for k, v in items], flow_style=False)
         if kind is list:
             return SequenceNode(_SEQ, [self.represent_data(item) for item in data], flow_style=False)
         if kind is bool:
@@ -83,6 +83,22 @@ class _PlainDumper(_Dumper):
         if not implicit[0]:
             return _STR  # the resolver's answer for a scalar that is not plain (no path resolvers here)
         return _plain_tag(value)
+
+
+# A GitHub Actions runner reads a log line that starts with "::" after whitespace as a workflow command, and a
+# rendered stream may be printed in a CI log. A string that would put "::" at the start of a line of the output
+# (after a line break in it, at a fold of a long text, or a key at its line's start) is written double-quoted,
+# where breaks are escapes and a fold starts its next line with "\": the same string, on no line of its own.
+_BREAK_COMMAND = re.compile(r"[\n\r\x85\u2028\u2029][^\S\n\r]*::")
+_FOLD_COMMAND = re.compile(r"\s::")
+_FOLDS = 1 << 14   # a text this long may be folded at a space by PyYAML's emitter (width 1 << 16, less indentation)
+
+
+def _commandlike(text: str, key: bool = False) -> bool:
+    if "::" not in text:
+        return False
+    return bool(_BREAK_COMMAND.search(text) or (key and text.lstrip().startswith("::"))
+                or (len(text) >= _FOLDS and _FOLD_COMMAND.search(text)))
 
 
 def _plain_tag(text: str) -> str:

@@ -297,7 +297,9 @@ def parse_text(text: str, file: str, start: int = 0, budget: Budget | None = Non
         tab = tab_problem(err, text) if located else None
         if tab is not None:
             raise OmeError(tab[0], file=file, origin=At(tab[1], tab[2])) from None
-        raise OmeError(yaml_error_text(err), file=file) from None
+        mark = getattr(err, "problem_mark", None) if located else None
+        raise OmeError(yaml_error_text(err), file=file,
+                       origin=At(mark.line + 1, mark.column + 1) if mark is not None else None) from None
     source = Source(text, roots) if located and len(roots) == len(loaded) else None
     docs = []
     for index, data in enumerate(loaded):

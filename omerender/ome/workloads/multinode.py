@@ -101,13 +101,23 @@ def warn_ignored_scaling(comp: Component, report: Report) -> None:
                     f"LeaderWorkerSet)", code="multinode-budget-ignored")
 
 
-def shared_leader_service_warnings(objects: list[dict]) -> list[str]:
+def shared_leader_service_warnings(rendered: list[tuple[dict, object]]) -> list[tuple[str, object]]:
     """One warning per namespace that gets more than one LeaderWorkerSet: each of their Services
-    selects ``ray.io/node-type: head``, i.e. the leaders of all of them (render.md §11)."""
-    by_namespace: dict[str, list[str]] = {}
-    for obj in objects:
+    selects ``ray.io/node-type: head``, i.e. the leaders of all of them (render.md §11). Each with the input the
+    first LeaderWorkerSet (by name) was rendered from, which the message names; the text counts the rest."""
+    by_namespace: dict[str, dict[str, object]] = {}
+    for obj, source in rendered:
         if obj.get("kind") == "LeaderWorkerSet":
-            by_namespace.setdefault(obj["metadata"].get("namespace") or "", []).append(obj["metadata"]["name"])
-    return [f"namespace {ns} gets {len(names)} LeaderWorkerSets ({', '.join(sorted(names))}); the Service of each "
-            f"selects {HEAD_LABEL}: head, which matches the leader pods of all of them, as in OME"
+            by_namespace.setdefault(obj["metadata"].get("namespace") or "", {})[obj["metadata"]["name"]] = source
+    return [(f"namespace {ns} gets {len(names)} LeaderWorkerSets ({_listed(sorted(names))}); the Service of each "
+             f"selects {HEAD_LABEL}: head, which matches the leader pods of all of them, as in OME",
+             names[min(names)])
             for ns, names in sorted(by_namespace.items()) if len(names) > 1]
+
+
+LISTED = 10  # names a message lists before it counts the rest
+
+
+def _listed(names: list[str]) -> str:
+    more = len(names) - LISTED
+    return ", ".join(names[:LISTED]) + (f" and {more:,} more" if more > 0 else "")
