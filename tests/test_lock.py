@@ -8,7 +8,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from omerender.cli.lock import lock as lock_group
+from omerender.cli.app import cli  # through the group, as users call it: a command invoked alone caches click's bare --help
+
 from omerender.errors import OmeError, OmeErrors, Report
 from omerender.ome.pinning.lock import check_locked_entries, resolve_with_lock, update_lock
 from omerender.ome.pinning.lockfile import Lock, Revision, dump_lock, find_lock, lock_from_inputs, parse_lock
@@ -510,7 +511,7 @@ def write(tmp_path, **files):
 
 def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
     write(tmp_path, runtime=fx.PLAIN, model=fx.MODEL, isvc=ISVC_P)
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.stderr == (f"info: {tmp_path}/isvc.yaml:1:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
                              f"pinned to {R0} [pinned]\n")
@@ -519,11 +520,11 @@ def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
     assert parse_lock(text).entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision == R0
     mtime = os.stat(path).st_mtime_ns
     os.utime(path, ns=(mtime - 10_000_000, mtime - 10_000_000))
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path)])
     assert result.exit_code == 0 and result.stderr == ""
     assert os.stat(path).st_mtime_ns == mtime - 10_000_000
     write(tmp_path, runtime=plain("0.85"))
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path), "--advance", "llama-demo/llama-3-2-3b-instruct"])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path), "--advance", "llama-demo/llama-3-2-3b-instruct"])
     assert result.exit_code == 0, result.output
     assert result.stderr.endswith(f"advanced from {R0} to {R1} (--advance) [pin-advanced]\n")
     assert parse_lock(path.read_text()).entries[("llama-demo", "llama-3-2-3b-instruct")].pinnedRevision == R1
@@ -531,13 +532,13 @@ def test_lock_update_command_writes_once_and_never_rewrites(tmp_path):
 
 def test_lock_update_command_errors_write_nothing(tmp_path):
     write(tmp_path, runtime=fx.CHILD, model=fx.MODEL, isvc=fx.ISVC_I)
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path)])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stderr == (f"error: {tmp_path}/runtime.yaml:8:5: ServingRuntime llama-demo/sglang-llama-3-2-3b: "
                              'inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n')
     assert not (tmp_path / "omerender.lock.yaml").exists()
     write(tmp_path, profile=fx.PROFILE)
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path), "--advance", "x/y"])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path), "--advance", "x/y"])
     assert result.exit_code == 1 and result.stderr == "error: --advance x/y: no InferenceService x/y in the input\n"
 
 
@@ -545,7 +546,7 @@ def test_lock_update_command_explicit_lock_path(tmp_path):
     write(tmp_path, runtime=fx.PLAIN, model=fx.MODEL, isvc=ISVC_P)
     target = tmp_path / "locks" / "pins.yaml"
     target.parent.mkdir()
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path / "isvc.yaml"), str(tmp_path / "runtime.yaml"),
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path / "isvc.yaml"), str(tmp_path / "runtime.yaml"),
                                              str(tmp_path / "model.yaml"), "--lock", str(target)])
     assert result.exit_code == 0, result.output
     assert target.exists() and not (tmp_path / "omerender.lock.yaml").exists()
@@ -554,7 +555,7 @@ def test_lock_update_command_explicit_lock_path(tmp_path):
 def test_lock_update_into_a_missing_folder_is_an_error_line_not_an_internal_error(tmp_path):
     write(tmp_path, runtime=fx.PLAIN, model=fx.MODEL, isvc=ISVC_P)
     target = tmp_path / "missing" / "pins.yaml"
-    result = CliRunner().invoke(lock_group, ["update", str(tmp_path), "--lock", str(target)])
+    result = CliRunner().invoke(cli, ['lock', "update", str(tmp_path), "--lock", str(target)])
     assert result.exit_code == 1
     assert result.stderr.endswith(f"error: cannot write {target}: No such file or directory\n")
     assert "internal error" not in result.stderr

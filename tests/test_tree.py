@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from omerender.cli.tree import tree
+from omerender.cli.app import cli  # through the group, as users call it: a command invoked alone caches click's bare --help
+
 
 _spec = importlib.util.spec_from_file_location("inherit_fixtures", Path(__file__).with_name("test_inherit.py"))
 fx = importlib.util.module_from_spec(_spec)
@@ -25,7 +26,7 @@ def auto_isvc(name):
 
 def invoke(tmp_path, args, *texts):
     (tmp_path / "in.yaml").write_text("---\n".join(texts))
-    return CliRunner().invoke(tree, args + [str(tmp_path)])
+    return CliRunner().invoke(cli, ['tree', *args, str(tmp_path)])
 
 
 def family():

@@ -212,7 +212,9 @@ def annotations(stderr: str) -> list[dict]:
 
 
 def placed(stderr: str) -> list[dict]:
-    found = annotations(stderr)
+    # chart-defaults is about the render as a whole, a ConfigMap the inputs lack, so it names no file: GitHub shows
+    # it on the run's summary (and --quiet leaves it out); every other annotation names its place.
+    found = [a for a in annotations(stderr) if a.get("title") != "chart-defaults"]
     assert found
     for annotation in found:
         assert {"file", "line", "col", "title"} <= set(annotation), annotation
