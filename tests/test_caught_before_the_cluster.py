@@ -5,6 +5,8 @@ cluster ConfigMap OME's pod webhook cannot read, and a BenchmarkJob output whose
 from __future__ import annotations
 
 import copy
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -30,7 +32,6 @@ def write(directory: Path, files: dict[str, list[dict] | str]) -> Path:
 def cli(tmp_path: Path, files: dict) -> tuple[int, str, list[str]]:
     """``omerender render`` of the files written into a directory, from inside it (positions name the files)."""
     app = write(tmp_path / "app", files)
-    import os
     cwd = os.getcwd()
     os.chdir(app)
     try:
@@ -397,3 +398,42 @@ def test_the_benchmark_error_in_the_krm_function_and_argo_cd(tmp_path):
     assert done.stderr == f"error: ./bench.yaml:18:5: {ABSOLUTE}\n"
 
 
+
+
+# ---------------------------------------------------------------- hostile input: the checks' work is bounded
+
+def test_a_flood_of_unread_annotation_keys_is_bounded_in_time_and_lines(tmp_path):
+    """Thousands of distinct misspelt keys (up to 200 kB of annotations on each of three objects): the nearest keys
+    are looked for a bounded number of times, and each object prints at most 100 warnings and a count."""
+    files = quickstart()
+    flood = {f"ome.io/deploymnt-mode-{i}": "" for i in range(6000)}
+    for name in ("model.yaml", "runtime.yaml"):
+        files[name][0]["metadata"]["annotations"] = dict(flood)
+    (isvc,) = files["isvc.yaml"]
+    isvc["spec"]["engine"] = {"annotations": dict(list(flood.items())[:3000])}   # copied to the HPA twice
+    started = time.monotonic()
+    code, _, lines = cli(tmp_path, files)
+    assert time.monotonic() - started < 15
+    assert code == 0, lines[-1]
+    per_object = {}
+    for line in only(lines, "unknown-annotation") + only(lines, "[more-messages]"):
+        per_object.setdefault(line.split(": ")[2], []).append(line)
+    assert len(per_object) == 3
+    for shown in per_object.values():   # 100 warnings (the InferenceService's first is auto-selected-runtime's), a count
+        assert len(shown) <= 101 and shown[-1].endswith("[more-messages]")
+    assert only(lines, "ome.io/deploymnt-mode-0 ")[0].endswith('did you mean "ome.io/deploymentMode"? '
+                                                                 '[unknown-annotation]')
+
+
+def test_a_megabyte_shell_script_of_flags_is_read_in_seconds(tmp_path):
+    files = _runner_with(seventy_b("8", "8"), ["sh", "-c"], [" ".join(['--tp-size 8 "a b" $X'] * 40000)])
+    started = time.monotonic()
+    code, _, lines = cli(tmp_path, files)
+    assert time.monotonic() - started < 15
+    assert code == 0 and only(lines, "parallelism") == []
+
+
+def test_an_unbalanced_quote_in_a_shell_script_is_split_at_spaces(tmp_path):
+    files = _runner_with(seventy_b("8", "8"), ["bash", "-c"], ["exec python3 -m sglang.launch_server --tp 16 'x"])
+    code, _, lines = cli(tmp_path, files)
+    assert code == 1 and "--tp 16 need 16 GPUs and the pod holds 8" in only(lines, "error:")[0]

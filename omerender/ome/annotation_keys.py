@@ -12,8 +12,10 @@ and the ``ome.io/btp.`` and ``ome.io/dr.`` prefixes), with ome-projects/ome pkg/
 """
 from __future__ import annotations
 
+import difflib
+import weakref
+
 from omerender.errors import ObjRef, Report
-from omerender.suggest import nearest
 
 PREFIXES = ("ome.io/", "rdma.ome.io/", "runtime.ome.io/", "models.ome.io/")
 
@@ -60,6 +62,12 @@ def _fold(key: str) -> str:
 
 
 _FOLDED = {_fold(key): key for key in READ}   # deployment-mode and DeploymentMode are deploymentMode
+_SORTED = sorted(READ)
+MAX_LOOKUPS = 64      # nearest keys looked for per render (each ~10 ms on a busy core)
+MAX_KEY = 100         # a longer key (a key's name part is at most 63 characters) is compared with none
+MAX_FOUND = 4096
+_FOUND: dict[str, str] = {}   # a misspelt key -> the key it nearly is, across renders
+_LOOKUPS: dict[int, tuple] = {}   # id(owner) -> (its weak reference, [lookups left])
 
 
 def unread(key) -> bool:
@@ -69,14 +77,37 @@ def unread(key) -> bool:
 
 
 def warn_unread(annotations, path: str, report: Report, owner: object, ref: ObjRef | None = None,
-         file: str | None = None, skip: tuple[str, ...] = ()) -> None:
+                file: str | None = None, skip: tuple[str, ...] = ()) -> None:
     """One warning per key of ``annotations`` (at ``path``) that OME v1.3 does not read, but those starting with
-    ``skip``; the nearest keys it reads are found within the suggestion budget of ``owner`` (the render's inputs)."""
+    ``skip``, each with the nearest key it reads where one is near (:func:`nearest_read`; ``owner``, the render's
+    inputs, bounds how many are looked for)."""
     if not isinstance(annotations, dict):
         return
     for key in annotations:   # in the order written
         if unread(key) and not (skip and key.startswith(skip)):
-            near = _FOLDED.get(_fold(key)) or next(iter(nearest(key, lambda: READ, len(READ), owner, limit=1)), None)
+            near = nearest_read(key, owner)
             hint = f'; did you mean "{near}"?' if near else ""
             report.warn(f"annotation {key} is not one OME v1.3 reads, and has no effect{hint}", ref=ref,
                         field=f"{path}.{key}", file=file, code="unknown-annotation")
+
+
+def nearest_read(key: str, owner: object) -> str | None:
+    """The key OME reads that ``key`` nearly is: the same but for case, ``-`` and ``_``, else the closest by
+    difflib's ratio (0.6 at least). A comparison with every key costs milliseconds, so a render looks for at most
+    :data:`MAX_LOOKUPS` (a hostile input may hold thousands of keys); a key found is kept for the next object."""
+    near = _FOLDED.get(_fold(key)) or _FOUND.get(key)
+    if near is not None or len(key) > MAX_KEY or not _spend(owner):
+        return near
+    found = difflib.get_close_matches(key, _SORTED, n=1, cutoff=0.6)
+    if found and len(_FOUND) < MAX_FOUND:
+        _FOUND[key] = found[0]
+    return found[0] if found else None
+
+
+def _spend(owner: object) -> bool:
+    key = id(owner)
+    entry = _LOOKUPS.get(key)
+    if entry is None or entry[0]() is not owner:
+        entry = _LOOKUPS[key] = (weakref.ref(owner, lambda _ref: _LOOKUPS.pop(key, None)), [MAX_LOOKUPS])
+    entry[1][0] -= 1
+    return entry[1][0] >= 0
