@@ -103,6 +103,23 @@ def test_a_class_that_keeps_the_runtime_s_count_says_nothing(tmp_path):
     assert only(lines, "accelerator-class-gpus") == [] and only(lines, "parallelism") == []
 
 
+def test_a_class_the_runtime_plans_for_with_a_tensor_parallelism_override_gets_no_class_warning(tmp_path):
+    """nvidia-l40s has a tensorParallelismOverride (--tp-size=4, --pp-size=2) in the runtime's acceleratorConfig: the
+    runtime says how it runs on that class, so only the flags are judged against the class's count."""
+    files = {p.name: load_yaml(p) for p in sorted((FIXTURES / "accelerators-70b").glob("*.yaml"))}
+    code, _, lines = cli(tmp_path, files)
+    assert code == 0 and only(lines, "accelerator-class-gpus") == [] and only(lines, "parallelism") == []
+    for cls in files["classes.yaml"]:
+        if cls["metadata"]["name"] == "nvidia-l40s":
+            cls["spec"]["resources"] = [{"name": "nvidia.com/gpu", "quantity": "4"}]
+    code, _, lines = cli(tmp_path / "4", files)
+    assert code == 1 and only(lines, "accelerator-class-gpus") == []
+    assert only(lines, "error:") == [
+        f"error: ./isvc-70b.yaml:13:3: {ISVC_70B}: engine runner ome-container: --tp-size=4 × --pp-size=2 need 8 GPUs "
+        "and the pod holds 4 (accelerator class nvidia-l40s sets 4 GPUs per pod, where the runtime asks for 8): the "
+        "server fails at start; lower the flags to 4 GPUs in all, or give the pods more GPUs"]
+
+
 def test_the_class_warning_in_the_krm_function_and_argo_cd(tmp_path):
     files = seventy_b("1", "$(PARALLELISM_SIZE)")
     code, results = krm(files)

@@ -141,21 +141,22 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
 
 def _class_resources(plan: PodPlan, runner: dict, sets_resources: bool, report: Report) -> dict:
     """The class's resources on the runner, and a warning when they change the GPUs per pod the runtime asked for
-    (a class quantity written per accelerator, not per pod, turns 8-GPU pods into 1-GPU pods)."""
+    (a class quantity written per accelerator, not per pod, turns 8-GPU pods into 1-GPU pods), unless the runtime's
+    acceleratorConfig for the class sets a tensorParallelismOverride: then it plans for the class's count."""
     before = runner_gpus(runner, plan.accelerator_resources)
     result = effects.apply_class_resources(runner, plan.cls, sets_resources)
     after = runner_gpus(result, plan.accelerator_resources) if result is not runner else before
     if before > 0 and after != before:
         plan.class_change = (f"accelerator class {plan.cls.name} sets {after} GPUs per pod, where the runtime asks "
                              f"for {before}")
-        size = ("not set: the class's tensorParallelismOverride suppresses it"
-                if effects.suppresses_parallelism(plan.class_config) else
-                f"{after * plan.pods_per_replica}, not {before * plan.pods_per_replica}")
-        nodes = f" × {plan.pods_per_replica} pods" if plan.pods_per_replica > 1 else ""
-        report.warn(f"{plan.path} runner {runner.get('name')}: {plan.class_change}; PARALLELISM_SIZE is {size} ({after} per pod{nodes}); "
-                    f"give the class the runtime's count ({before}; its resources quantity is per pod), or set "
-                    f"resources on the InferenceService's runner", field=f"spec.{plan.path}.runner",
-                    code="accelerator-class-gpus")
+        # a tensorParallelismOverride for the class says the runtime plans for it (parallel_flags judges the flags)
+        if not effects.suppresses_parallelism(plan.class_config):
+            pods = plan.pods_per_replica
+            nodes = f" × {pods} pods" if pods > 1 else ""
+            report.warn(f"{plan.path} runner {runner.get('name')}: {plan.class_change}; PARALLELISM_SIZE is "
+                        f"{after * pods}, not {before * pods} ({after} per pod{nodes}); give the class the runtime's "
+                        f"count ({before}; its resources quantity is per pod), or set resources on the "
+                        f"InferenceService's runner", field=f"spec.{plan.path}.runner", code="accelerator-class-gpus")
     return result
 
 
