@@ -28,7 +28,17 @@ def runner_gpus(runner: dict, names: tuple[str, ...] = (GPU,)) -> int:
         return 0
     name = min(present, key=order.__getitem__)
     part, values = ("limits", limits) if limits.get(name) is not None else ("requests", requests)
-    return math.ceil(parse_quantity(values[name], f"resources.{part}.{name}"))
+    value = values[name]
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and len(_COUNTS) < MAX_COUNTS:
+        count = _COUNTS.get(value)
+        if count is None:   # a valid quantity is kept: a fleet's runners repeat a few ("8", 4)
+            count = _COUNTS[value] = math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
+        return count
+    return math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
+
+
+MAX_COUNTS = 1024
+_COUNTS: dict = {}   # a quantity as written (a str or an int, "8" and 8 apart) -> its count, rounded up
 
 
 @lru_cache(maxsize=16)

@@ -30,6 +30,8 @@ DP_ATTENTION = "--enable-dp-attention"
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 _KUBELET_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_SPACE = re.compile(r"\s")
+_SHELL_QUOTING = re.compile(r"[\"'\\]")
 MAX_SIZE_DIGITS = 6   # a size of a million GPUs is already no count a pod can hold
 
 
@@ -75,13 +77,19 @@ def container_words(container: dict) -> list[str]:
     """The words of ``command`` then ``args`` as the server's argv sees them (see the module)."""
     env = {e["name"]: e["value"] for e in container.get("env") or []
            if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
-    items = [_kubelet_expand(str(item), env) for part in ("command", "args")
+    items = [str(item) for part in ("command", "args")
              for item in (container.get(part) if isinstance(container.get(part), list) else [])]
     shell = bool(items) and items[0].rsplit("/", 1)[-1] in SHELLS
     words: list[str] = []
     for index, item in enumerate(items):
-        script = shell and index > 0 and items[index - 1] == "-c"
-        words.extend(_split(_shell_expand(item, env) if script else item))
+        if "$" in item:
+            item = _kubelet_expand(item, env)
+        if shell and index > 0 and items[index - 1] == "-c":
+            words.extend(_split(_shell_expand(item, env)))
+        elif _SPACE.search(item):
+            words.extend(_split(item))
+        else:
+            words.append(item)   # one argv element, one word (most items)
     return words
 
 
@@ -97,8 +105,8 @@ def _shell_expand(text: str, env: dict) -> str:
 
 def _split(text: str) -> list[str]:
     text = text.replace("\\\n", " ")
-    if not any(c.isspace() for c in text):
-        return [text]
+    if not _SHELL_QUOTING.search(text):
+        return text.split() or [text]   # no quotes or escapes: the shell's words are the whitespace's
     try:
         return shlex.split(text)
     except ValueError:   # an unbalanced quote: the words as whitespace separates them

@@ -60,6 +60,7 @@ class PodPlan:
     accelerator_resources: tuple[str, ...] = (GPU,)  # the cluster's acceleratorResources, for PARALLELISM_SIZE
     no_container: str = ""        # why no container would be found (the runtime and its config), for the error
     class_change: str = ""        # set by the pod's build: how the class changed the runtime's GPUs per pod
+    gpus: int = 0                 # set by the pod's build: the runner's accelerators per pod
 
     @property
     def path(self) -> str:
@@ -82,8 +83,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
                        field=f"spec.{plan.path}.runner")
     containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
     if plan.serves_model and runner is not None:
-        parallel_flags.check(plan.path, containers[main], runner_gpus(containers[main], plan.accelerator_resources),
-                             plan.pods_per_replica, report, plan.class_change)
+        parallel_flags.check(plan.path, containers[main], plan.gpus, plan.pods_per_replica, report, plan.class_change)
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
@@ -143,9 +143,11 @@ def _class_resources(plan: PodPlan, runner: dict, sets_resources: bool, report: 
     """The class's resources on the runner, and a warning when they change the GPUs per pod the runtime asked for
     (a class quantity written per accelerator, not per pod, turns 8-GPU pods into 1-GPU pods), unless the runtime's
     acceleratorConfig for the class sets a tensorParallelismOverride: then it plans for the class's count."""
+    if plan.cls is None or sets_resources or not plan.cls.spec.get("resources"):
+        return runner   # the class changes nothing (effects.apply_class_resources)
     before = runner_gpus(runner, plan.accelerator_resources)
     result = effects.apply_class_resources(runner, plan.cls, sets_resources)
-    after = runner_gpus(result, plan.accelerator_resources) if result is not runner else before
+    after = runner_gpus(result, plan.accelerator_resources)
     if before > 0 and after != before:
         plan.class_change = (f"accelerator class {plan.cls.name} sets {after} GPUs per pod, where the runtime asks "
                              f"for {before}")
@@ -192,7 +194,7 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
 
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = runner_gpus(runner, plan.accelerator_resources)
+    gpus = plan.gpus = runner_gpus(runner, plan.accelerator_resources)
     suppressed = effects.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
