@@ -11,6 +11,7 @@ from samples import (AGENT_MODE, EXPECTED, NO_OME, RENDERS, assert_samples_fit_a
                      expected, expected_text, failures_on_a_cluster_without_ome, foreign_kinds, host_path_volumes,
                      kinds_beyond_agent_mode, model_node_placement, mounts_without_volume, observed, output_objects,
                      problems, render_samples, sample_files, unknown_claims)
+from test_catalog_sweep import NEW_CHECKS
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +238,6 @@ NEW_CHECK_EXCEPTIONS: dict[str, str] = {}
 
 
 def test_no_sample_gets_the_new_checks_messages(runs):
-    from test_catalog_sweep import NEW_CHECKS
     found = {rel: [line for line in run.printed.splitlines() if any(mark in line for mark in NEW_CHECKS)]
              for rel, run in runs.items()}
     assert {rel: lines for rel, lines in found.items() if lines} == {
