@@ -141,8 +141,13 @@ _ALL = [
        "component.", "Drop the key from the component's nodeSelector."),
     _w("gpus-exceed-class", "A runner asks for more GPUs than its accelerator class has.",
        "Lower the runner's resources or choose a larger class."),
-    _w("parallelism-gpu-mismatch", "A parallelism flag does not match the GPUs the pods get.",
-       "Set the flag to the count named, or change the GPU count."),
+    _w("parallelism-gpu-mismatch", "The runner's parallelism flags (SGLang's or vLLM's tensor, pipeline and data "
+       "parallel sizes) use fewer GPUs than its pod, or its LeaderWorkerSet's pods together, hold: the rest sit idle. "
+       "Flags that need more GPUs than there are are an error.",
+       "Raise the flags to the GPUs there are, or give the pods fewer GPUs."),
+    _w("accelerator-class-gpus", "An accelerator class's resources change a component's GPUs per pod from the "
+       "runtime's own request, and with them PARALLELISM_SIZE (the class's quantity is per pod, not per "
+       "accelerator).", "Give the class the runtime's GPU count, or set resources on the InferenceService's runner."),
     # Pinning (ome.lock)
     _w("runtime-drifted", "The runtime's live spec differs from the pinned revision.",
        "Bump the ome.io/runtime-sync annotation to advance, then run omerender lock update."),
@@ -186,7 +191,8 @@ _ALL = [
        "same host and path.", "Keep the InferenceService to one component, or turn perISVCSubdomain off."),
     _w("traffic-intent", "Traffic intent makes OME write a BackendTrafficPolicy omerender does not render.",
        "Remove the intent, or write the policy yourself."),
-    _w("unknown-annotation", "An ome.io annotation OME does not read, with no effect.",
+    _w("unknown-annotation", "An annotation key under ome.io/, rdma.ome.io/, runtime.ome.io/ or models.ome.io/ on an "
+       "InferenceService, its components, a runtime or a model that OME v1.3 does not read, with no effect.",
        "Fix the spelling (the message suggests the near miss) or delete it."),
     _w("invalid-additional-gateways", "The additional gateways annotation is not a valid JSON array; OME ignores "
        "it.", "Write a JSON array as the message shows."),

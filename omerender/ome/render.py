@@ -114,6 +114,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
         report.info(CHART_DEFAULTS_NOTE, code="chart-defaults")
     chains = Chains(inputs, report)
     errors = _validate_runtimes(inputs, chains, report) + _validate_policies(inputs)
+    _warn_models(inputs, report)
     if options.pod_monitors:
         _note_pod_monitor_config(inputs, report)
     if options.locked:
@@ -205,6 +206,14 @@ def _validate_runtimes(inputs: Inputs, chains: Chains, report: Report) -> list[O
     return errors
 
 
+def _warn_models(inputs: Inputs, report: Report) -> None:
+    models = list(inputs.cluster_models.values()) + list(inputs.models.values())
+    for model in sorted(models, key=lambda o: (o.kind, o.namespace or "", o.name)):
+        model_report = Report(ref=model.ref, file=model.file)
+        misread.warn_model(model, model_report, inputs)
+        report.extend(model_report.messages)
+
+
 def _note_pod_monitor_config(inputs: Inputs, report: Report) -> None:
     """The ConfigMap's ``podMonitor`` key reaches only OMENative components' PodMonitors (docs:
     guides/operate-ome/metrics.md), never those omerender renders; saying so once keeps it from passing silently."""
@@ -238,7 +247,7 @@ def _validate_runtime(runtime: Obj, inputs: Inputs, chains: Chains, report: Repo
     for text in removed_field_warnings(spec):
         report.warn(text, field=text.split(" ", 1)[0], code="removed-field")  # the text starts with the field's path
     warn_inert_runtime_fields(spec, report)
-    misread.warn_runtime(runtime, report)
+    misread.warn_runtime(runtime, report, inputs)
     if spec.get("disabled") is True:
         return
     merged = chains.merged_view(runtime)
@@ -358,7 +367,7 @@ def render_isvc(isvc: Obj, inputs: Inputs, chains: Chains, options: Options, rep
         report.warn("spec.predictor is ignored because spec.engine is set", field="spec.predictor",
                     code="predictor-ignored")
     warn_inert_fields(spec, report)
-    misread.warn_isvc(isvc, report)
+    misread.warn_isvc(isvc, report, inputs)
     _warn_ignored_runtime_fields(runtime, runtime_spec, report)
     ctx = IsvcContext(isvc, inputs, options, report, resolution, runtime_spec, facts,
                       book or Book(options.weights, options.front))

@@ -52,6 +52,9 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
     location = bench.spec["outputLocation"]
     try:
         output = storage.output(location["storageUri"], location.get("parameters") or {})
+        storage.check_refused_by_api_server(location["storageUri"], output)
+    except storage.JobRefusedError as err:
+        raise OmeError(str(err), field="spec.outputLocation.storageUri") from None
     except storage.StorageURIError as err:
         raise OmeError(f"{err}: OME accepts this URI but can't write results to it, and creates no Job; use "
                        f"oci://, s3://, az://, gs://, github:// or pvc://", field="spec.outputLocation.storageUri") \

@@ -23,6 +23,10 @@ class StorageURIError(ValueError):
     """OME's text for a URI it refuses."""
 
 
+class JobRefusedError(ValueError):
+    """A URI OME accepts whose Job the API server refuses."""
+
+
 @dataclass(frozen=True)
 class Output:
     """What the controller adds for an output location: container args, and for ``pvc://`` a volume and mount."""
@@ -53,6 +57,21 @@ def output(uri: str, params: dict) -> Output:
         raise StorageURIError(f"failed to build storage args: unsupported storage type: {kind}")
     parts = _PARSERS[kind](uri[len(_prefix(kind)):])
     return _BUILDERS[kind](parts, params)
+
+
+def check_refused_by_api_server(uri: str, output: Output) -> None:
+    """Raise :class:`JobRefusedError` for what the controller derives from ``uri`` that the API server refuses in the
+    Job (OME accepts the URI and its Job never runs): a ``pvc://`` sub-path that starts with ``/`` becomes an absolute
+    ``subPath`` (validateLocalDescendingPath: "must be a relative path"). v1.3's docs
+    (reference/storage/benchmark-output-storage.md) list such a URI among those OME can't write to."""
+    sub_path = (output.mount or {}).get("subPath", "")
+    if sub_path.startswith("/"):
+        claim, _, rest = uri[len("pvc://"):].partition("/")
+        raise JobRefusedError(
+            f"spec.outputLocation.storageUri: {quote(uri)}: the sub-path {quote(sub_path)} is absolute, so OME's Job mounts the claim with subPath "
+            f"{quote(sub_path)}, which the API server refuses (volumeMounts[].subPath: Invalid value: "
+            f"{quote(sub_path)}: must be a relative path) and the benchmark never runs; write "
+            f"{quote('pvc://' + claim + '/' + rest.lstrip('/'))}")
 
 
 def _prefix(kind: str) -> str:

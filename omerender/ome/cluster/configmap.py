@@ -202,6 +202,7 @@ def parse_data(data: dict, source: str, file: str | None) -> tuple[ClusterConfig
     autoscaler_policy = parse.parse_autoscaler_policy(data, notes)
     # The pod webhook's key: read for every pod it mutates (render.md §17).
     metrics_aggregator = parse.parse_metrics_aggregator(data, notes)
+    parse.check_agent_keys(data, notes)
     return ClusterConfig(source, ingress, pod_monitor, deploy, budgets, accelerators, file=file, keys=frozenset(data),
                          fields=frozenset(notes.fields), autoscaler_policy=autoscaler_policy,
                          metrics_aggregator=metrics_aggregator), notes

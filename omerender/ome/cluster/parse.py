@@ -15,7 +15,7 @@ from typing import Callable
 
 from omerender.kube.apirules import dns1123_label
 from omerender.gorules import gojson
-from omerender.gorules.gojson import (BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError,
+from omerender.gorules.gojson import (ANY, BOOL, INT, INT32, INT64, INT_OR_STRING, STRING, Decoded, GoJSONError,
                                       IntOrString, map_of, ptr, slice_of, struct)
 from omerender.gorules.strconv import quote
 from omerender.gorules.text import trim_space
@@ -26,8 +26,10 @@ from .settings import (AutoscalerPolicyConfig, BudgetPolicy, DeployConfig, Gatew
 INGRESS, DEPLOY, POD_MONITOR = "ingress", "deploy", "podMonitor"
 PDB, ACCELERATORS, AUTOSCALER_POLICY = "podDisruptionBudget", "acceleratorResources", "autoscalerPolicy"
 METRICS_AGGREGATOR, METRIC_PROVIDERS = "metricsAggregator", "metricProviders"
+MODEL_INIT, FINE_TUNED_ADAPTER, SERVING_SIDECAR = "modelInit", "fineTunedAdapter", "servingSidecar"
+AGENT_KEYS = (MODEL_INIT, FINE_TUNED_ADAPTER, SERVING_SIDECAR)   # in the order the pod webhook reads them
 KEYS = (INGRESS, DEPLOY, PDB, POD_MONITOR, ACCELERATORS, AUTOSCALER_POLICY,
-        METRICS_AGGREGATOR, METRIC_PROVIDERS)   # the data keys omerender reads
+        METRICS_AGGREGATOR, METRIC_PROVIDERS, *AGENT_KEYS)   # the data keys omerender reads
 
 DEFAULT_DOMAIN_TEMPLATE = "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"
 DEFAULT_INGRESS_DOMAIN = "example.com"
@@ -87,6 +89,20 @@ METRIC_PROVIDERS_TYPE = map_of(struct("controllerconfig.MetricProvider", ("serve
 DEFAULT_MEMBER_GET_TIMEOUT_SECONDS, DEFAULT_SKEW_DEADLINE_SECONDS = 5, 900
 METRICS_AGGREGATOR_TYPE = struct("pod.MetricsAggregator", ("enableMetricAggregation", STRING),
                                  ("enablePrometheusScraping", STRING))
+_OCI_AGENT = (("image", STRING), ("memoryRequest", STRING), ("memoryLimit", STRING), ("cpuRequest", STRING),
+              ("cpuLimit", STRING), ("compartmentId", STRING), ("authType", STRING), ("region", STRING))
+_VOLUME_MOUNT = struct("v1.VolumeMount", ("name", STRING), ("readOnly", BOOL), ("recursiveReadOnly", ptr(STRING)),
+                       ("mountPath", STRING), ("subPath", STRING), ("mountPropagation", ptr(STRING)),
+                       ("subPathExpr", STRING))
+_ENV_VAR = struct("v1.EnvVar", ("name", STRING), ("value", STRING), ("valueFrom", ptr(ANY)))
+# The pod webhook's OCI agent keys (pkg/webhook/admission/pod: model_init_injector.go, fine_tuned_adapter_injector.go,
+# serving_sidecar_injector.go): each struct's json fields; EnvVar's valueFrom is decoded as any JSON value.
+AGENT_TYPES = {
+    MODEL_INIT: struct("pod.ModelInitInjector", *_OCI_AGENT, ("vaultId", STRING),
+                       ("extraVolumeMounts", ptr(slice_of(_VOLUME_MOUNT))), ("extraEnvVars", ptr(slice_of(_ENV_VAR)))),
+    FINE_TUNED_ADAPTER: struct("pod.FineTunedAdapterInjector", *_OCI_AGENT),
+    SERVING_SIDECAR: struct("pod.ServingSidecarInjector", *_OCI_AGENT, ("realmDomainComponent", STRING)),
+}
 UPDATE_STRATEGIES = ("", "SurgeThenDrain", "RecreatePod", "InPlaceIfPossible", "InPlaceOnly")
 
 
@@ -516,3 +532,14 @@ def parse_metrics_aggregator(data: dict, notes: Notes) -> MetricsAggregatorConfi
         raise ConfigError(METRICS_AGGREGATOR, f"{prefix} null: give an object, or remove the key")
     return MetricsAggregatorConfig(raw.get("enableMetricAggregation", ""), raw.get("enablePrometheusScraping", ""))
 
+
+
+def check_agent_keys(data: dict, notes: Notes) -> None:
+    """The keys of OME v1.3's OCI agent injectors (model-init, fine-tuned adapter, serving sidecar): the pod webhook
+    builds all three for every pod it mutates (mutator.go), and a constructor whose key json.Unmarshal refuses returns
+    the error (TestInjectorConstructorsReturnJSONErrors), so the webhook denies every pod, whatever its annotations.
+    omerender adds none of these containers (podwebhook.agents); it reads the keys only to refuse what OME refuses."""
+    for key in AGENT_KEYS:
+        if key in data:
+            prefix = f"OME's pod webhook denies every InferenceService pod: unable to unmarshal {key} json string"
+            _unmarshal(key, data[key], AGENT_TYPES[key], prefix, notes, form="{prefix}: {err}; fix the JSON")

@@ -13,6 +13,7 @@ from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
 from ..runtimes.presets import preset_image_warnings
+from . import parallel_flags
 from .placeholders import expand_container
 from .storage import ModelStorage, OverlayStorage
 
@@ -58,6 +59,8 @@ class PodPlan:
     grace_period: int | None = None  # the cluster's deploy.terminationGracePeriodSeconds; None: unconfigured
     accelerator_resources: tuple[str, ...] = (GPU,)  # the cluster's acceleratorResources, for PARALLELISM_SIZE
     no_container: str = ""        # why no container would be found (the runtime and its config), for the error
+    class_change: str = ""        # set by the pod's build: how the class changed the runtime's GPUs per pod
+    gpus: int = 0                 # set by the pod's build: the runner's accelerators per pod
 
     @property
     def path(self) -> str:
@@ -79,6 +82,8 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
         raise OmeError("no containers found" + (f": {plan.no_container}" if plan.no_container else ""),
                        field=f"spec.{plan.path}.runner")
     containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
+    if plan.serves_model and runner is not None:
+        parallel_flags.check(plan.path, containers[main], plan.gpus, plan.pods_per_replica, report, plan.class_change)
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
@@ -124,7 +129,7 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
         if not _env_entry(runner, item.env_name):
             runner["env"] = list(runner.get("env") or []) + [{"name": item.env_name, "value": item.path}]
     sets_resources = effects.isvc_runner_sets_resources(plan.isvc_component, plan.role or None)
-    runner = effects.apply_class_resources(runner, plan.cls, sets_resources)
+    runner = _class_resources(plan, runner, sets_resources, report)
     runner = effects.apply_args_overrides(runner, plan.class_config)
     runner = _parallelism(plan, runner, report)
     check_runner(plan.path, runner, plan.cls, plan.pods_per_replica, report)
@@ -132,6 +137,29 @@ def _prepare_runner(plan: PodPlan, runner: dict, report: Report) -> dict:
         report.warn(f"{plan.path} runner {runner.get('name')}: $(MODEL_PATH) is referenced but MODEL_PATH is not set; "
                     f"the runner gets the literal text", code="model-path-unset")
     return runner
+
+
+def _class_resources(plan: PodPlan, runner: dict, sets_resources: bool, report: Report) -> dict:
+    """The class's resources on the runner, and a warning when they change the GPUs per pod the runtime asked for
+    (a class quantity written per accelerator, not per pod, turns 8-GPU pods into 1-GPU pods), unless the runtime's
+    acceleratorConfig for the class sets a tensorParallelismOverride: then it plans for the class's count."""
+    if plan.cls is None or sets_resources or not plan.cls.spec.get("resources"):
+        return runner   # the class changes nothing (effects.apply_class_resources)
+    before = runner_gpus(runner, plan.accelerator_resources)
+    result = effects.apply_class_resources(runner, plan.cls, sets_resources)
+    after = runner_gpus(result, plan.accelerator_resources)
+    if before > 0 and after != before:
+        plan.class_change = (f"accelerator class {plan.cls.name} sets {after} GPUs per pod, where the runtime asks "
+                             f"for {before}")
+        # a tensorParallelismOverride for the class says the runtime plans for it (parallel_flags judges the flags)
+        if not effects.suppresses_parallelism(plan.class_config):
+            pods = plan.pods_per_replica
+            nodes = f" × {pods} pods" if pods > 1 else ""
+            report.warn(f"{plan.path} runner {runner.get('name')}: {plan.class_change}; PARALLELISM_SIZE is "
+                        f"{after * pods}, not {before * pods} ({after} per pod{nodes}); give the class the runtime's "
+                        f"count ({before}; its resources quantity is per pod), or set resources on the "
+                        f"InferenceService's runner", field=f"spec.{plan.path}.runner", code="accelerator-class-gpus")
+    return result
 
 
 def model_mount_needed(annotations: dict) -> bool:
@@ -166,7 +194,7 @@ def _add_mount(runner: dict, mount: dict, path: str) -> dict:
 
 
 def _parallelism(plan: PodPlan, runner: dict, report: Report) -> dict:
-    gpus = runner_gpus(runner, plan.accelerator_resources)
+    gpus = plan.gpus = runner_gpus(runner, plan.accelerator_resources)
     suppressed = effects.suppresses_parallelism(plan.class_config)
     if gpus > 0 and not suppressed:
         value = str(gpus * plan.pods_per_replica)
