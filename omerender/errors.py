@@ -80,6 +80,18 @@ class Message:
     def __post_init__(self) -> None:
         if self.severity != "error" and self.code not in CODES:
             raise ValueError(f"{self.severity} without a code of omerender.codes: {self.code!r}")
+        # An object a build changed (omerender.yamlio.provenance) names the file and field it was written in, or
+        # the patch that set the value, and says the value came through the overlay: decided now, so that the
+        # fields stay what every printer reads.
+        written = getattr(self.where(), "written", None) if self.file else None
+        moved = written(self.field, self.file) if written is not None else None
+        if moved is not None:
+            file, origin, note = moved
+            if note and not self.text.endswith(f"({note})"):
+                object.__setattr__(self, "text", f"{self.text} ({note})")
+            if file is not None:
+                object.__setattr__(self, "file", file)
+            object.__setattr__(self, "origin", origin)
         # Say now which field this message's line will name: the fields of all messages made before the first
         # is printed are placed in one composition of their document (omerender.yamlio.marks).
         want = getattr(self.where(), "want", None) if self.file else None

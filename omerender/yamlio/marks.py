@@ -99,6 +99,22 @@ class Source:
         return node
 
 
+def compose(text: str):
+    """The node tree (with marks) of the one document ``text``; None if it is not one composable document."""
+    loader = _Composer(text)
+    try:
+        return loader.get_single_node()
+    except Exception:  # noqa: BLE001 - as in Source._compose: a position only helps
+        return None
+    finally:
+        loader.dispose()
+
+
+def descend(node, path: str):
+    """(the deepest node of ``path`` that ``node`` has, its mark, the rest of ``path`` not found)."""
+    return _descend(node, path)
+
+
 class Origin:
     """Where one object was read: document ``index`` of ``source``, or item ``item`` of that ``kind: List``.
 
@@ -199,6 +215,14 @@ class InScalar:
 
     def mark(self, field: str | None) -> tuple[int, int] | None:
         return self.origin.scalar_mark(self.field, self.offset) or self.origin.mark(self.field)
+
+    def written(self, field: str | None, file: str | None):
+        """The file a built object was written in (see :mod:`omerender.yamlio.provenance`), this place in it."""
+        written = getattr(self.origin, "written", None)
+        moved = written(self.field, file) if written is not None else None
+        if moved is None or moved[1] is not self.origin:  # nothing to say, or a patch set the string
+            return moved
+        return moved[0], self, moved[2]
 
 
 def _inside(value, lines: list[str], offset: int) -> tuple[int, int] | None:
