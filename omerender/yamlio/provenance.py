@@ -21,10 +21,9 @@ import yaml
 
 from omerender.errors import OmeError
 from . import limits
-from .marks import Origin, Source
+from .marks import MAX_COMPOSED_CHARS, Origin, Source, compose, descend
 from .paths import within
-from .reading import list_items, read_file
-from .yamlread import Budget, load_all
+from .reading import read_file
 
 MISSING = object()
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
@@ -66,7 +65,7 @@ class Sources:
 class _File:
     """A file's text split into its documents; each parsed only when an object is looked up in it."""
 
-    __slots__ = ("text", "starts", "lines", "_names", "_parsed")
+    __slots__ = ("text", "starts", "lines", "_names", "_parsed", "_numbers")
 
     def __init__(self, text: str):
         self.text = text
@@ -79,6 +78,7 @@ class _File:
             self.lines.append(line)
         self._names: dict | None = None
         self._parsed: dict = {}
+        self._numbers: list | None = None
 
     def find(self, kind, name: str):
         """(origin, data, its document's number in the file) of the object of ``kind`` named ``name``."""
@@ -90,43 +90,43 @@ class _File:
                     self._names.setdefault(match.group(1), []).append(i)
         candidates = self._names.get(name)
         for chunk in dict.fromkeys(candidates) if candidates else range(len(self.starts)):
-            for number, (origin, data) in enumerate(self._documents(chunk)):
-                if isinstance(data, dict) and data.get("kind") == kind and _name(data) == name:
-                    return origin, data, self.number(chunk)
+            for origin, node in self._documents(chunk):
+                if _scalar(node, "kind") == kind and _scalar(node, "metadata.name") == name:
+                    return origin, node, self.number(chunk)
         return None
 
     def number(self, chunk: int) -> int:
         """The number of the first document of ``chunk`` in the file, as kpt's index annotation counts them."""
-        return sum(1 for i in range(chunk) if _CONTENT.search(self.text, self.starts[i], self._end(i)))
-
-    def _end(self, chunk: int) -> int:
-        return self.starts[chunk + 1] if chunk + 1 < len(self.starts) else len(self.text)
+        if self._numbers is None:
+            self._numbers = [0]
+            for i in range(len(self.starts) - 1):
+                self._numbers.append(self._numbers[-1] + bool(_CONTENT.search(self.text, self.starts[i],
+                                                                                   self.starts[i + 1])))
+        return self._numbers[chunk]
 
     def _documents(self, chunk: int) -> list:
+        """(origin, node) of each object of ``chunk``: its node tree composed (marks, no values built), in C."""
         if chunk not in self._parsed:
             start = self.starts[chunk]
             end = self.starts[chunk + 1] if chunk + 1 < len(self.starts) else len(self.text)
-            text, roots = self.text[start:end], []
-            try:
-                loaded = load_all(text, Budget(), roots)
-            except (yaml.YAMLError, OmeError, RecursionError):
-                loaded = []
+            text = self.text[start:end]
+            node = compose(text) if end - start <= MAX_COMPOSED_CHARS else None
             found = []
-            if len(roots) == len(loaded):
-                shifted = [yaml.Mark(m.name, m.index, m.line + self.lines[chunk], m.column, None, None) for m in roots]
-                source = Source(text, shifted)
-                for index, data in enumerate(loaded):
-                    items = list_items(data)
-                    if items is None:
-                        found.append((Origin(source, index), data))
-                    found.extend((Origin(source, index, item), value) for item, value in enumerate(items or ()))
+            if isinstance(node, yaml.MappingNode):
+                m = node.start_mark
+                source = Source(text, [yaml.Mark(m.name, m.index, m.line + self.lines[chunk], m.column, None, None)])
+                items = descend(node, "items")[0] if _scalar(node, "kind") == "List" else None
+                if isinstance(items, yaml.SequenceNode):
+                    found.extend((Origin(source, 0, item), value) for item, value in enumerate(items.value))
+                else:
+                    found.append((Origin(source, 0), node))
             self._parsed[chunk] = found
         return self._parsed[chunk]
 
 
-def _name(data: dict):
-    meta = data.get("metadata")
-    return meta.get("name") if isinstance(meta, dict) else None
+def _scalar(node, path: str):
+    value, mark, rest = descend(node, path)
+    return value.value if mark is not None and not rest and isinstance(value, yaml.ScalarNode) else None
 
 
 class BuiltOrigin:
@@ -168,7 +168,7 @@ class BuiltOrigin:
 
     def scalar_mark(self, field: str, offset: int):
         found = self.found()
-        if found is None or value_at(found[2], field) != value_at(self.data, field):
+        if found is None or _differs(found[2], self.data, field):
             return None
         return found[1].scalar_mark(field, offset)
 
@@ -178,17 +178,18 @@ class BuiltOrigin:
         found = self.found()
         if found is None:
             return None
-        path, _, data, _ = found
+        path, _, node, _ = found
         shown = self.sources.show(path)
         note = None
-        if field and value_at(data, field) != value_at(self.data, field):
+        if field and _differs(node, self.data, field):
             patch = self.sources.patches(self.kind, self.name, field) if self.sources.patches else None
             if patch is not None:
                 patch_file, (line, column) = patch
                 return patch_file, _Fixed(line, column, None), f"{THROUGH}: this patch sets it on {self.kind} " \
                                                                 f"{self.name} of {shown}"
-            note = f"{THROUGH}: kustomize changed what this file says here" \
-                if value_at(data, field) is not MISSING else f"{THROUGH}: kustomize added it to this object"
+            written = descend(node, field)[2] == ""
+            note = f"{THROUGH}: kustomize changed what this file says here" if written \
+                else f"{THROUGH}: kustomize added it to this object"
         return (None if shown == file else shown), self, note
 
 
@@ -203,6 +204,41 @@ class _Fixed:
 
     def mark(self, field):
         return self.line, self.column
+
+
+def _differs(node, data, field: str) -> bool:
+    """Whether the built object ``data`` holds at ``field`` another value than the file's ``node`` does."""
+    written, _, rest = descend(node, field)
+    built = value_at(data, field)
+    if rest:
+        return built is not MISSING
+    return built is MISSING or not _same(written, built, set())
+
+
+def _same(node, value, seen: set) -> bool:
+    """Whether ``node`` (composed, not constructed) writes ``value``; an alias met twice counts as different (its
+    expansion is not walked: a billion laughs stays one walk of the text)."""
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    if isinstance(node, yaml.ScalarNode):
+        if isinstance(value, bool):
+            return node.value in (("true", "True", "TRUE") if value else ("false", "False", "FALSE"))
+        if value is None:
+            return node.value in ("", "~", "null", "Null", "NULL")
+        return node.value == (value if isinstance(value, str) else str(value))
+    if isinstance(node, yaml.SequenceNode):
+        return isinstance(value, list) and len(value) == len(node.value) \
+            and all(_same(item, v, seen) for item, v in zip(node.value, value))
+    if isinstance(node, yaml.MappingNode):
+        if not isinstance(value, dict) or len(value) != len(node.value):
+            return False
+        for key, child in node.value:
+            if not isinstance(key, yaml.ScalarNode) or key.value not in value \
+                    or not _same(child, value[key.value], seen):
+                return False
+        return True
+    return False
 
 
 def value_at(data, path: str):
