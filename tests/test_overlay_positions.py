@@ -17,6 +17,8 @@ from omerender.gitops import krm
 from test_argocd import PLUGIN, environment, run_command
 
 CONFIG = """\
+# OME's settings for this cluster (a document marker first: lines count from the file's start)
+---
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -77,7 +79,7 @@ BROKEN = {
                          'base/isvc.yaml:7:5: InferenceService {ns}llama-3-2-3b-instruct: annotation '
                          'ome.io/deploymentMode: "RawDeploymnt" is not RawDeployment'),
     "configmap json": ("base/config.yaml", '"disableIngressCreation": true', '"disableIngressCreation": tru',
-                       "base/config.yaml:11:38: ConfigMap {cm}inferenceservice-config: data.ingress: unable to parse "
+                       "base/config.yaml:13:38: ConfigMap {cm}inferenceservice-config: data.ingress: unable to parse "
                        "ingress config json"),
     "patch": ("prod/kustomization.yaml", "minReplicas: 2", "minReplica: 2",
               'prod/kustomization.yaml:10:11: InferenceService {ns}llama-3-2-3b-instruct: spec.engine.minReplica: '
@@ -213,3 +215,19 @@ def test_a_symbolic_link_out_of_the_repository_is_not_followed(tmp_path, monkeyp
                                                           "kind": "ResourceList", "items": items}))
     assert code == 1
     assert not any(":13:5:" in line or ":16:5:" in line for line in lines), lines
+
+
+def test_diff_of_two_revisions_names_the_repositorys_file_and_line(tmp_path, monkeypatch):
+    root = repository(tmp_path / "repo")
+    shutil.rmtree(root / ".git")
+    git = ["git", "-c", "user.email=a@example.com", "-c", "user.name=a"]
+    subprocess.run([*git, "init", "-q", "."], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=root, check=True)
+    edit(root / "base" / "isvc.yaml", "maxReplicas: 2", "maxReplica: 2")
+    subprocess.run([*git, "commit", "-qam", "typo"], cwd=root, check=True)
+    monkeypatch.chdir(root)
+    run = run_cli("diff", "HEAD~1", "HEAD", "prod")
+    assert run.code == 2  # diff's exit status for an input it cannot render
+    assert run.placed_lines == ['error: head: base/isvc.yaml:13:5: InferenceService default/llama-3-2-3b-instruct: '
+                                'spec.engine.maxReplica: unknown field "maxReplica"; did you mean "maxReplicas"?']

@@ -398,7 +398,7 @@ def _docs(stream: str, tree: kbuild.Tree, injected: bool) -> list[Doc]:
             path = os.path.normpath(os.path.join(root, origin))
             doc.file = kbuild.shown(path)
             if not remote:  # a fetched base's file is not on this machine
-                doc.origin = sources.origin((path,), doc.data.get("kind"), meta.get("name"), doc.data)
+                doc.origin = sources.origin((path,), doc.data.get("kind"), meta.get("name"), doc.data, doc.file)
     return docs
 
 

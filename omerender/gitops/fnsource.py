@@ -63,7 +63,7 @@ class FunctionSources:
                         found.append(path)
         return found
 
-    def origin_of(self, item: dict):
+    def origin_of(self, item: dict, named: str):
         meta = item["metadata"]
         annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
         kind, name = (_first(annotations.get(key)) for key in PREVIOUS)
@@ -75,7 +75,7 @@ class FunctionSources:
             paths = (os.path.normpath(os.path.join(self.directory, origin[len("path: "):].splitlines()[0].strip())),)
         else:
             paths = self._resource_files
-        return self.sources.origin(paths, kind, name, item)
+        return self.sources.origin(paths, kind, name, item, named)
 
 
 def _first(value) -> str | None:

@@ -64,7 +64,10 @@ def _run(text: str) -> tuple[list, list[Message], int]:
     options = function_options(resource_list.get("functionConfig"))
     items = resource_list.get("items") or []
     sources = provenance.function_sources(items)
-    docs = [Doc(item, _item_path(item, i), i, _item_origin(item, sources)) for i, item in enumerate(items)]
+    docs = []
+    for i, item in enumerate(items):
+        path = _item_path(item, i)
+        docs.append(Doc(item, path, i, _item_origin(item, sources, path)))
     if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
         raise OmeError(NO_ITEMS)
     def render_items():
@@ -239,7 +242,7 @@ def _item_path(item, position: int) -> str:
     return f"{UNNAMED}[{position}]"
 
 
-def _item_origin(item, sources):
+def _item_origin(item, sources, path: str):
     """Where an item was written: the line of its file where kustomize's origin annotation or omerender's own
     reading of the kustomization finds it (:mod:`omerender.gitops.fnsource`), else which document of its file
     it is, as kpt and kustomize say it (their index annotation)."""
@@ -247,7 +250,7 @@ def _item_origin(item, sources):
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
     kpt = isinstance(annotations, dict) and any(key in annotations for key in PATH_ANNOTATIONS)
     if sources is not None and not kpt and isinstance(meta, dict):
-        found = sources.origin_of(item)
+        found = sources.origin_of(item, path)
         if found is not None:
             return found
     for key in INDEX_ANNOTATIONS:

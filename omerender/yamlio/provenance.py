@@ -13,6 +13,7 @@ and, where the caller can tell which patch set it (``patches``), points at that 
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import Callable
@@ -28,6 +29,7 @@ from .reading import read_file
 MISSING = object()
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _CONTENT = re.compile(r"^(?!---(?:[ \t\r\n]|$))[ \t]*[^ \t\r\n#]", re.M)
+_METADATA_NAME = re.compile(r"^  name:[ \t]*[\"']?([^\"'\s#,{}\[\]]+)", re.M)  # block style, kustomize's layout
 _NAME = re.compile(r"^[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?([^\"'\s#,{}\[\]]+)", re.M)
 # The annotations kustomize adds that the file never had: not what makes a value "changed by the overlay".
 THROUGH = "the value comes through the overlay"
@@ -56,10 +58,11 @@ class Sources:
             self._files[path] = found
         return self._files[path]
 
-    def origin(self, paths, kind, name: str, data) -> "BuiltOrigin":
+    def origin(self, paths, kind, name: str, data, named: str) -> "BuiltOrigin":
         """Where the built object ``data`` (kind ``kind``, named ``name`` in its file) was written: in one of
-        ``paths`` (absolute; a callable giving them, asked only when a message needs them)."""
-        return BuiltOrigin(self, paths, kind, name, data)
+        ``paths`` (absolute; a callable giving them, asked only when a message needs them). ``named``: the file
+        its messages name until one is made (a message whose file a caller renamed keeps that name)."""
+        return BuiltOrigin(self, paths, kind, name, data, named)
 
 
 class _File:
@@ -76,24 +79,34 @@ class _File:
             if i:
                 line += text.count("\n", self.starts[i - 1], start)
             self.lines.append(line)
-        self._names: dict | None = None
+        self._names: dict = {}
         self._parsed: dict = {}
         self._numbers: list | None = None
 
     def find(self, kind, name: str):
-        """(origin, data, its document's number in the file) of the object of ``kind`` named ``name``."""
-        if self._names is None:
-            self._names = {}
-            for i, start in enumerate(self.starts):
-                end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.text)
-                for match in _NAME.finditer(self.text, start, end):
-                    self._names.setdefault(match.group(1), []).append(i)
-        candidates = self._names.get(name)
-        for chunk in dict.fromkeys(candidates) if candidates else range(len(self.starts)):
-            for origin, node in self._documents(chunk):
-                if _scalar(node, "kind") == kind and _scalar(node, "metadata.name") == name:
-                    return origin, node, self.number(chunk)
+        """(origin, node, its document's number in the file) of the object of ``kind`` named ``name``: looked for
+        in the documents whose ``metadata:`` block names it, else in those that hold ``name:`` it at any depth
+        (flow style, list items), else in every document."""
+        tried: set = set()
+        for pattern in (_METADATA_NAME, _NAME, None):
+            chunks = self._candidates(pattern, name) if pattern is not None else range(len(self.starts))
+            for chunk in chunks:
+                if chunk in tried:
+                    continue
+                tried.add(chunk)
+                for origin, node in self._documents(chunk):
+                    if _scalar(node, "kind") == kind and _scalar(node, "metadata.name") == name:
+                        return origin, node, self.number(chunk)
         return None
+
+    def _candidates(self, pattern, name: str) -> list[int]:
+        """The documents in which ``pattern`` finds ``name`` (an index of the file by it, built once)."""
+        if pattern not in self._names:
+            index: dict = {}
+            for match in pattern.finditer(self.text):
+                index.setdefault(match.group(1), set()).add(bisect.bisect_right(self.starts, match.start()) - 1)
+            self._names[pattern] = index
+        return sorted(self._names[pattern].get(name, ()))
 
     def number(self, chunk: int) -> int:
         """The number of the first document of ``chunk`` in the file, as kpt's index annotation counts them."""
@@ -115,6 +128,7 @@ class _File:
             if isinstance(node, yaml.MappingNode):
                 m = node.start_mark
                 source = Source(text, [yaml.Mark(m.name, m.index, m.line + self.lines[chunk], m.column, None, None)])
+                source.keep(0, node, self.lines[chunk], len(text))  # composed once, for the lookup and the marks
                 items = descend(node, "items")[0] if _scalar(node, "kind") == "List" else None
                 if isinstance(items, yaml.SequenceNode):
                     found.extend((Origin(source, 0, item), value) for item, value in enumerate(items.value))
@@ -132,11 +146,12 @@ def _scalar(node, path: str):
 class BuiltOrigin:
     """Where an object of a build was written, found when a message about it is first made (see the module)."""
 
-    __slots__ = ("sources", "paths", "kind", "name", "data", "_found")
+    __slots__ = ("sources", "paths", "kind", "name", "data", "named", "_found")
     item = None
 
-    def __init__(self, sources: Sources, paths, kind, name: str, data):
+    def __init__(self, sources: Sources, paths, kind, name: str, data, named: str):
         self.sources, self.paths, self.kind, self.name, self.data = sources, paths, kind, name, data
+        self.named = named
         self._found = MISSING
 
     def found(self):
@@ -190,7 +205,7 @@ class BuiltOrigin:
             written = descend(node, field)[2] == ""
             note = f"{THROUGH}: kustomize changed what this file says here" if written \
                 else f"{THROUGH}: kustomize added it to this object"
-        return (None if shown == file else shown), self, note
+        return (shown if file == self.named else None), self, note
 
 
 class _Fixed:
