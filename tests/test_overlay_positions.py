@@ -231,3 +231,32 @@ def test_diff_of_two_revisions_names_the_repositorys_file_and_line(tmp_path, mon
     assert run.code == 2  # diff's exit status for an input it cannot render
     assert run.placed_lines == ['error: head: base/isvc.yaml:13:5: InferenceService default/llama-3-2-3b-instruct: '
                                 'spec.engine.maxReplica: unknown field "maxReplica"; did you mean "maxReplicas"?']
+
+
+def test_a_json_patch_in_its_own_file_is_pointed_at(tmp_path, monkeypatch):
+    root = repository(tmp_path / "repo")
+    (root / "prod" / "replicas.yaml").write_text("- op: add\n  path: /spec/engine/maxReplica\n  value: 3\n")
+    edit(root / "prod" / "kustomization.yaml", "transformers:",
+         "  - path: replicas.yaml\n    target: {kind: InferenceService, name: llama-3-2-3b-instruct}\ntransformers:")
+    monkeypatch.chdir(root)
+    run = run_cli("render", "prod")
+    assert run.placed_lines == [
+        'error: prod/replicas.yaml:3:3: InferenceService default/llama-3-2-3b-instruct: spec.engine.maxReplica: '
+        'unknown field "maxReplica"; did you mean "maxReplicas"? ' + THROUGH + "base/isvc.yaml)"]
+
+
+def test_objects_of_one_name_in_two_namespaces_of_one_file_are_told_apart(tmp_path, monkeypatch):
+    root = repository(tmp_path / "repo")
+    isvc = (root / "base" / "isvc.yaml").read_text()
+    two = (isvc.replace("metadata:\n", "metadata:\n  namespace: a\n") + "---\n"
+           + isvc.replace("metadata:\n", "metadata:\n  namespace: b\n").replace("maxReplicas: 2", "maxReplica: 2"))
+    (root / "base" / "isvc.yaml").write_text(two)
+    (root / "plain").mkdir()
+    shutil.copy(root / "prod" / "omerender.yaml", root / "plain" / "omerender.yaml")
+    (root / "plain" / "kustomization.yaml").write_text("resources: [../base]\ntransformers: [omerender.yaml]\n")
+    monkeypatch.chdir(root)
+    line = two.splitlines().index("    maxReplica: 2") + 1
+    run = run_cli("render", "plain")
+    assert [item for item in run.placed_lines if item.startswith("error:")] == [
+        f'error: base/isvc.yaml:{line}:5: InferenceService b/llama-3-2-3b-instruct: spec.engine.maxReplica: '
+        'unknown field "maxReplica"; did you mean "maxReplicas"?']

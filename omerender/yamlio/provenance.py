@@ -31,7 +31,6 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 _CONTENT = re.compile(r"^(?!---(?:[ \t\r\n]|$))[ \t]*[^ \t\r\n#]", re.M)
 _METADATA_NAME = re.compile(r"^  name:[ \t]*[\"']?([^\"'\s#,{}\[\]]+)", re.M)  # block style, kustomize's layout
 _NAME = re.compile(r"^[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?([^\"'\s#,{}\[\]]+)", re.M)
-# The annotations kustomize adds that the file never had: not what makes a value "changed by the overlay".
 THROUGH = "the value comes through the overlay"
 
 
@@ -42,7 +41,7 @@ class Sources:
                  patches: Callable | None = None):
         self.boundary = os.path.realpath(boundary)
         self.show = show
-        self.patches = patches  # (kind, name, field) -> (file shown, (line, column), file it patches) | None
+        self.patches = patches  # (kind, name, field) -> (the patch's file as shown, (line, column)) | None
         self._files: dict = {}
 
     def file(self, path: str) -> "_File | None":
@@ -83,11 +82,13 @@ class _File:
         self._parsed: dict = {}
         self._numbers: list | None = None
 
-    def find(self, kind, name: str):
-        """(origin, node, its document's number in the file) of the object of ``kind`` named ``name``: looked for
-        in the documents whose ``metadata:`` block names it, else in those that hold ``name:`` it at any depth
-        (flow style, list items), else in every document."""
+    def find(self, kind, name: str, namespace=None):
+        """(origin, node, its document's number in the file) of the object of ``kind`` named ``name`` (in
+        ``namespace`` where the file says one and another object of that name is there too): looked for in the
+        documents whose ``metadata:`` block names it, else in those that hold ``name:`` it at any depth (flow
+        style, list items), else in every document."""
         tried: set = set()
+        other = None
         for pattern in (_METADATA_NAME, _NAME, None):
             chunks = self._candidates(pattern, name) if pattern is not None else range(len(self.starts))
             for chunk in chunks:
@@ -95,8 +96,13 @@ class _File:
                     continue
                 tried.add(chunk)
                 for origin, node in self._documents(chunk):
-                    if _scalar(node, "kind") == kind and _scalar(node, "metadata.name") == name:
+                    if _scalar(node, "kind") != kind or _scalar(node, "metadata.name") != name:
+                        continue
+                    if _scalar(node, "metadata.namespace") in (None, namespace):
                         return origin, node, self.number(chunk)
+                    other = other or (origin, node, self.number(chunk))
+            if other is not None:
+                return other
         return None
 
     def _candidates(self, pattern, name: str) -> list[int]:
@@ -138,6 +144,11 @@ class _File:
         return self._parsed[chunk]
 
 
+def _namespace(data):
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    return meta.get("namespace") if isinstance(meta, dict) else None
+
+
 def _scalar(node, path: str):
     value, mark, rest = descend(node, path)
     return value.value if mark is not None and not rest and isinstance(value, yaml.ScalarNode) else None
@@ -161,7 +172,7 @@ class BuiltOrigin:
             paths = self.paths() if callable(self.paths) else self.paths
             for path in paths:
                 source = self.sources.file(path)
-                hit = source.find(self.kind, self.name) if source is not None else None
+                hit = source.find(self.kind, self.name, _namespace(self.data)) if source is not None else None
                 if hit is not None:
                     self._found = (path, *hit)
                     break
