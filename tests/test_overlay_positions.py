@@ -260,3 +260,23 @@ def test_objects_of_one_name_in_two_namespaces_of_one_file_are_told_apart(tmp_pa
     assert [item for item in run.placed_lines if item.startswith("error:")] == [
         f'error: base/isvc.yaml:{line}:5: InferenceService b/llama-3-2-3b-instruct: spec.engine.maxReplica: '
         'unknown field "maxReplica"; did you mean "maxReplicas"?']
+
+
+def test_a_patch_targets_pattern_the_repository_wrote_is_never_run_by_pythons_regex_engine(tmp_path):
+    """kustomize reads target names as RE2 expressions (linear); Python's engine would take years on this one."""
+    import time
+
+    from omerender.gitops import kbuild, patches
+
+    kfile = tmp_path / "kustomization.yaml"
+    data = {"patches": [{"patch": "- op: add\n  path: /spec/x\n  value: 1\n",
+                         "target": {"kind": "InferenceService", "name": "(a|aa)+$"}}]}
+    kfile.write_text(yaml.safe_dump(data))
+    tree = kbuild.Tree(str(tmp_path), str(tmp_path), kustomizations={str(kfile): data})
+    start = time.monotonic()
+    assert patches.finder(tree)("InferenceService", "a" * 60 + "b", "spec.x") is None
+    assert time.monotonic() - start < 2
+    data["patches"][0]["target"]["name"] = "llama-.*"
+    kfile.write_text(yaml.safe_dump(data))
+    found = patches.finder(tree)("InferenceService", "llama-3", "spec.x")
+    assert found is not None and found[0].endswith("kustomization.yaml")

@@ -153,8 +153,25 @@ def _targets(target, kind, name) -> bool:
     return True
 
 
+_REGEX_SPECIAL = set(".^$*+?{}[]\\|()")
+
+
 def _matches(pattern: str, value) -> bool:
-    try:
-        return re.fullmatch(pattern, str(value)) is not None
-    except re.error:
+    """Whether a target's ``name``/``kind`` (a regular expression to kustomize) matches ``value``: told only for a
+    literal and for literals joined by ``.*``; Python's backtracking engine never runs a pattern the repository
+    wrote (RE2, kustomize's, is linear; ``(a+)+$`` here would not be)."""
+    value = str(value)
+    parts = pattern.split(".*")
+    if any(set(part) & _REGEX_SPECIAL for part in parts):
+        return False  # another pattern: no position from this patch, rather than a guess
+    if len(parts) == 1:
         return pattern == value
+    if not (value.startswith(parts[0]) and value.endswith(parts[-1])) or len(parts[0]) + len(parts[-1]) > len(value):
+        return False
+    at, end = len(parts[0]), len(value) - len(parts[-1])
+    for part in parts[1:-1]:
+        found = value.find(part, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
