@@ -274,17 +274,35 @@ def relayed_warning(line: str) -> Message | None:
     if not line.startswith("warning: "):
         return None
     text = line[len("warning: "):]
+    placed = _PLACED.match(text)  # the function names file:line:column as the CLI does: read them back
+    file, origin = (placed.group(1), _Placed(int(placed.group(2)), int(placed.group(3)))) if placed else (None, None)
+    text = text[placed.end():] if placed else text
     match = _CODE_SUFFIX.search(text)
     if match and match.group(1) in CODES:
-        return _warning(text[:match.start()], match.group(1))
-    return Message("warning", text, code="relayed-warning")
+        return _warning(text[:match.start()], match.group(1), file, origin)
+    return Message("warning", text, file=file, origin=origin, code="relayed-warning")
 
 
-def _warning(text: str, code: str) -> Message:
-    return Message("warning", text, code=code)
+def _warning(text: str, code: str, file: str | None, origin) -> Message:
+    return Message("warning", text, file=file, origin=origin, code=code)
+
+
+class _Placed:
+    """The line and column a relayed line named."""
+
+    __slots__ = ("line", "column")
+    index = None
+    item = None
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+    def mark(self, field: str | None) -> tuple[int, int]:
+        return self.line, self.column
 
 
 _CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")
+_PLACED = re.compile(r"([^\s:][^:]*?):([1-9][0-9]{0,8}):([1-9][0-9]{0,8}): ")
 
 
 def run_guarded(action: Callable, debug: bool = False):
