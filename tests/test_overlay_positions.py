@@ -280,3 +280,14 @@ def test_a_patch_targets_pattern_the_repository_wrote_is_never_run_by_pythons_re
     kfile.write_text(yaml.safe_dump(data))
     found = patches.finder(tree)("InferenceService", "llama-3", "spec.x")
     assert found is not None and found[0].endswith("kustomization.yaml")
+
+
+def test_an_origin_annotation_in_a_base_file_does_not_move_the_build_out_of_the_repository(tmp_path, monkeypatch):
+    root, _ = broken(tmp_path, "unknown field")
+    shutil.copy(root / "base" / "isvc.yaml", tmp_path / "secret.yaml")  # a matching object outside: never read
+    edit(root / "base" / "isvc.yaml", "  name: llama-3-2-3b-instruct\n",
+         "  name: llama-3-2-3b-instruct\n  annotations:\n    config.kubernetes.io/origin: 'path: ../../secret.yaml'\n")
+    monkeypatch.chdir(root)
+    run = run_cli("render", "prod")
+    assert run.placed_lines == ['error: base/isvc.yaml:15:5: InferenceService default/llama-3-2-3b-instruct: '
+                                'spec.engine.maxReplica: unknown field "maxReplica"; did you mean "maxReplicas"?']
