@@ -92,6 +92,18 @@ class Message:
     def __post_init__(self) -> None:
         if self.severity != "error" and self.code not in CODES:
             raise ValueError(f"{self.severity} without a code of omerender.codes: {self.code!r}")
+        # An object a build changed (omerender.yamlio.provenance) names the file and field it was written in, or
+        # the patch that set the value, and says the value came through the overlay: decided now, so that the
+        # fields stay what every printer reads.
+        written = getattr(self.where(), "written", None) if self.file else None
+        moved = written(self.field, self.file) if written is not None else None
+        if moved is not None:
+            file, origin, note = moved
+            if note and not self.text.endswith(f"({note})"):
+                object.__setattr__(self, "text", f"{self.text} ({note})")
+            if file is not None:
+                object.__setattr__(self, "file", file)
+            object.__setattr__(self, "origin", origin)
         # Say now which field this message's line will name: the fields of all messages made before the first
         # is printed are placed in one composition of their document (omerender.yamlio.marks).
         want = getattr(self.where(), "want", None) if self.file else None
@@ -275,25 +287,25 @@ def relayed_warning(line: str) -> Message | None:
     if not line.startswith("warning: "):
         return None
     text = line[len("warning: "):]
+    placed = _PLACED.match(text)  # the function names file:line:column as the CLI does: read them back
+    file, origin = (placed.group(1), _Placed(int(placed.group(2)), int(placed.group(3)))) if placed else (None, None)
+    text = text[placed.end():] if placed else text
     match = _CODE_SUFFIX.search(text)
-    code = "relayed-warning"
     if match and match.group(1) in CODES:
-        text, code = text[:match.start()], match.group(1)
-    return _relayed(text, code)
+        return _warning(text[:match.start()], match.group(1), file, origin)
+    return Message("warning", text, file=file, origin=origin, code="relayed-warning")
 
 
-def _relayed(text: str, code: str) -> Message:
-    placed = _PLACED.match(text)
-    if placed is None:
-        return Message("warning", text, code=code)
-    return Message("warning", placed.group(4), file=placed.group(1), code=code,
-                   origin=_Fixed(int(placed.group(2)), int(placed.group(3))))
+def _warning(text: str, code: str, file: str | None, origin) -> Message:
+    return Message("warning", text, file=file, origin=origin, code=code)
 
 
-class _Fixed:
-    """The line and column a relayed message printed."""
+class _Placed:
+    """The line and column a relayed line named."""
 
+    __slots__ = ("line", "column")
     index = None
+    item = None
 
     def __init__(self, line: int, column: int):
         self.line, self.column = line, column
@@ -303,7 +315,7 @@ class _Fixed:
 
 
 _CODE_SUFFIX = re.compile(r" \[([a-z0-9-]+)\]$")
-_PLACED = re.compile(r"(.+?):([1-9][0-9]{0,8}):([1-9][0-9]{0,8}): (.*)\Z")
+_PLACED = re.compile(r"([^\s:][^:]*?):([1-9][0-9]{0,8}):([1-9][0-9]{0,8}): ")
 
 
 def run_guarded(action: Callable, debug: bool = False):

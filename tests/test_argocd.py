@@ -125,7 +125,7 @@ def test_kustomization_without_the_transformer_is_built_then_rendered(tmp_path):
     objs = manifests(done.stdout)
     assert kinds(objs) == RENDERED_KINDS
     assert MODEL_SELECTOR not in (deployment(objs)["spec"]["template"]["spec"].get("nodeSelector") or {})
-    assert "warning: isvc.yaml: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
+    assert "warning: isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b " \
            "will be auto-selected for model llama-3-2-3b-instruct" in done.stderr
 
 
@@ -336,7 +336,7 @@ def test_strict_fails_the_sync_on_a_warning(tmp_path):
                                          "error: 1 warning, and --strict makes every warning fail the run"]
     built = cmp(tmp_path / "b", "fixtures/quickstart", parameters=[{"name": "strict", "string": "true"}])
     assert (built.returncode, built.stdout) == (1, "")
-    assert built.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml: {warning}",
+    assert built.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml:3:1: {warning}",
                                          "error: 1 warning, and --strict makes every warning fail the run"]
     assert cmp(tmp_path / "c", "fixtures/quickstart", env={"STRICT": "false"}).returncode == 0
 

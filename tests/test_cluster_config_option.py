@@ -130,7 +130,8 @@ def test_an_overlay_whose_base_lists_the_configmap_is_read_as_build_reads_it(rep
     assert config.code == 0, config.stderr
     assert [line for line in config.stderr.splitlines() if OLDER not in line] == [
         "warning: base/config.yaml: ConfigMap llama-prod/inferenceservice-config: OME reads inferenceservice-config "
-        "from namespace ome, not llama-prod; omerender uses this one as the cluster configuration",
+        "from namespace ome, not llama-prod; omerender uses this one as the cluster configuration (the value comes "
+        "through the overlay: kustomize changed what this file says here)",
         "Cluster configuration: base/config.yaml: ConfigMap llama-prod/inferenceservice-config"]
     assert "warning: base/config.yaml: ConfigMap llama-prod/inferenceservice-config: OME reads" in \
         run_cli("build", "overlays/prod").stderr

@@ -198,7 +198,7 @@ def test_build_accepts_allowed_warnings(tmp_path):
     done = build("--strict", "--allow", "auto-selected-runtime")
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED,
-                                        f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]"]
+                                        f"warning: fixtures/quickstart/isvc.yaml:3:1: {AUTO} [auto-selected-runtime]"]
 
 
 def test_folded_warnings_are_allowed_by_their_own_codes():
@@ -274,7 +274,7 @@ def test_argocd_allow_parameter(tmp_path):
     assert argocd(tmp_path / "a", {"PARAM_STRICT": "true"}).returncode == 1
     done = argocd(tmp_path / "b", {"PARAM_STRICT": "true", "PARAM_ALLOW": "auto-selected-runtime"})
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml: {AUTO} [auto-selected-runtime]"]
+    assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED, f"warning: isvc.yaml:3:1: {AUTO} [auto-selected-runtime]"]
     done = argocd(tmp_path / "c", {"PARAM_STRICT": "true", "ARGOCD_ENV_ALLOW": "zzz\nerror: x"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == ['error: ALLOW: unknown message code "zzz\\nerror: x"; '
@@ -364,9 +364,13 @@ def test_model_info_without_an_estimate_says_so_with_its_code(tmp_path):
 def test_build_reads_back_the_code_of_the_function_s_warnings():
     from omerender.cli.build import function_warnings
     relayed = function_warnings("warning: InferenceService a/b: text [auto-selected-runtime]\nwarning: old line\n"
-                                "info: not a warning [pinned]\n")
+                                "info: not a warning [pinned]\n"
+                                "warning: ../base/x.yaml:12:5: InferenceService a/b: text [auto-selected-runtime]\n")
     assert [(m.text, m.code) for m in relayed] == [("InferenceService a/b: text", "auto-selected-runtime"),
-                                                   ("old line", "relayed-warning")]
+                                                   ("old line", "relayed-warning"),
+                                                   ("InferenceService a/b: text", "auto-selected-runtime")]
+    assert (relayed[2].file, relayed[2].position()) == ("../base/x.yaml", (12, 5))
+    assert relayed[2].line() == "warning: ../base/x.yaml:12:5: InferenceService a/b: text [auto-selected-runtime]"
 
 
 def test_build_relays_the_function_s_warnings_as_annotations(tmp_path):
@@ -377,8 +381,9 @@ def test_build_relays_the_function_s_warnings_as_annotations(tmp_path):
     (above / "kustomization.yaml").write_text("resources: [../prod]\ncommonAnnotations: {team: llm}\n")
     done = omerender("build", "--messages", "github", str(above), cwd=root)
     assert done.returncode == 0, done.stderr
-    assert ("::warning title=auto-selected-runtime::InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
-            "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct") in done.stderr.splitlines()
+    assert ("::warning file=kustomize/base/isvc.yaml,line=2,col=1,title=auto-selected-runtime::InferenceService "
+            "llama-prod/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected for model "
+            "llama-3-2-3b-instruct") in done.stderr.splitlines()
     done = omerender("build", "--messages", "github", "--strict", "--allow", "auto-selected-runtime", str(above),
                      cwd=root)
     assert done.returncode == 0, done.stderr

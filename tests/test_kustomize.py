@@ -385,7 +385,7 @@ def test_warnings_kubectl_kustomize_drops_are_printed_by_omerender_build(tmp_pat
     tree = legacy_copy(tmp_path)
     isvc = tree / "base" / "isvc.yaml"
     isvc.write_text(isvc.read_text().replace("  runtime:\n    name: sglang-llama-3-2-3b\n", ""))
-    warning = (f"warning: base/isvc.yaml: InferenceService llama-dev/{ISVC}: Runtime sglang-llama-3-2-3b "
+    warning = (f"warning: base/isvc.yaml:2:1: InferenceService llama-dev/{ISVC}: Runtime sglang-llama-3-2-3b "
                f"will be auto-selected for model {ISVC} [auto-selected-runtime]\n")
     legacy = run([kubectl_binary(), "kustomize", "--enable-alpha-plugins", str(tree / "overlays" / "dev")],
                  KUSTOMIZE_PLUGIN_HOME=str(home))

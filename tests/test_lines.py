@@ -139,7 +139,7 @@ def test_a_krm_result_names_the_document_index_and_no_line():
     assert result["message"].startswith("InferenceService default/typo: spec.engine.maxReplica: unknown field")
 
 
-def test_an_overlays_objects_have_no_line_of_the_build_output(tmp_path, monkeypatch):
+def test_an_overlays_objects_have_the_lines_of_their_base_file(tmp_path, monkeypatch):
     root = tmp_path / "repo"
     shutil.copytree(FIXTURES / "kustomize" / "base", root / "base")
     isvc = root / "base" / "isvc.yaml"
@@ -149,8 +149,8 @@ def test_an_overlays_objects_have_no_line_of_the_build_output(tmp_path, monkeypa
     run = run_cli("render", "prod")
     assert run.code == 1
     (line,) = run.placed_lines
-    # kustomize names the file, but the object is the build's (namespace set, patches applied): no line
-    assert line.startswith("error: base/isvc.yaml: InferenceService prod/llama-3-2-3b-instruct: "
+    # kustomize's origin annotation names the file; omerender finds the object and its field in it
+    assert line.startswith("error: base/isvc.yaml:13:5: InferenceService prod/llama-3-2-3b-instruct: "
                            "spec.engine.maxReplica: unknown field"), line
 
 

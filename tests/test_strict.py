@@ -75,7 +75,8 @@ def test_build_strict_fails_on_the_pipeline_path(tmp_path):
                      cwd=FIXTURES.parent)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == [CHART_DEFAULTS_CODED,
-                                        f"warning: fixtures/quickstart/isvc.yaml: {AUTO} [auto-selected-runtime]", STRICT]
+                                        f"warning: fixtures/quickstart/isvc.yaml:3:1: {AUTO} [auto-selected-runtime]",
+                                        STRICT]
     assert not (tmp_path / "out.yaml").exists()
     assert omerender("build", "fixtures/quickstart", cwd=FIXTURES.parent).returncode == 0
 
@@ -100,8 +101,9 @@ def test_build_strict_fails_on_the_function_path(tmp_path):
     assert "info: function path:" in plain.stderr
     done = omerender("build", str(above), "--strict", cwd=root)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.splitlines()[-2:] == [
-        "warning: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be "
+    assert done.stderr.splitlines()[-2:] == [  # the function names the base file's line, as the CLI does
+        "warning: kustomize/base/isvc.yaml:2:1: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
+        "sglang-llama-3-2-3b will be "
         "auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]", STRICT]
 
 
@@ -113,7 +115,7 @@ def test_strict_in_the_omerender_config_fails_build_like_the_function(tmp_path):
     done = omerender("build", str(prod), cwd=root)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == [
-        CHART_DEFAULTS_CODED, "warning: kustomize/base/isvc.yaml: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
+        CHART_DEFAULTS_CODED, "warning: kustomize/base/isvc.yaml:2:1: InferenceService llama-prod/llama-3-2-3b-instruct: Runtime "
         "sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct [auto-selected-runtime]",
         "error: 1 warning, and strict: true in the OMERender config makes every warning fail the run"]
     kustomize = subprocess.run([shutil.which("kustomize"), "build", "--enable-alpha-plugins", "--enable-exec",

@@ -6,7 +6,7 @@ import sys
 
 from omerender import version_text, without_cycle_collector
 from omerender.errors import OmeError
-from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, result_line, run_input
+from omerender.gitops.krm import CONFIG_API, CONFIG_KIND, run_input
 from omerender.yamlio.emit import write_resource_list
 
 
@@ -48,10 +48,9 @@ def main(argv: list[str] | None = None, prog: str = "omerender-fn") -> None:
     if "--version" in args:
         sys.stdout.write(version_text(prog))
         sys.exit(0)
-    resource_list, code = run_input(sys.stdin)
-    for result in resource_list.get("results", []):
-        if result["severity"] in ("error", "warning"):  # kustomize shows stderr but not results
-            sys.stderr.write(result_line(result) + "\n")
+    resource_list, code, lines = run_input(sys.stdin)
+    for line in (line for line in lines if not line.startswith("info:")):  # kustomize shows stderr but not results: the CLI's lines, file:line:column and all
+        sys.stderr.write(line + "\n")
     try:
         write_resource_list(resource_list, sys.stdout)
     except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)

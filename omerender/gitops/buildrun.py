@@ -26,7 +26,9 @@ from omerender.ome.render import Options, Result, render
 from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
-from . import atomicdir, kbuild
+from omerender.yamlio.provenance import Sources
+from . import atomicdir, kbuild, patches
+from .fnsource import ROOT_ENV
 from .legacy import install_legacy_plugin
 from .remote import git_allow_protocol
 
@@ -267,7 +269,7 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
-    docs = _docs(stdout, tree.root, injected)
+    docs = _docs(stdout, tree, injected)
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
@@ -307,7 +309,8 @@ def _function(tree, plan, run: Run) -> Built:
     flags = ["--enable-alpha-plugins", "--enable-exec"] if kustomize else ["--enable-alpha-plugins"]
     argv = [run.binary, "build", *flags, staged] if kustomize else [run.binary, "kustomize", *flags, staged]
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.
-    env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8"}
+    env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8",
+           ROOT_ENV: os.path.join(run.work, "tree")}  # the function's messages name the staged files: see _unstaged
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     documents = [o for o in yaml.load_all(stdout, Loader=SafeLoader) if isinstance(o, dict)]
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
@@ -395,32 +398,41 @@ def _unstaged(text: str, staged_root: str, base: str) -> str:
     return text.replace(staged_root + os.sep, "" if shown == "." else shown + os.sep).replace(staged_root, shown)
 
 
-def _docs(stream: str, root: str, injected: bool) -> list[Doc]:
-    """kustomize's output as render inputs, each named by the file it came from (its origin annotation)."""
+def _docs(stream: str, tree: kbuild.Tree, injected: bool) -> list[Doc]:
+    """kustomize's output as render inputs, each named by the file it came from (its origin annotation), its
+    messages placed in that file (:mod:`omerender.yamlio.provenance`); the annotation omerender asked for is
+    removed."""
+    root = tree.root
     label = f"kustomize build {kbuild.shown(root)}"
     docs = parse_text(stream, label, located=False)  # lines of the build's output are not the user's
     if not injected:
         return docs
+    sources = Sources(tree.boundary, kbuild.shown, patches.finder(tree))
     for doc in docs:
         meta = doc.data.get("metadata") if isinstance(doc.data, dict) else None
         annotations = meta.get("annotations") if isinstance(meta, dict) else None
         if not isinstance(annotations, dict) or ORIGIN_ANNOTATION not in annotations:
             continue
-        origin = _origin_path(annotations.pop(ORIGIN_ANNOTATION))
+        origin, remote = _origin_path(annotations.pop(ORIGIN_ANNOTATION))
         if not annotations:
             del meta["annotations"]
         if origin:
-            doc.file = kbuild.shown(os.path.normpath(os.path.join(root, origin)))
+            path = os.path.normpath(os.path.join(root, origin))
+            doc.file = kbuild.shown(path)
+            if not remote:  # a fetched base's file is not on this machine
+                doc.origin = sources.origin((path,), doc.data.get("kind"), meta.get("name"), doc.data, doc.file)
     return docs
 
 
-def _origin_path(text) -> str | None:
+def _origin_path(text) -> tuple[str | None, bool]:
+    """The file an origin annotation names (None for an object kustomize generated), and whether it is in a
+    remote base."""
     try:
         origin = yaml.load(text, Loader=SafeLoader) if isinstance(text, str) else None
     except yaml.YAMLError:
-        return None
+        return None, False
     path = origin.get("path") if isinstance(origin, dict) else None
-    return path if isinstance(path, str) else None
+    return (path if isinstance(path, str) else None), isinstance(origin, dict) and "repo" in origin
 
 
 def unrendered_isvcs(objects: list[dict]) -> list[str]:

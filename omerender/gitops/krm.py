@@ -11,6 +11,8 @@ accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import yaml
 
 from omerender.codes import parse_allow
@@ -24,6 +26,7 @@ from omerender.yamlio import limits
 from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
 from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_problem
+from . import fnsource as provenance
 
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
@@ -48,17 +51,27 @@ def _is_config(item) -> bool:
 
 def run(text: str) -> tuple[dict, int]:
     """The output ResourceList and the exit code for one ResourceList text."""
+    resource_list, code, _ = run_with_lines(text)
+    return resource_list, code
+
+
+def run_with_lines(text: str) -> tuple[dict, int, list[str]]:
+    """:func:`run`, and each message's line as the CLI prints it (``file:line:column`` and all)."""
     value, failures = run_guarded(lambda: _run(text))
-    if failures:
-        return _resource_list([], [_result(m) for m in failures]), 1
-    return value
+    items, messages, code = value if failures is None else ([], failures, 1)
+    lines = [(replace(m, file=None) if (m.file or "").startswith(UNNAMED) else m).line() for m in messages]
+    return _resource_list(items, [_result(m) for m in messages]), code, lines
 
 
-def _run(text: str) -> tuple[dict, int]:
+def _run(text: str) -> tuple[list, list[Message], int]:
     resource_list = _parse(text)
     options = function_options(resource_list.get("functionConfig"))
-    docs = [Doc(item, _item_path(item, i), i, _item_origin(item))
-            for i, item in enumerate(resource_list.get("items") or [])]
+    items = resource_list.get("items") or []
+    sources = provenance.function_sources(items)
+    docs = []
+    for i, item in enumerate(items):
+        path = _item_path(item, i)
+        docs.append(Doc(item, path, i, _item_origin(item, sources, path)))
     if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
         raise OmeError(NO_ITEMS)
     def render_items():
@@ -67,14 +80,13 @@ def _run(text: str) -> tuple[dict, int]:
 
     value, failures = run_guarded(render_items)
     if failures:
-        return _resource_list([], [_result(m) for m in failures]), 1
+        return [], failures, 1
     strict = strict_error(value.messages, STRICT_SWITCH, options.allow) if options.strict else None
     if strict is not None:
-        return _resource_list([], [_result(m) for m in [*value.messages, strict]]), 1
+        return [], [*value.messages, strict], 1
     input_ids = {id(d.data) for d in docs}
     items = [o if id(o) in input_ids else _with_path(o) for o in value.objects]
-    shown = [m for m in value.messages if not (options.quiet and m.severity == "info")]
-    return _resource_list(items, [_result(m) for m in shown]), 0
+    return items, [m for m in value.messages if not (options.quiet and m.severity == "info")], 0
 
 
 def _parse(text: str) -> dict:
@@ -237,11 +249,17 @@ def _item_path(item, position: int) -> str:
     return f"{UNNAMED}[{position}]"
 
 
-def _item_origin(item) -> Origin | None:
-    """Which document of its file an item is, as kpt and kustomize say it (their index annotation); lines
-    are never known: the function reads a ResourceList, not the user's file."""
+def _item_origin(item, sources, path: str):
+    """Where an item was written: the line of its file where kustomize's origin annotation or omerender's own
+    reading of the kustomization finds it (:mod:`omerender.gitops.fnsource`), else which document of its file
+    it is, as kpt and kustomize say it (their index annotation)."""
     meta = item.get("metadata") if isinstance(item, dict) else None
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    kpt = isinstance(annotations, dict) and any(key in annotations for key in PATH_ANNOTATIONS)
+    if sources is not None and not kpt and isinstance(meta, dict):
+        found = sources.origin_of(item, path)
+        if found is not None:
+            return found
     for key in INDEX_ANNOTATIONS:
         value = annotations.get(key) if isinstance(annotations, dict) else None
         if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
@@ -284,24 +302,15 @@ def _resource_list(items: list, results: list) -> dict:
     return out
 
 
-def result_line(result: dict) -> str:
-    """A result as its stderr line: ``<severity>: [<file>: ]<message>[ [<code>]]``, the file where kustomize named
-    it, the code its tags hold."""
-    file = (result.get("file") or {}).get("path")
-    named = isinstance(file, str) and not file.startswith(UNNAMED)
-    code = (result.get("tags") or {}).get("code")
-    return (f"{result.get('severity', 'error')}: {file + ': ' if named else ''}{result.get('message', '')}"
-            f"{f' [{code}]' if code else ''}")
-
-
 def read_input(stream) -> str:
     """The ResourceList text: it holds the whole kustomization, so the input's total limit applies."""
     return read_stream(stream, limits.MAX_TOTAL_BYTES, STDIN, "render fewer objects in one kustomization")
 
 
-def run_input(stream) -> tuple[dict, int]:
-    """Read the ResourceList from ``stream`` and run the function on it; a read failure is an error result."""
+def run_input(stream) -> tuple[dict, int, list[str]]:
+    """Read the ResourceList from ``stream`` and run the function on it (:func:`run_with_lines`); a read failure
+    is an error result."""
     text, failures = run_guarded(lambda: read_input(stream))
     if failures:
-        return _resource_list([], [_result(m) for m in failures]), 1
-    return run(text)
+        return _resource_list([], [_result(m) for m in failures]), 1, [m.line() for m in failures]
+    return run_with_lines(text)

@@ -34,7 +34,7 @@ def install_legacy_plugin(plugin_home: str) -> str:
 
 def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str], int]:
     """Run the KRM function for one legacy exec plugin call: (stdout YAML stream, stderr lines, exit code)."""
-    from .krm import run as run_function
+    from .krm import run_with_lines
 
     budget = Budget()  # the config and the resources are one input: one set of limits
     try:
@@ -44,14 +44,8 @@ def legacy_plugin(config_text: str, resources_text: str) -> tuple[str, list[str]
         return "", [f"error: YAML from kustomize: {yaml_error_text(err)}"], 1
     resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
                      "functionConfig": config}
-    output, code = run_function(dump(resource_list))
-    lines = [_result_line(r) for r in output.get("results") or []]
+    output, code, lines = run_with_lines(dump(resource_list))
     return ("" if code else dump_stream(output.get("items") or [])), lines, code
-
-
-def _result_line(result: dict) -> str:
-    from .krm import result_line
-    return result_line(result)
 
 
 def plugin_main(argv: list[str]) -> int:

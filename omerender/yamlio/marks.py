@@ -46,7 +46,7 @@ class Source:
     def __init__(self, text: str, roots: list):
         self.text = text
         self.roots = roots
-        self._documents: dict = {}  # index -> (tree, its first line, its characters), oldest first
+        self._documents: dict = {}  # index -> (tree, its first line, its characters, where in text), oldest first
         self._cached = 0
         self._wanted: dict = {}  # index -> {(item, field)} that messages made so far will ask for
         self._placed: dict = {}  # index -> {(item, field): (line, column) or None}
@@ -67,6 +67,14 @@ class Source:
                 placed[key] = _locate(self.roots[index], composed, *key)
         return placed[(item, field)]
 
+    def keep(self, index: int, tree, first_line: int, chars: int) -> None:
+        """Keep the node tree of document ``index`` composed already from the start of the text (its line
+        ``first_line``, 0-based, ``chars`` characters), as :meth:`document` would."""
+        while self._documents and self._cached + chars > CACHED_CHARS:
+            self._cached -= self._documents.pop(next(iter(self._documents)))[2]
+        self._documents[index] = (tree, first_line, chars, 0)
+        self._cached += chars
+
     def document(self, index: int):
         """The node tree of document ``index`` and the line it starts on; None if it cannot be composed alone
         or is too large (then a message names the object's line, never a wrong one)."""
@@ -79,10 +87,14 @@ class Source:
                 return None
             while self._documents and self._cached + end - start > CACHED_CHARS:
                 self._cached -= self._documents.pop(next(iter(self._documents)))[2]
-            self._documents[index] = (self._compose(root, start, end), root.line, end - start)
+            self._documents[index] = (self._compose(root, start, end), root.line, end - start, start)
             self._cached += end - start
-        tree, line, _ = self._documents[index]
+        tree, line, _, _ = self._documents[index]
         return None if tree is None else (tree, line)
+
+    def start(self, index: int) -> int:
+        """Where in the text the node tree of document ``index`` (:meth:`document`) was composed from."""
+        return self._documents[index][3]
 
     def _compose(self, root, start: int, end: int):
         """Compose only the lines of one document: from the line its root starts on to the line the next
@@ -97,6 +109,22 @@ class Source:
         if node is None or node.start_mark.line != 0 or node.start_mark.column != root.column:
             return None  # not the document the render read: show no line
         return node
+
+
+def compose(text: str):
+    """The node tree (with marks) of the one document ``text``; None if it is not one composable document."""
+    loader = _Composer(text)
+    try:
+        return loader.get_single_node()
+    except Exception:  # noqa: BLE001 - as in Source._compose: a position only helps
+        return None
+    finally:
+        loader.dispose()
+
+
+def descend(node, path: str):
+    """(the deepest node of ``path`` that ``node`` has, its mark, the rest of ``path`` not found)."""
+    return _descend(node, path)
 
 
 class Origin:
@@ -139,8 +167,7 @@ class Origin:
         value, mark, rest = _descend(node, field)
         if mark is None or rest or not isinstance(value, yaml.ScalarNode):
             return None
-        root = self.source.roots[self.index]
-        start = root.index - root.column
+        start = self.source.start(self.index)
         lines = self.source.text[start:start + value.end_mark.index + 1].split("\n")
         found = _inside(value, lines, offset)
         return None if found is None else (first_line + found[0] + 1, found[1] + 1)
@@ -199,6 +226,14 @@ class InScalar:
 
     def mark(self, field: str | None) -> tuple[int, int] | None:
         return self.origin.scalar_mark(self.field, self.offset) or self.origin.mark(self.field)
+
+    def written(self, field: str | None, file: str | None):
+        """The file a built object was written in (see :mod:`omerender.yamlio.provenance`), this place in it."""
+        written = getattr(self.origin, "written", None)
+        moved = written(self.field, file) if written is not None else None
+        if moved is None or moved[1] is not self.origin:  # nothing to say, or a patch set the string
+            return moved
+        return moved[0], self, moved[2]
 
 
 def _inside(value, lines: list[str], offset: int) -> tuple[int, int] | None:
