@@ -95,8 +95,6 @@ _ALL = [
        "text.", "Give the InferenceService a model, or set MODEL_PATH in the runner's env."),
     _w("parallelism-size-unset", "A runner refers to $(PARALLELISM_SIZE) but PARALLELISM_SIZE is not set.",
        "Set PARALLELISM_SIZE in the runner's env, or stop referring to it."),
-    _w("mount-without-volume", "A container mounts a volume the pod does not have; the API server refuses the "
-       "pod.", "Add the volume to the pod, or remove the mount."),
     _i("autoscaler-policy-shadowed", "An AutoscalerPolicy reference is shadowed by the inline autoscaler block.",
        "Delete one of the two."),
     _w("autoscaler-policy-inert", "A MultiNode component's AutoscalerPolicy reference is inert.",

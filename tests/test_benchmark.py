@@ -343,7 +343,7 @@ def test_pod_override_merges_as_the_docs_say():
                 "env": [{"name": "MODEL_PATH", "value": "/elsewhere"}, {"name": "EXTRA", "value": "1"}],
                 "envFrom": [{"secretRef": {"name": "bench-env"}}],
                 "resources": {"requests": {"cpu": "4"}, "limits": {"cpu": "4"}},
-                "volumes": [{"name": "benchmark-output-storage", "emptyDir": {}}],
+                "volumes": [{"name": "benchmark-output-storage", "emptyDir": {}}, {"name": "scratch", "emptyDir": {}}],
                 "volumeMounts": [{"name": "scratch", "mountPath": "/llama"}],
                 "nodeSelector": {"pool": "cpu"},
                 "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "bench", "effect": "NoSchedule"}],
@@ -363,7 +363,7 @@ def test_pod_override_merges_as_the_docs_say():
         {"name": "scratch", "mountPath": "/llama"}]
     assert pod["volumes"] == [{"name": "llama-3-2-3b-instruct",
                                "hostPath": {"path": "/raid/models/meta/llama-3-2-3b-instruct"}},
-                              {"name": "benchmark-output-storage", "emptyDir": {}}]
+                              {"name": "benchmark-output-storage", "emptyDir": {}}, {"name": "scratch", "emptyDir": {}}]
     assert pod["nodeSelector"] == {**QUICKSTART_SELECTOR, "pool": "cpu"}
     assert pod["tolerations"] == override["tolerations"]
     assert pod["affinity"] == override["affinity"]
@@ -639,8 +639,8 @@ def test_a_container_name_the_api_server_would_refuse_is_an_error_with_the_fix()
 
 def test_a_request_above_its_limit_is_an_error():
     assert error_of(podOverride={"resources": {"requests": {"cpu": "4"}}}) == (
-        'rendered Job llama-demo/llama-bench: spec.template.spec.containers[0].resources.requests: Invalid value: "4": '
-        "must be less than or equal to cpu limit of 2; raise the limit too (spec.podOverride.resources)")
+        "rendered Job llama-demo/llama-bench: spec.template.spec.containers[0].resources: request cpu=4 is above limit "
+        "2; raise the limit too (spec.podOverride.resources)")
 
 
 def test_scenarios_and_folder_names_are_arguments_never_shell_words():

@@ -370,8 +370,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
-    return mutate_workloads(_controller_objects(ctx, comp), comp.name,
-                            ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+    return mutate_workloads(_controller_objects(ctx, comp), comp.name, ctx.inputs.cluster_config.metrics_aggregator)
 
 
 def _controller_objects(ctx: IsvcContext, comp: Component) -> list[dict]:

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from omerender.kube.podrules import object_refusal
 from ..load import Obj
 from . import programs
 from .settings import WeightsSettings
@@ -56,6 +57,9 @@ def stage(model: Obj, namespace: str, settings: WeightsSettings, volume_name: st
     annotations = {MODEL_ANNOTATION: f"{model.kind}/{model.name}", URI_ANNOTATION: source.uri}
     objects = (_claim(name, namespace, annotations, settings, size.request),
                _job(name, namespace, annotations, source, settings))
+    found = object_refusal(objects[1])
+    if found is not None:   # the pod rules every written pod meets (kube.podrules)
+        raise model.error(f"rendered Job {namespace}/{name}: {found[0]}.{found[1].text}", "spec.storage")
     volume = {"name": volume_name, "persistentVolumeClaim": {"claimName": name, "readOnly": True}}
     mount = {"name": volume_name, "mountPath": path, "subPath": MODEL_DIR, "readOnly": True}
     return Staged(name, namespace, objects, volume, mount, path, wait_container(volume_name, settings.image),
@@ -109,8 +113,12 @@ def _job(name: str, namespace: str, annotations: dict, source: HfSource, setting
 
 
 def wait_container(volume_name: str, image: str) -> dict:
-    """The init container that holds a serving pod until the Job's marker is in the claim."""
-    name = f"wait-{volume_name}"[:MAX_NAME].rstrip("-")
+    """The init container that holds a serving pod until the Job's marker is in the claim: ``wait-<volume>``, or,
+    past 63 characters, cut and ended by a hash of the volume's name, so two volumes never share a wait step's name."""
+    name = f"wait-{volume_name}"
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha256(volume_name.encode("utf-8")).hexdigest()[:HASH_DIGITS]
+        name = f"{name[:MAX_NAME - HASH_DIGITS - 1].rstrip('-')}-{digest}"
     return {"name": name, "image": image, "command": ["python3", "-c", programs.WAIT],
             "env": [{"name": "OMERENDER_MARKER", "value": f"{CLAIM_ROOT}/{MARKER}"},
                     {"name": "OMERENDER_POLL_SECONDS", "value": POLL_SECONDS}],
@@ -128,10 +136,6 @@ def mount_claim(pod: dict, staged: Staged) -> dict:
     containers = [{**c, "volumeMounts": [{**m, "subPath": MODEL_DIR, "readOnly": True} if m.get("name") == name
                                          else m for m in c.get("volumeMounts") or []]}
                   if c.get("volumeMounts") else c for c in pod.get("containers") or []]
-    waits = [] if any(c.get("name") == staged.wait["name"] for c in pod.get("initContainers") or []) \
-        else [dict(staged.wait)]
-    out = {**pod, "volumes": volumes, "containers": containers}
-    init = waits + list(pod.get("initContainers") or [])
-    if init:
-        out["initContainers"] = init
-    return out
+    # never skipped: a clash with an init container of the pod is the pod rules' error (kube.podrules)
+    return {**pod, "volumes": volumes, "containers": containers,
+            "initContainers": [dict(staged.wait)] + list(pod.get("initContainers") or [])}
