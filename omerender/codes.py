@@ -183,6 +183,9 @@ _ALL = [
     # Benchmarks
     _w("benchmark-endpoint", "A BenchmarkJob's endpoint does something its author may not expect.",
        "Read the message and adjust spec.endpoint."),
+    _w("benchmark-credentials-in-args", "A BenchmarkJob's output parameter is a credential, which OME writes into "
+       "the Job's arguments, readable by anyone who can read the Job.", "Keep it in a Secret, pass it through "
+       "spec.podOverride.env as the environment variable the message names, and remove the parameter."),
     # GitOps (build, the KRM function)
     _w("kustomize-renames", "The kustomization renames objects and has no OMERender transformer; references "
        "inside InferenceServices keep old names.", "List omerender last under transformers:."),

@@ -787,3 +787,30 @@ def test_a_benchmark_configmap_in_a_file_is_named_at_its_line(tmp_path, monkeypa
     assert run.printed == ('error: cfg.yaml:6:1: ConfigMap ome/benchmarkjob-config: data.benchmarkjob: '
                            'podConfig.cpuRequest: "" is not a quantity, and OME\'s controller fails on every '
                            'BenchmarkJob with it (resource.MustParse); set it, such as "2" or "2Gi"\n')
+
+
+@pytest.mark.parametrize("uri, key, flag, env", [
+    ("s3://benchmark-results@us-east-1/llama", "aws_secret_access_key", "--storage-aws-secret-access-key",
+     "AWS_SECRET_ACCESS_KEY"),
+    ("az://benchmarkstore.blob.core.windows.net/results", "azure_sas_token", "--storage-azure-sas-token",
+     "AZURE_STORAGE_SAS_TOKEN"),
+    ("github://acme/benchmarks", "github_token", "--github-token", "GITHUB_TOKEN"),
+])
+def test_a_credential_in_the_output_parameters_is_a_warning_naming_the_secret_to_use(uri, key, flag, env):
+    run = render_objects(quickstart(outputLocation={"storageUri": uri, "parameters": {key: "s3cr3t",
+                                                                                      "aws_region": "us-west-2"}}))
+    assert run.code == 0, run.stderr
+    assert run.lines == [
+        f"warning: <stdin>: BenchmarkJob llama-demo/llama-bench: spec.outputLocation.parameters.{key} is a credential, "
+        f"and OME writes it into the Job's arguments ({flag}), where anyone who can read the Job or its pods reads it: "
+        f"keep it in a Secret (e.g. llama-bench-output-credentials, key {env}), give it to genai-bench as the "
+        f"environment variable {env} (spec.podOverride.env: name {env}, valueFrom.secretKeyRef {{name: "
+        f"llama-bench-output-credentials, key: {env}}}), and remove the parameter"]
+    assert run.codes == ["benchmark-credentials-in-args"]
+
+
+def test_parameters_that_are_no_credentials_or_not_passed_give_no_warning():
+    for uri, params in (("s3://benchmark-results@us-east-1/llama", {"aws_region": "us-west-2", "aws_profile": "p"}),
+                        ("gs://benchmark-results/llama", {"github_token": "not passed for gs://"})):
+        run = render_objects(quickstart(outputLocation={"storageUri": uri, "parameters": params}))
+        assert (run.code, run.lines) == (0, []), run.stderr

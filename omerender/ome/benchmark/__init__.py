@@ -56,6 +56,14 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
         raise OmeError(f"{err}: OME accepts this URI but can't write results to it, and creates no Job; use "
                        f"oci://, s3://, az://, gs://, github:// or pvc://", field="spec.outputLocation.storageUri") \
             from None
+    for key, flag, env in storage.credentials_in_args(location["storageUri"], location.get("parameters") or {}):
+        messages.append(Message(
+            "warning", f"spec.outputLocation.parameters.{key} is a credential, and OME writes it into the Job's "
+            f"arguments ({flag}), where anyone who can read the Job or its pods reads it: keep it in a Secret (e.g. "
+            f"{_secret_name(bench.name)}, key {env}), give it to genai-bench as the environment variable {env} "
+            f"(spec.podOverride.env: name {env}, valueFrom.secretKeyRef {{name: {_secret_name(bench.name)}, key: "
+            f"{env}}}), and remove the parameter", bench.ref, bench.file, f"spec.outputLocation.parameters.{key}",
+            code="benchmark-credentials-in-args"))
     config = inputs.benchmark_config
     if not (bench.spec.get("podOverride") or {}).get("image") and not config.image:
         raise OmeError(f"no genai-bench image: {config.source} sets no podConfig.image; set "
@@ -67,6 +75,12 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
     job = build_job(bench, target, output, config, model_selector)
     check_job_pod(job)
     return job
+
+
+def _secret_name(bench: str) -> str:
+    """The Secret the credentials warning suggests: ``<BenchmarkJob>-output-credentials``, cut to a valid name."""
+    suffix = "-output-credentials"
+    return f"{bench[:253 - len(suffix)].rstrip('.-')}{suffix}"
 
 
 def check_job_pod(job: dict) -> None:
