@@ -159,3 +159,14 @@ def test_every_rule_names_a_kind_and_path_omerender_writes():
     assert referrers == {("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("keda.sh", "ScaledObject"),
                          ("keda.sh", "TriggerAuthentication"), ("gateway.networking.k8s.io", "HTTPRoute"),
                          ("gateway.envoyproxy.io", "BackendTrafficPolicy")}
+
+
+def test_a_directory_named_as_the_staged_rules_is_an_error_not_a_traceback(tmp_path):
+    overlay = tree(tmp_path, EXEC_CONFIG, namerefs=False)
+    (overlay.parent / "base" / "omerender-namerefs.staged.yaml").mkdir()
+    (overlay.parent / "base" / "omerender-namerefs.staged.yaml" / "x.yaml").write_text("a: 1\n")
+    done = omerender("build", str(overlay))
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "error: omerender-namerefs.staged.yaml is a name omerender build writes beside a kustomization that lists "
+        "OMERender (the name-reference rules); rename the directory that has it")

@@ -216,3 +216,22 @@ def test_the_download_job_and_the_catalog_pods_pass():
     run = download(objs())
     assert run.code == 0, run.stderr
     assert engine_pod(run)["initContainers"][0]["name"] == "wait-llama-3-2-3b-instruct"
+
+
+def test_a_pvc_model_whose_sub_path_steps_up_is_an_error():
+    def edit(F):
+        F["model"]["spec"]["storage"] = {"storageUri": "pvc://llama-demo:models/../../etc", "path": "/models"}
+    run = render(objs(edit))
+    lines = refused(run)
+    assert lines == [f"{ISVC}engine pod template: containers[0].volumeMounts[1].subPath: Invalid value: "
+                     f"\"../../etc\": must not contain '..'"], run.stderr
+
+
+def test_every_job_template_is_checked_by_the_one_function():
+    from omerender.kube.podrules import object_refusal
+    job = {"kind": "Job", "spec": {"template": {"spec": {
+        "containers": [{"name": "download", "volumeMounts": [{"name": "weights", "mountPath": "/weights"}]}]}}}}
+    path, found = object_refusal(job)
+    assert (path, found.text) == ("spec.template.spec", 'containers[0].volumeMounts[0].name: Not found: "weights"')
+    job["spec"]["template"]["spec"]["volumes"] = [{"name": "weights", "persistentVolumeClaim": {"claimName": "c"}}]
+    assert object_refusal(job) is None

@@ -49,7 +49,12 @@ def add_rules(staged_kustomizations: list[str]) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+    """Into the staged copy only (regular files, no links: kbuild.copy_tree); a directory of that name is an error."""
+    if os.path.isdir(path) or os.path.islink(path):
+        raise OmeError(f"{os.path.basename(path)} is a name omerender build writes beside a kustomization that lists "
+                       f"OMERender (the name-reference rules); rename the directory that has it")
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
 
 
