@@ -92,7 +92,7 @@ def test_without_the_rules_kustomize_leaves_the_leader_worker_claims_and_the_sca
         "spec.leaderWorkerTemplate.workerTemplate.spec.volumes[1].persistentVolumeClaim.claimName"]
     with pytest.raises(OmeError) as err:
         check_references(objs)
-    assert err.value.text.startswith("a rename broke references of rendered objects: ScaledObject llama-demo/team-"
+    assert err.value.text.startswith("a rename broke references: ScaledObject llama-demo/team-"
                                      "scaledobject-keda-engine: spec.scaleTargetRef.name names Deployment "
                                      "llama-demo/keda-engine, which the build's output does not hold; ")
     assert "list plugins/kustomize/omerender-namerefs.yaml under configurations:" in err.value.text
@@ -143,7 +143,7 @@ def test_a_reference_no_rule_covers_fails_the_build_naming_it(tmp_path):
                                                "value": "old-weights-0123456789"}])}]}))
     done = omerender("build", str(overlay))
     assert done.returncode == 1 and done.stdout == "", done.stderr
-    assert ("error: a rename broke references of rendered objects: LeaderWorkerSet llama-demo/lws-llama-3-2-3b-"
+    assert ("error: a rename broke references: LeaderWorkerSet llama-demo/lws-llama-3-2-3b-"
             "instruct-engine: spec.leaderWorkerTemplate.workerTemplate.spec.volumes[1].persistentVolumeClaim."
             "claimName names PersistentVolumeClaim llama-demo/old-weights-0123456789, which the build's output does "
             "not hold") in done.stderr
@@ -170,3 +170,42 @@ def test_a_directory_named_as_the_staged_rules_is_an_error_not_a_traceback(tmp_p
     assert done.stderr.splitlines()[-1] == (
         "error: omerender-namerefs.staged.yaml is a name omerender build writes beside a kustomization that lists "
         "OMERender (the name-reference rules); rename the directory that has it")
+
+
+def test_gateway_routes_keep_their_services_and_the_traffic_policy_its_route(tmp_path):
+    """The Gateway API example (HTTPRoutes, a BackendTrafficPolicy) under namePrefix, through the real kustomize with
+    the rules, and through omerender build without them."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    base, overlay = repo / "base", repo / "overlay"
+    base.mkdir()
+    overlay.mkdir()
+    shutil.copy(FIXTURES / "gateway-api" / "inputs.yaml", base / "inputs.yaml")
+    (base / "omerender.yaml").write_text(yaml.safe_dump(EXEC_CONFIG))
+    shutil.copy(NAMEREFS, base / "omerender-namerefs.yaml")
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump({"namePrefix": "team-", "resources": ["../base"]}))
+    for listed in (True, False):
+        kustomization = {"resources": ["inputs.yaml"], "transformers": ["omerender.yaml"]}
+        if listed:
+            kustomization["configurations"] = ["omerender-namerefs.yaml"]
+        (base / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+        done = (kustomize_build(overlay, "--enable-alpha-plugins", "--enable-exec") if listed
+                else omerender("build", str(overlay)))
+        assert done.returncode == 0, done.stderr
+        objs = objects(done.stdout)
+        services = {o["metadata"]["name"] for o in objs if o["kind"] == "Service"}
+        routes = {o["metadata"]["name"] for o in objs if o["kind"] == "HTTPRoute"}
+        backends = {b["name"] for o in objs if o["kind"] == "HTTPRoute" for r in o["spec"]["rules"]
+                    for b in r.get("backendRefs") or []}
+        targets = {t["name"] for o in objs if o["kind"] == "BackendTrafficPolicy" for t in o["spec"]["targetRefs"]}
+        assert backends and backends <= services and all(b.startswith("team-") for b in backends), backends
+        assert targets and targets <= routes, (targets, routes)
+        assert broken_references(objs) == []
+    # without the rules, plain kustomize leaves both behind, and the check names them
+    (base / "kustomization.yaml").write_text(yaml.safe_dump({"resources": ["inputs.yaml"],
+                                                             "transformers": ["omerender.yaml"]}))
+    done = kustomize_build(overlay, "--enable-alpha-plugins", "--enable-exec")
+    assert done.returncode == 0, done.stderr
+    assert [b.split(": ", 1)[1].split(" names ")[0] for b in broken_references(objects(done.stdout))] == [
+        "spec.targetRefs[0].name", "spec.rules[0].backendRefs[0].name", "spec.rules[0].backendRefs[0].name",
+        "spec.rules[0].backendRefs[0].name"]

@@ -24,6 +24,7 @@ STAGED_NAME = "omerender-namerefs.staged.yaml"   # the file omerender build writ
 PLUGIN_FILE = "plugins/kustomize/omerender-namerefs.yaml"
 ISVC_LABEL = "ome.io/inferenceservice"
 WEIGHTS_LABEL = ("app.kubernetes.io/component", "model-weights")
+MANAGED_BY = ("app.kubernetes.io/managed-by", "ome-controller")   # the BackendTrafficPolicy's (ome.ingress)
 WEIGHTS_CLAIM = re.compile(r".*-weights-[0-9a-f]{10}")   # weights.download.claim_name
 TEMPLATES = {"Deployment": ("spec.template",), "Job": ("spec.template",),
              "LeaderWorkerSet": ("spec.leaderWorkerTemplate.leaderTemplate",
@@ -61,25 +62,40 @@ def _write(path: str, text: str) -> None:
 # ---------------------------------------------------------------- every reference resolves
 
 def broken_references(objects: list[dict]) -> list[str]:
-    """What a rendered object of the build's output names that the output does not hold, where omerender writes
-    both: a weights claim of a pod template, a ScaledObject's target and TriggerAuthentications, an HTTPRoute's
-    Services, a BackendTrafficPolicy's HTTPRoute, the router's Role, ServiceAccount and RoleBinding subject."""
-    held = {(o.get("kind"), _ns(o), (o.get("metadata") or {}).get("name")) for o in objects if isinstance(o, dict)}
+    """What an object of the build's output names that the output does not hold, where the name was renamed: a
+    rendered object's reference (a weights claim of a pod template, a ScaledObject's target and
+    TriggerAuthentications, the router's Role, ServiceAccount and RoleBinding subject), or any HTTPRoute's Service,
+    BackendTrafficPolicy's HTTPRoute or pod template's claim whose name the output holds with a prefix or suffix
+    added. A reference to an object outside the build (a Gateway, a claim of a pvc:// model) is left alone."""
+    held: dict[tuple, set] = {}
+    for obj in objects:
+        if isinstance(obj, dict):
+            held.setdefault((obj.get("kind"), _ns(obj)), set()).add((obj.get("metadata") or {}).get("name"))
     found = []
     for obj in objects:
-        if isinstance(obj, dict) and _rendered(obj):
-            for field, kind, namespace, name in _references(obj):
-                if (kind, namespace, name) not in held:
-                    found.append(f"{obj.get('kind')} {_ns(obj)}/{(obj.get('metadata') or {}).get('name')}: {field} "
-                                 f"names {kind} {namespace}/{name}, which the build's output does not hold")
+        if not isinstance(obj, dict):
+            continue
+        rendered = _rendered(obj)
+        for field, kind, namespace, name in _references(obj, rendered):
+            names = held.get((kind, namespace), set())
+            if name in names or not (rendered or _renamed(name, names)):
+                continue
+            found.append(f"{obj.get('kind')} {_ns(obj)}/{(obj.get('metadata') or {}).get('name')}: {field} names "
+                         f"{kind} {namespace}/{name}, which the build's output does not hold")
     return found
+
+
+def _renamed(name, names: set) -> bool:
+    """Whether the output holds ``name`` with a prefix or suffix added (namePrefix, nameSuffix, a hash)."""
+    return isinstance(name, str) and bool(name) and any(
+        isinstance(n, str) and n != name and (n.endswith(name) or n.startswith(name)) for n in names)
 
 
 def check_references(objects: list[dict]) -> None:
     found = broken_references(objects)
     if found:
         more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
-        raise OmeError(f"a rename broke references of rendered objects: {'; '.join(found[:SHOWN])}{more}: kustomize "
+        raise OmeError(f"a rename broke references: {'; '.join(found[:SHOWN])}{more}: kustomize "
                        f"rewrites references only in fields it knows; list {PLUGIN_FILE} under configurations: of the "
                        f"kustomization that lists the OMERender transformer (omerender build adds it; this reference "
                        f"is in a field it does not cover), or rename before omerender renders")
@@ -87,18 +103,19 @@ def check_references(objects: list[dict]) -> None:
 
 def _rendered(obj: dict) -> bool:
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    return isinstance(labels, dict) and (ISVC_LABEL in labels or labels.get(WEIGHTS_LABEL[0]) == WEIGHTS_LABEL[1])
+    return isinstance(labels, dict) and (ISVC_LABEL in labels or labels.get(WEIGHTS_LABEL[0]) == WEIGHTS_LABEL[1]
+                                         or labels.get(MANAGED_BY[0]) == MANAGED_BY[1])
 
 
 def _ns(obj: dict) -> str:
     return str((obj.get("metadata") or {}).get("namespace") or "default")
 
 
-def _references(obj: dict):
-    """(field, kind, namespace, name) of each reference ``obj`` makes that the render writes both ends of."""
+def _references(obj: dict, rendered: bool):
+    """(field, kind, namespace, name) of each reference ``obj`` makes to a kind omerender writes."""
     kind, namespace, spec = obj.get("kind"), _ns(obj), obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     for path in TEMPLATES.get(kind, ()):
-        yield from _claims(_at(obj, path), path, namespace)
+        yield from _claims(_at(obj, path), path, namespace, rendered)
     if kind == "ScaledObject":
         target = spec.get("scaleTargetRef") or {}
         yield "spec.scaleTargetRef.name", target.get("kind") or "Deployment", namespace, target.get("name")
@@ -129,11 +146,14 @@ def _references(obj: dict):
             yield "spec.template.spec.serviceAccountName", "ServiceAccount", namespace, account
 
 
-def _claims(template, path: str, namespace: str):
+def _claims(template, path: str, namespace: str, rendered: bool):
+    """A rendered pod's weights claims (no other claim of it is the render's); any pod's claims otherwise (kept
+    only where renamed)."""
     spec = template.get("spec") if isinstance(template, dict) else None
     for i, volume in enumerate((spec or {}).get("volumes") or []):
-        claim = ((volume or {}).get("persistentVolumeClaim") or {}).get("claimName")
-        if isinstance(claim, str) and WEIGHTS_CLAIM.fullmatch(claim):
+        claim = ((volume or {}).get("persistentVolumeClaim") or {}).get("claimName") \
+            if isinstance(volume, dict) and isinstance(volume.get("persistentVolumeClaim"), dict) else None
+        if isinstance(claim, str) and (WEIGHTS_CLAIM.fullmatch(claim) or not rendered):
             yield (f"{path}.spec.volumes[{i}].persistentVolumeClaim.claimName", "PersistentVolumeClaim", namespace,
                    claim)
 
