@@ -104,8 +104,6 @@ _ALL = [
        "text.", "Give the InferenceService a model, or set MODEL_PATH in the runner's env."),
     _w("parallelism-size-unset", "A runner refers to $(PARALLELISM_SIZE) but PARALLELISM_SIZE is not set.",
        "Set PARALLELISM_SIZE in the runner's env, or stop referring to it."),
-    _w("mount-without-volume", "A container mounts a volume the pod does not have; the API server refuses the "
-       "pod.", "Add the volume to the pod, or remove the mount."),
     _i("autoscaler-policy-shadowed", "An AutoscalerPolicy reference is shadowed by the inline autoscaler block.",
        "Delete one of the two."),
     _w("autoscaler-policy-inert", "A MultiNode component's AutoscalerPolicy reference is inert.",
@@ -200,6 +198,9 @@ _ALL = [
     # Benchmarks
     _w("benchmark-endpoint", "A BenchmarkJob's endpoint does something its author may not expect.",
        "Read the message and adjust spec.endpoint."),
+    _w("benchmark-credentials-in-args", "A BenchmarkJob's output parameter is a credential, which OME writes into "
+       "the Job's arguments, readable by anyone who can read the Job.", "Keep it in a Secret, pass it through "
+       "spec.podOverride.env as the environment variable the message names, and remove the parameter."),
     # GitOps (build, the KRM function)
     _w("kustomize-renames", "The kustomization renames objects and has no OMERender transformer; references "
        "inside InferenceServices keep old names.", "List omerender last under transformers:."),

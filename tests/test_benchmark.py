@@ -343,7 +343,7 @@ def test_pod_override_merges_as_the_docs_say():
                 "env": [{"name": "MODEL_PATH", "value": "/elsewhere"}, {"name": "EXTRA", "value": "1"}],
                 "envFrom": [{"secretRef": {"name": "bench-env"}}],
                 "resources": {"requests": {"cpu": "4"}, "limits": {"cpu": "4"}},
-                "volumes": [{"name": "benchmark-output-storage", "emptyDir": {}}],
+                "volumes": [{"name": "benchmark-output-storage", "emptyDir": {}}, {"name": "scratch", "emptyDir": {}}],
                 "volumeMounts": [{"name": "scratch", "mountPath": "/llama"}],
                 "nodeSelector": {"pool": "cpu"},
                 "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "bench", "effect": "NoSchedule"}],
@@ -363,7 +363,7 @@ def test_pod_override_merges_as_the_docs_say():
         {"name": "scratch", "mountPath": "/llama"}]
     assert pod["volumes"] == [{"name": "llama-3-2-3b-instruct",
                                "hostPath": {"path": "/raid/models/meta/llama-3-2-3b-instruct"}},
-                              {"name": "benchmark-output-storage", "emptyDir": {}}]
+                              {"name": "benchmark-output-storage", "emptyDir": {}}, {"name": "scratch", "emptyDir": {}}]
     assert pod["nodeSelector"] == {**QUICKSTART_SELECTOR, "pool": "cpu"}
     assert pod["tolerations"] == override["tolerations"]
     assert pod["affinity"] == override["affinity"]
@@ -639,8 +639,8 @@ def test_a_container_name_the_api_server_would_refuse_is_an_error_with_the_fix()
 
 def test_a_request_above_its_limit_is_an_error():
     assert error_of(podOverride={"resources": {"requests": {"cpu": "4"}}}) == (
-        'rendered Job llama-demo/llama-bench: spec.template.spec.containers[0].resources.requests: Invalid value: "4": '
-        "must be less than or equal to cpu limit of 2; raise the limit too (spec.podOverride.resources)")
+        "rendered Job llama-demo/llama-bench: spec.template.spec.containers[0].resources: request cpu=4 is above limit "
+        "2; raise the limit too (spec.podOverride.resources)")
 
 
 def test_scenarios_and_folder_names_are_arguments_never_shell_words():
@@ -787,3 +787,30 @@ def test_a_benchmark_configmap_in_a_file_is_named_at_its_line(tmp_path, monkeypa
     assert run.printed == ('error: cfg.yaml:6:1: ConfigMap ome/benchmarkjob-config: data.benchmarkjob: '
                            'podConfig.cpuRequest: "" is not a quantity, and OME\'s controller fails on every '
                            'BenchmarkJob with it (resource.MustParse); set it, such as "2" or "2Gi"\n')
+
+
+@pytest.mark.parametrize("uri, key, flag, env", [
+    ("s3://benchmark-results@us-east-1/llama", "aws_secret_access_key", "--storage-aws-secret-access-key",
+     "AWS_SECRET_ACCESS_KEY"),
+    ("az://benchmarkstore.blob.core.windows.net/results", "azure_sas_token", "--storage-azure-sas-token",
+     "AZURE_STORAGE_SAS_TOKEN"),
+    ("github://acme/benchmarks", "github_token", "--github-token", "GITHUB_TOKEN"),
+])
+def test_a_credential_in_the_output_parameters_is_a_warning_naming_the_secret_to_use(uri, key, flag, env):
+    run = render_objects(quickstart(outputLocation={"storageUri": uri, "parameters": {key: "s3cr3t",
+                                                                                      "aws_region": "us-west-2"}}))
+    assert run.code == 0, run.stderr
+    assert run.lines == [
+        f"warning: <stdin>: BenchmarkJob llama-demo/llama-bench: spec.outputLocation.parameters.{key} is a credential, "
+        f"and OME writes it into the Job's arguments ({flag}), where anyone who can read the Job or its pods reads it: "
+        f"keep it in a Secret (e.g. llama-bench-output-credentials, key {env}), give it to genai-bench as the "
+        f"environment variable {env} (spec.podOverride.env: name {env}, valueFrom.secretKeyRef {{name: "
+        f"llama-bench-output-credentials, key: {env}}}), and remove the parameter"]
+    assert run.codes == ["benchmark-credentials-in-args"]
+
+
+def test_parameters_that_are_no_credentials_or_not_passed_give_no_warning():
+    for uri, params in (("s3://benchmark-results@us-east-1/llama", {"aws_region": "us-west-2", "aws_profile": "p"}),
+                        ("gs://benchmark-results/llama", {"github_token": "not passed for gs://"})):
+        run = render_objects(quickstart(outputLocation={"storageUri": uri, "parameters": params}))
+        assert (run.code, run.lines) == (0, []), run.stderr

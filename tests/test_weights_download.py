@@ -363,8 +363,8 @@ def test_a_read_write_once_claim_under_several_replicas_is_named_with_the_fix(F)
 def test_a_leader_worker_set_with_workers_is_named(F):
     engine = F["runtime"]["spec"]["engineConfig"]
     runner = engine.pop("runner")
-    engine["leader"] = {"runner": runner}
-    engine["worker"] = {"size": 2, "runner": dict(runner)}
+    engine["leader"] = {"runner": runner, "volumes": engine["volumes"]}   # the mounts name a volume of each pod
+    engine["worker"] = {"size": 2, "runner": dict(runner), "volumes": engine["volumes"]}
     run = download(list(single(F).values()))
     assert run.code == 0, run.stderr
     lws = run.find("LeaderWorkerSet")["spec"]["leaderWorkerTemplate"]

@@ -27,7 +27,7 @@ from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 from omerender.yamlio.provenance import Sources
-from . import atomicdir, kbuild, patches
+from . import atomicdir, kbuild, namerefs, patches
 from .fnsource import ROOT_ENV
 from .legacy import install_legacy_plugin
 from .remote import git_allow_protocol
@@ -313,6 +313,7 @@ def _function(tree, plan, run: Run) -> Built:
            ROOT_ENV: os.path.join(run.work, "tree")}  # the function's messages name the staged files: see _unstaged
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     documents = [o for o in yaml.load_all(stdout, Loader=SafeLoader) if isinstance(o, dict)]
+    namerefs.check_references(documents)   # never a silently broken reference (a field the rules miss)
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "
                                    f"an overlay above",

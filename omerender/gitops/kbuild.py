@@ -34,6 +34,7 @@ from omerender.yamlio.emit import dump, dump_stream
 from omerender.yamlio.paths import within
 from omerender.yamlio.reading import find_kustomization, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
+from . import namerefs
 from .remote import LOCAL, fetched
 
 CONFIG_API = "omerender.io/v1alpha1"
@@ -383,6 +384,7 @@ def prepare(tree: Tree, plan: Plan, dest: str, base: str, function: dict | None)
         _write(staged(top), dump(pipeline_kustomization(tree.kustomizations[top], plan.config is not None)))
     elif plan.path == "function":
         _rewrite_refs(tree, staged, function)
+        namerefs.add_rules([staged(ref.kustomization) for ref in tree.refs])   # renames above keep references
     return staged(tree.root)
 
 

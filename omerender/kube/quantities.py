@@ -7,7 +7,9 @@ from fractions import Fraction
 
 from omerender.errors import OmeError
 
-_QUANTITY = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+# ASCII digits only, as resource.ParseQuantity reads them ('0' <= c <= '9'): Python's \d would take any Unicode digit
+# (a full-width "１６Gi"), which Decimal() and int() then read as 16, and the API server refuses.
+_QUANTITY = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?")
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # powers of 2
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}  # powers of 10
 
@@ -25,7 +27,7 @@ def parse_quantity(value, path: str, owner=None) -> Fraction:
         raise _invalid(value, path, owner)
     if isinstance(value, int) and abs(value) > MAX_QUANTITY:  # before str(): a huge int has too many digits
         raise _too_large(value, path, owner)
-    match = _QUANTITY.match(str(value).strip())
+    match = _QUANTITY.fullmatch(str(value).strip())
     if not match:
         raise _invalid(value, path, owner)
     number, suffix = Decimal(match.group(1)), match.group(2) or ""

@@ -401,7 +401,7 @@ def _warn_ignored_runtime_fields(runtime: Obj, runtime_spec: dict, report: Repor
 def build_component(ctx: IsvcContext, comp: Component) -> list[dict]:
     """The component's objects, with OME's pod webhook's work done in their pod templates (render.md §17)."""
     objects = mutate_workloads(_controller_objects(ctx, comp), comp.name,
-                               ctx.inputs.cluster_config.metrics_aggregator, ctx.report)
+                               ctx.inputs.cluster_config.metrics_aggregator)
     if ctx.options.model_weights == DOWNLOAD and ctx.staged_for_pods and comp.name != "router":
         ctx.book.place(ctx.staged_for_pods, f"{ctx.isvc.name}/{comp.name}", [pod for obj in objects for pod in pod_specs(obj)])
     return objects

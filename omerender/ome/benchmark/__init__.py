@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from omerender.errors import Message, OmeError
 from omerender.kube.apirules import check_object
-from omerender.kube.quantities import parse_quantity
+from omerender.kube.podrules import pod_refusal
 from omerender.kube.shapes import check_pod
 from ..budget import BudgetError, charge_copy, text_values
 from ..load import Inputs, Obj
@@ -59,6 +59,14 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
         raise OmeError(f"{err}: OME accepts this URI but can't write results to it, and creates no Job; use "
                        f"oci://, s3://, az://, gs://, github:// or pvc://", field="spec.outputLocation.storageUri") \
             from None
+    for key, flag, env in storage.credentials_in_args(location["storageUri"], location.get("parameters") or {}):
+        messages.append(Message(
+            "warning", f"spec.outputLocation.parameters.{key} is a credential, and OME writes it into the Job's "
+            f"arguments ({flag}), where anyone who can read the Job or its pods reads it: keep it in a Secret (e.g. "
+            f"{_secret_name(bench.name)}, key {env}), give it to genai-bench as the environment variable {env} "
+            f"(spec.podOverride.env: name {env}, valueFrom.secretKeyRef {{name: {_secret_name(bench.name)}, key: "
+            f"{env}}}), and remove the parameter", bench.ref, bench.file, f"spec.outputLocation.parameters.{key}",
+            code="benchmark-credentials-in-args"))
     config = inputs.benchmark_config
     if not (bench.spec.get("podOverride") or {}).get("image") and not config.image:
         raise OmeError(f"no genai-bench image: {config.source} sets no podConfig.image; set "
@@ -72,26 +80,43 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
     return job
 
 
+def _secret_name(bench: str) -> str:
+    """The Secret the credentials warning suggests: ``<BenchmarkJob>-output-credentials``, cut to a valid name."""
+    suffix = "-output-credentials"
+    return f"{bench[:253 - len(suffix)].rstrip('.-')}{suffix}"
+
+
 def check_job_pod(job: dict) -> None:
     """What the API server refuses in the Job OME writes (the BenchmarkJob would stay Pending): a label or a
     container named after a BenchmarkJob whose name is too long or no DNS label, a volume named after such a model,
-    a request above its limit (v1.3 docs concepts/serving/benchmarks.md, "How a benchmark runs")."""
+    the pod rules (kube.podrules: a request above its limit, a ``podOverride`` mount of no volume, two mounts at one
+    path) (v1.3 docs concepts/serving/benchmarks.md, "How a benchmark runs"). Called again after every step that
+    changes the Job's pod (the weights' claim, under --model-weights download)."""
     path = "spec.template.spec"
     where = f"rendered Job {job['metadata']['namespace']}/{job['metadata']['name']}"
     try:
         check_object(job)
         check_pod(job["spec"]["template"]["spec"], path)
-        resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
-        for name, request in sorted(resources.get("requests", {}).items()):
-            limit = resources.get("limits", {}).get(name)
-            if limit is not None and parse_quantity(request, "") > parse_quantity(limit, ""):
-                raise OmeError(f'{path}.containers[0].resources.requests: Invalid value: "{request}": must be less '
-                               f"than or equal to {name} limit of {limit}; raise the limit too "
-                               f"(spec.podOverride.resources)", field="spec.podOverride.resources")
     except OmeError as err:
-        field = err.field if err.field == "spec.podOverride.resources" else None
         hint = (" (OME names the container after the BenchmarkJob, or genai-bench when spec.podOverride is set: "
                 "rename the BenchmarkJob, or set spec.podOverride)" if ".containers[0].name:" in err.text
                 else " (the label benchmark carries the BenchmarkJob's name: shorten it)"
                 if "labels.benchmark:" in err.text else "")
-        raise OmeError(f"{where}: {err.text}{hint}", field=field) from None
+        raise OmeError(f"{where}: {err.text}{hint}") from None
+    found = pod_refusal(job["spec"]["template"]["spec"])
+    if found is not None:
+        field, hint = _override_source(found)
+        raise OmeError(f"{where}: {path}.{found.text}{hint}", field=field)
+
+
+def _override_source(found) -> tuple[str | None, str]:
+    """The podOverride field a refusal of the Job's pod comes from, and the fix."""
+    if ".resources" in found.path:
+        return "spec.podOverride.resources", "; raise the limit too (spec.podOverride.resources)"
+    if ".volumeMounts[" in found.path and found.path.endswith(".name"):
+        return "spec.podOverride.volumeMounts", " (add the volume in spec.podOverride.volumes)"
+    if ".volumeMounts[" in found.path:
+        return "spec.podOverride.volumeMounts", " (spec.podOverride.volumeMounts)"
+    if found.path.startswith("volumes["):
+        return "spec.podOverride.volumes", " (spec.podOverride.volumes)"
+    return None, ""

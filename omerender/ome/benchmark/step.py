@@ -7,7 +7,7 @@ from ..load import Inputs, Obj
 from ..weights.book import Book
 from ..weights.download import mount_claim
 from ..weights.source import is_pvc
-from . import render_benchmarks
+from . import check_job_pod, render_benchmarks
 from .endpoint import Rendered
 
 
@@ -28,7 +28,16 @@ def benchmark_jobs(inputs: Inputs, facts: dict, failed: set[tuple[str, str]], se
                         else Rendered(isvc, failed=True))
     jobs, errors, messages = render_benchmarks(inputs, targets, selector)
     if book is not None:
-        jobs = [(_read_weights_from_claim(job, bench, targets, book), bench) for job, bench in jobs]
+        mounted = []
+        for job, bench in jobs:
+            job = _read_weights_from_claim(job, bench, targets, book)
+            try:
+                check_job_pod(job)   # again: the claim's mount and wait step changed the pod
+            except OmeError as err:
+                errors.append(err.located(bench.ref, bench.file))
+                continue
+            mounted.append((job, bench))
+        jobs = mounted
     return jobs, errors, messages
 
 

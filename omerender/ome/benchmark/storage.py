@@ -265,5 +265,26 @@ def _github_args(parts: dict, params: dict) -> Output:
     return Output(args)
 
 
+# Output parameters that are credentials (benchmark-output-storage.md), the flag OME writes each into, and the
+# environment variable genai-bench reads when the flag is absent (genai_bench/auth: AWSS3Auth, AzureBlobAuth,
+# GitHubAuth).
+CREDENTIALS = {"aws_access_key_id": ("--storage-aws-access-key-id", "AWS_ACCESS_KEY_ID"),
+               "aws_secret_access_key": ("--storage-aws-secret-access-key", "AWS_SECRET_ACCESS_KEY"),
+               "azure_account_key": ("--storage-azure-account-key", "AZURE_STORAGE_ACCOUNT_KEY"),
+               "azure_connection_string": ("--storage-azure-connection-string", "AZURE_STORAGE_CONNECTION_STRING"),
+               "azure_sas_token": ("--storage-azure-sas-token", "AZURE_STORAGE_SAS_TOKEN"),
+               "github_token": ("--github-token", "GITHUB_TOKEN")}
+
+
+def credentials_in_args(uri: str, params: dict) -> list[tuple[str, str, str]]:
+    """(parameter, flag, environment variable) of each credential parameter the storage args of ``uri`` carry."""
+    kind = storage_type(uri)
+    return [(key, *CREDENTIALS[key]) for key in sorted(params) if key in CREDENTIALS
+            and CREDENTIALS[key][0].startswith(_FLAG_PREFIX.get(kind, "\0"))]
+
+
+_FLAG_PREFIX = {"S3": "--storage-aws-", "AZURE": "--storage-azure-", "GITHUB": "--github-"}
+
+
 _BUILDERS = {"OCI": _oci_args, "PVC": _pvc_args, "S3": _s3_args, "AZURE": _azure_args, "GCS": _gcs_args,
              "GITHUB": _github_args}

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from omerender.errors import Report
+from omerender.errors import OmeError
+from omerender.kube.podrules import pod_refusal
 from omerender.ome.cluster.settings import MetricsAggregatorConfig
 from omerender.yamlio.data import copy_data
 from . import agents, metrics, rdma, runtime_profiles
@@ -47,14 +48,13 @@ def _changes_spec(annotations: dict, config: MetricsAggregatorConfig) -> bool:
             or annotations.get(metrics.AGGREGATION, config.enable_metric_aggregation) == "true")
 
 
-def mutate_workloads(objects: list[dict], component: str, config: MetricsAggregatorConfig,
-                     report: Report) -> list[dict]:
+def mutate_workloads(objects: list[dict], component: str, config: MetricsAggregatorConfig) -> list[dict]:
     """Each Deployment's and LeaderWorkerSet's pod templates mutated (the objects are changed in place and
-    returned); then a warning for each mount that still names no volume, as the API server refuses such pods."""
+    returned); then each template meets the API server's pod rules (kube.podrules), as its pods would be refused."""
     for obj in objects:
         for where, holder, key in _templates(obj, component):
             holder[key] = mutate_template(holder[key], where, config)
-            _check_mounts(holder[key]["spec"], where, report)
+            check_template(holder[key], where)
     return objects
 
 
@@ -68,10 +68,30 @@ def _templates(obj: dict, component: str):
                 yield f"{component}.{role}", group, f"{role}Template"
 
 
-def _check_mounts(spec: dict, where: str, report: Report) -> None:
-    names = {v.get("name") for v in spec.get("volumes") or []}
-    for container in spec.get("containers") or []:
-        for mount in container.get("volumeMounts") or []:
-            if mount.get("name") not in names:
-                report.warn(f"{where} container {container.get('name')} mounts {mount.get('name')}, which names no "
-                            f"volume of the pod; the API server refuses such a pod", code="mount-without-volume")
+# What the webhook adds, by volume name, and the annotation it adds it for: the input a clash comes from.
+ADDED_VOLUMES = {"dshm": (runtime_profiles.SHM, rdma.AUTO_INJECT), "devinf": (rdma.AUTO_INJECT,)}
+
+
+def check_template(template: dict, where: str) -> None:
+    """The serving pod after every step that changes it (runtime and InferenceService, model and weights, webhook):
+    the API server's pod rules, the error naming the component's pod template and the field (E-I8)."""
+    found = pod_refusal(template.get("spec"))
+    if found is None:
+        return
+    text = found.text
+    mount = _clashing_mount(template, found)
+    keys = [k for k in ADDED_VOLUMES.get(mount, ()) if ((template.get("metadata") or {}).get("annotations") or {})
+            .get(k)]
+    if keys and found.detail:
+        text = f"{found.path}: {found.problem} ({found.detail}; OME's pod webhook adds {mount} for {keys[0]})"
+    raise OmeError(f"{where} pod template: {text}", field=f"spec.template.spec.{found.path}")
+
+
+def _clashing_mount(template: dict, found) -> str | None:
+    """The name of the volume the refused mount mounts, when the refusal is a mount's."""
+    if ".volumeMounts[" not in found.path:
+        return None
+    group, _, rest = found.path.partition("[")
+    index, _, rest = rest.partition("].volumeMounts[")
+    container = ((template.get("spec") or {}).get(group) or [])[int(index)]
+    return container["volumeMounts"][int(rest.partition("]")[0])].get("name")

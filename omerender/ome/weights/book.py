@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omerender.errors import OmeError
+from omerender.kube.podrules import object_refusal
 from ..frontend import CLI_FRONT, FrontEnd
 from ..load import Obj
 from . import placement as placing
@@ -75,7 +76,17 @@ class Book:
     def objects(self) -> list[tuple[dict, Obj]]:
         """Each claim and Job with the model it downloads, by namespace, then name, claim before Job."""
         return [(obj, claim.model) for _, claim in sorted(self._claims.items())
-                for obj in (*claim.staged.objects, job(claim.staged, self._placement(claim)))]
+                for obj in (*claim.staged.objects, self._job(claim))]
+
+    def _job(self, claim: _Claim) -> dict:
+        """The claim's Job, placed; it meets the pod rules every written pod meets (kube.podrules)."""
+        made = job(claim.staged, self._placement(claim))
+        found = object_refusal(made)
+        if found is not None:
+            meta = made["metadata"]
+            raise claim.model.error(f"rendered Job {meta['namespace']}/{meta['name']}: {found[0]}.{found[1].text}",
+                                    "spec.storage")
+        return made
 
     def _placement(self, claim: _Claim) -> dict:
         return placing.from_settings(self.settings) if self.settings.placed else claim.placement()

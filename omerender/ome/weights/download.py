@@ -146,8 +146,12 @@ def container_security(user: bool = False) -> dict:
 
 
 def wait_container(volume_name: str, settings: WeightsSettings) -> dict:
-    """The init container that holds a serving pod until the Job's marker is in the claim."""
-    name = f"wait-{volume_name}"[:MAX_NAME].rstrip("-")
+    """The init container that holds a serving pod until the Job's marker is in the claim: ``wait-<volume>``, or,
+    past 63 characters, cut and ended by a hash of the volume's name, so two volumes never share a wait step's name."""
+    name = f"wait-{volume_name}"
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha256(volume_name.encode("utf-8")).hexdigest()[:HASH_DIGITS]
+        name = f"{name[:MAX_NAME - HASH_DIGITS - 1].rstrip('-')}-{digest}"
     return {"name": name, "image": settings.image, "command": ["python3", "-c", programs.WAIT],
             "env": [{"name": "OMERENDER_MARKER", "value": f"{CLAIM_ROOT}/{MARKER}"},
                     {"name": "OMERENDER_POLL_SECONDS", "value": POLL_SECONDS}],
@@ -166,10 +170,6 @@ def mount_claim(pod: dict, staged: Staged) -> dict:
     containers = [{**c, "volumeMounts": [{**m, "subPath": MODEL_DIR, "readOnly": True} if m.get("name") == name
                                          else m for m in c.get("volumeMounts") or []]}
                   if c.get("volumeMounts") else c for c in pod.get("containers") or []]
-    waits = [] if any(c.get("name") == staged.wait["name"] for c in pod.get("initContainers") or []) \
-        else [dict(staged.wait)]
-    out = {**pod, "volumes": volumes, "containers": containers}
-    init = waits + list(pod.get("initContainers") or [])
-    if init:
-        out["initContainers"] = init
-    return out
+    # never skipped: a clash with an init container of the pod is the pod rules' error (kube.podrules)
+    return {**pod, "volumes": volumes, "containers": containers,
+            "initContainers": [dict(staged.wait)] + list(pod.get("initContainers") or [])}

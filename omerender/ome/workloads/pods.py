@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omerender.errors import OmeError, Report
-from omerender.kube.quantities import parse_quantity
 from omerender.kube.shapes import check_pod
 from omerender.yamlio.data import copy_data
 from ..accelerators import effects
@@ -102,7 +101,6 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     # specdefaults.terminationGracePeriod fills it where neither the InferenceService nor the runtime set it
     pod.setdefault("terminationGracePeriodSeconds",
                    KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
-    check_pod_template(pod, plan.path)
     try:
         check_pod(pod, "spec.template.spec")
     except OmeError as err:
@@ -317,14 +315,22 @@ def _add_model_volumes(pod: dict, plan: PodPlan, has_runner: bool) -> None:
 
 def _add_wait_steps(pod: dict, plan: PodPlan) -> None:
     """``--model-weights download``: the init containers that hold the pod until its weights are downloaded, before
-    every other init container; one per claim, never twice."""
+    every other init container; one per claim. The wait step is never skipped: an init container of the runtime or
+    the InferenceService with its name is an error (docs/how-to/model-weights.md)."""
     waits = [plan.storage.wait] if plan.storage.wait and model_mount_needed(plan.annotations) else []
     waits += [item.wait for item in plan.overlays if item.wait]
+    if not waits:
+        return
     existing = list(pod.get("initContainers") or [])
-    names = {c.get("name") for c in existing if isinstance(c, dict)}
-    new = [copy_data(w) for w in waits if w["name"] not in names]
-    if new:
-        pod["initContainers"] = new + existing
+    for i, container in enumerate(existing):
+        wait = next((w for w in waits if isinstance(container, dict) and container.get("name") == w["name"]), None)
+        if wait is not None:
+            raise OmeError(f'{plan.path} pod template: initContainers[{len(waits) + i}].name: Duplicate value: '
+                           f'"{wait["name"]}" (the wait step of --model-weights download, which holds the pod until '
+                           f'the weights of its volume {wait["volumeMounts"][0]["name"]} are downloaded, has this '
+                           f"name: rename the runtime's or the InferenceService's init container)",
+                           field=f"spec.{plan.path}.initContainers[{i}].name")
+    pod["initContainers"] = [copy_data(w) for w in waits] + existing
 
 
 def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
@@ -335,53 +341,3 @@ def _set_node_selector(pod: dict, plan: PodPlan, report: Report) -> None:
         pod["nodeSelector"] = selector
     else:
         pod.pop("nodeSelector", None)
-
-
-# ---------------------------------------------------------------- what the API server would reject (E-I8)
-
-PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
-LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
-VOLUME_SOURCES_IGNORED = frozenset({"name"})
-
-
-def check_pod_template(pod: dict, component: str) -> None:
-    """Merged pods Kubernetes would refuse (inheritance-and-pinning.md §19, E-I8)."""
-    def fail(path: str, problem: str) -> OmeError:
-        return OmeError(f"{component} pod template: {path}: {problem}", field=f"spec.template.spec.{path}")
-
-    for i, volume in enumerate(pod.get("volumes") or []):
-        sources = sorted(k for k in volume if k not in VOLUME_SOURCES_IGNORED)
-        if len(sources) > 1:
-            raise fail(f"volumes[{i}]", f"more than one volume source ({', '.join(sources)})")
-    for group in ("initContainers", "containers"):
-        for i, c in enumerate(pod.get(group) or []):
-            _check_container(c, f"{group}[{i}]", fail)
-
-
-def _check_container(c: dict, path: str, fail) -> None:
-    for j, entry in enumerate(c.get("env") or []):
-        if isinstance(entry, dict) and entry.get("value") is not None and entry.get("valueFrom") is not None:
-            raise fail(f"{path}.env[{j}]", "both value and valueFrom are set")
-    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-        handlers = [h for h in PROBE_HANDLERS if (c.get(probe) or {}).get(h) is not None]
-        if len(handlers) > 1:
-            raise fail(f"{path}.{probe}", f"more than one probe handler ({', '.join(handlers)})")
-    for hook in ("postStart", "preStop"):
-        handlers = [h for h in LIFECYCLE_HANDLERS if ((c.get("lifecycle") or {}).get(hook) or {}).get(h) is not None]
-        if len(handlers) > 1:
-            raise fail(f"{path}.lifecycle.{hook}", f"more than one lifecycle handler ({', '.join(handlers)})")
-    _check_resources(c.get("resources") or {}, f"{path}.resources", fail)
-
-
-def _check_resources(resources: dict, path: str, fail) -> None:
-    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
-    for name, request in requests.items():
-        if name not in limits:
-            continue
-        r = parse_quantity(request, f"{path}.requests.{name}")
-        limit = parse_quantity(limits[name], f"{path}.limits.{name}")
-        if r > limit:
-            raise fail(path, f"request {name}={request} is above limit {limits[name]}")
-        if "/" in name and not name.startswith(("kubernetes.io/", "requests.")) and "." in name.split("/")[0] \
-                and r != limit:
-            raise fail(path, f"request {name}={request} differs from limit {limits[name]}")
