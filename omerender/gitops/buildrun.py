@@ -25,7 +25,7 @@ from omerender.ome.render import Options, Result, render
 from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
-from . import atomicdir, kbuild
+from . import atomicdir, kbuild, native
 from .legacy import install_legacy_plugin
 from .remote import git_allow_protocol
 
@@ -51,6 +51,7 @@ ARGOCD_MARGIN = 10.0  # seconds left to Argo CD's own limit: stopping kustomize,
 GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms|us|µs|ns)")
 GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 REMOTE_ENV = "OMERENDER_BUILD_REMOTE"
+NATIVE_ENV = "OMERENDER_BUILD_NATIVE"
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
@@ -115,23 +116,33 @@ def build(directory: str, boundary: str, options: Options | None = None,
         raise OmeError(f"{directory} holds no kustomization.yaml; for a plain directory of OME YAML run: "
                        f"omerender render {directory}")
     name, binary = tool()
+    native_mode = native_setting(os.environ)
     with _stopped_by_signals():
         tree = kbuild.scan(directory, boundary, hint)
+        kbuild.copy_tree(tree, None)  # what a copy checks, before any path is chosen
+        plan = kbuild.decide(tree)
+        if name == "kubectl":  # the reason names the tool that runs
+            plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
+                "kustomize runs", "kubectl kustomize runs")
+        _check(tree, plan, flag_names, remote, flags_from)
+        if pipeline_only and plan.path == "function":
+            raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
+                           f"run: omerender build {directory}")
+        built = native.documents(tree, plan) if plan.path == "pipeline" and name == "kustomize" \
+            and native_mode != "off" else None
+        if built is not None and native_mode == "on":
+            return _pipeline(tree, plan, *built, options or _config_options(plan.config), extra, extra_name,
+                             inputs_only)
         work = tempfile.mkdtemp(prefix="omerender-build-")
         try:
             base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
-            plan = kbuild.decide(tree)
-            if name == "kubectl":  # the reason names the tool that runs
-                plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
-                    "kustomize runs", "kubectl kustomize runs")
-            _check(tree, plan, flag_names, remote, flags_from)
-            if pipeline_only and plan.path == "function":
-                raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
-                               f"run: omerender build {directory}")
             run = Run(name, binary, work, base, timeout)
             if plan.path == "pipeline":
-                return _pipeline(tree, plan, run, options or _config_options(plan.config), extra, extra_name,
-                                 inputs_only)
+                docs, stderr = _kustomize_docs(tree, plan, run)
+                if built is not None:
+                    _verify(built, (docs, stderr))
+                return _pipeline(tree, plan, docs, stderr, options or _config_options(plan.config), extra,
+                                 extra_name, inputs_only)
             if extra:
                 raise OmeError(f"{extra_name} can't be added to this build: {plan.reason}, so kustomize runs "
                                f"omerender inside the build; list the ConfigMap inferenceservice-config under "
@@ -243,8 +254,8 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (), extra_name: str = "",
-              inputs_only: bool = False) -> Built:
+def _kustomize_docs(tree, plan, run: Run) -> tuple[list[Doc], str]:
+    """kustomize's build of the staged copy, with plugins off, read as render inputs; and its stderr."""
     staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, None)
     argv = [run.binary, "build", staged] if run.name == "kustomize" else [run.binary, "kustomize", staged]
     env = {**os.environ, "GIT_ALLOW_PROTOCOL": git_allow_protocol(os.environ.get("GIT_ALLOW_PROTOCOL")),
@@ -252,7 +263,34 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
-    docs = _docs(stdout, tree.root, injected)
+    return _docs(stdout, tree.root, injected), stderr
+
+
+def native_setting(environ: dict) -> str:
+    """OMERENDER_BUILD_NATIVE: ``on`` (default) builds what :mod:`omerender.gitops.native` reproduces without
+    kustomize; ``off`` always runs kustomize; ``verify`` runs both and fails where they differ."""
+    value = environ.get(NATIVE_ENV, "on")
+    if value not in ("on", "off", "verify"):
+        shown = value.encode("unicode_escape").decode("ascii")
+        raise OmeError(f'{NATIVE_ENV} must be on, off or verify, got "{shown}"')
+    return value
+
+
+def _verify(native_built: tuple[list[Doc], str], kustomize_built: tuple[list[Doc], str]) -> None:
+    def seen(built):
+        return [(doc.file, doc.position, repr(doc.data)) for doc in built[0]], built[1]
+    ours, theirs = seen(native_built), seen(kustomize_built)
+    if ours == theirs:
+        return
+    where = next((f"{a[0]}: {a[2][:200]} against {b[0]}: {b[2][:200]}" for a, b in zip(ours[0], theirs[0])
+                  if a != b), f"{len(ours[0])} documents against {len(theirs[0])}, stderr {ours[1]!r} against "
+                              f"{theirs[1]!r}")
+    raise OmeError(f"{NATIVE_ENV}=verify: the build without kustomize differs from kustomize's: {where}")
+
+
+def _pipeline(tree, plan, docs: list[Doc], stderr: str, options: Options, extra: tuple[str, ...] = (),
+              extra_name: str = "", inputs_only: bool = False) -> Built:
+    top = kbuild.find_kustomization(tree.root)
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
