@@ -273,3 +273,31 @@ def test_a_bad_setting_is_an_error(tmp_path):
     done = omerender(ROOT / "fixtures/quickstart", "maybe", "build")
     assert (done.returncode, done.stdout, done.stderr) == (
         1, "", 'error: OMERENDER_BUILD_NATIVE must be on, off or verify, got "maybe"\n')
+
+
+def test_kustomize_order_by_key_is_the_comparison_s():
+    """kbuild.kustomize_order sorts by a key where it can; on random objects (Namespaces of two groups, kinds
+    kustomize ranks first and last, empty fields, shared names) it must give the comparison's order."""
+    import functools
+    rng = random.Random(7)
+    kinds = ["Namespace", "Deployment", "Service", "ConfigMap", "InferenceService", "MutatingWebhookConfiguration",
+             "X", ""]
+    for trial in range(300):
+        objects = []
+        for index in range(rng.randint(0, 12)):
+            api = rng.choice(["v1", "apps/v1", "ome.io/v1beta1", "", "a_b/v1", "x/v_1"])
+            meta = {"name": rng.choice(["a", "b", "", "c"])}
+            if rng.random() < 0.5:
+                meta["namespace"] = rng.choice(["n", "", "m"])
+            objects.append({"apiVersion": api, "kind": rng.choice(kinds), "metadata": meta, "i": index})
+        options = rng.choice([None, {"sortOptions": {"order": "legacy"}},
+                              {"sortOptions": {"legacySortOptions": {"orderFirst": ["X"], "orderLast": ["Service"]}}}])
+        ranks_first = ((options or {}).get("sortOptions", {}).get("legacySortOptions", {}).get("orderFirst")
+                       or kbuild.ORDER_FIRST)
+        ranks_last = ((options or {}).get("sortOptions", {}).get("legacySortOptions", {}).get("orderLast")
+                      or kbuild.ORDER_LAST)
+        ranks = {kind: i - len(ranks_first) for i, kind in enumerate(ranks_first)}
+        ranks.update({kind: 1 + i for i, kind in enumerate(ranks_last)})
+        expected = sorted(objects, key=functools.cmp_to_key(
+            lambda a, b: kbuild._compare(kbuild._id(a), kbuild._id(b), ranks)))
+        assert [o["i"] for o in kbuild.kustomize_order(objects, options)] == [o["i"] for o in expected], trial

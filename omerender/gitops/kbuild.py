@@ -495,6 +495,13 @@ def kustomize_order(objects: list[dict], kustomization: dict | None) -> list[dic
     last = legacy.get("orderLast") or ORDER_LAST
     ranks = {kind: i - len(first) for i, kind in enumerate(first)}
     ranks.update({kind: 1 + i for i, kind in enumerate(last)})
+    ids = [_id(obj) for obj in objects]
+    keys = {gvk: _gvk_key(gvk) for gvk in {x[:3] for x in ids}}
+    if len(set(keys.values())) == len(keys) and sum(gvk[2] == "Namespace" for gvk in keys) <= 1:
+        # _compare as a key (one sort key per object, not a Python call per comparison): the same order where
+        # no two kinds share a key and no two Namespace kinds meet (kustomize compares those the other way round)
+        order = sorted(range(len(objects)), key=lambda k: (ranks.get(ids[k][2], 0), keys[ids[k][:3]], _id_key(ids[k])))
+        return [objects[k] for k in order]
     return sorted(objects, key=functools.cmp_to_key(lambda a, b: _compare(_id(a), _id(b), ranks)))
 
 
