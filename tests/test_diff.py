@@ -850,25 +850,3 @@ def test_revisions_diff_when_the_temporary_directory_is_reached_through_a_link(r
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "home" / "tmp"))
     monkeypatch.chdir(repo)
     assert diff_json("HEAD~1", "HEAD", "deploy") == diff_json(str(BASE), str(head_of(tmp_path, "image-bump")))
-
-
-def test_a_file_the_same_on_both_sides_is_parsed_once_and_counted_on_each():
-    """diff parses a text both sides hold once (yamlread.shared_loads): each side gets its own copy of the same
-    documents, and each side's limits count it as a parse would (an alias bomb split over two sides is refused)."""
-    from omerender.yamlio import limits
-    from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_all, shared_loads
-    text = "a: &x [1, 2, 3]\nb: *x\n---\nc: {d: e}\n"
-    alone = Budget()
-    expected = load_all(text, alone)
-    with shared_loads():
-        first, second = Budget(), Budget()
-        one, other = load_all(text, first), load_all(text, second)
-        assert one == other == expected
-        assert one[1]["c"] is not other[1]["c"]
-        one[1]["c"]["d"] = "changed"
-        assert load_all(text, Budget())[1]["c"] == {"d": "e"}
-        assert (first.alias_nodes, first.documents) == (second.alias_nodes, second.documents) \
-            == (alone.alias_nodes, alone.documents)
-        full = Budget(alias_nodes=limits.MAX_ALIAS_NODES - 1)
-        with pytest.raises(YAMLLimitError):
-            load_all(text, full)

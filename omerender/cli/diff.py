@@ -13,7 +13,6 @@ from omerender.diff.bypath import (as_json_by_path, as_markdown_by_path, as_text
 from omerender.diff.markdown import as_markdown
 from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
-from omerender.yamlio.yamlread import shared_loads
 from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
 from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, messages_option,
@@ -141,13 +140,12 @@ def _read_sides(base: str, head: str, paths: list[str], cluster_config: str | No
     """Both sides rendered (exit 2 naming the side on any error, or a PATH in neither)."""
     failures = []
     sides = []
-    with shared_loads():  # a file the same on both sides is parsed once
-        for label, source in (("base", base), ("head", head)):
-            try:
-                sides.append(read_side(label, source, paths, options, lock_path, debug, separated, flags,
-                                       cluster_config))
-            except SideError as err:
-                failures += err.messages
+    for label, source in (("base", base), ("head", head)):
+        try:
+            sides.append(read_side(label, source, paths, options, lock_path, debug, separated, flags,
+                                   cluster_config))
+        except SideError as err:
+            failures += err.messages
     if failures:
         fail(failures, EXIT_ERROR)
     nowhere = [path for path in sides[0].missing if path in sides[1].missing]

@@ -131,6 +131,8 @@ def build(directory: str, boundary: str, options: Options | None = None,
         built = native.documents(tree, plan) if plan.path == "pipeline" and name == "kustomize" \
             and native_mode != "off" else None
         if built is not None and native_mode == "on":
+            plan.reason += ("; omerender read the kustomization itself, without running kustomize (it uses only what "
+                            "omerender reproduces exactly)")
             return _pipeline(tree, plan, *built, options or _config_options(plan.config), extra, extra_name,
                              inputs_only)
         work = tempfile.mkdtemp(prefix="omerender-build-")

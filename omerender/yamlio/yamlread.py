@@ -3,8 +3,6 @@ checked on the event stream before anything is built, and shared by every text o
 """
 from __future__ import annotations
 
-import contextlib
-
 import json
 import re
 from dataclasses import dataclass
@@ -349,45 +347,9 @@ def _scan(next_event, budget: Budget, nonspecific: dict | None = None) -> bool:
     return stream_aliases > 0
 
 
-# Texts loaded while :func:`shared_loads` is on: text -> (documents, roots, alias nodes, documents counted).
-_SHARED: dict | None = None
-
-
-@contextlib.contextmanager
-def shared_loads():
-    """Within it, a text loaded again (``diff``'s two sides share most files) is copied from its first load
-    instead of parsed: the same documents, counted against each budget as a parse counts them."""
-    global _SHARED
-    previous, _SHARED = _SHARED, {}
-    try:
-        yield
-    finally:
-        _SHARED = previous
-
-
 def load_all(text: str, budget: Budget, roots: list | None = None) -> list:
     """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``; ``roots`` gets the
     start mark of each document's root node (empty documents too), in order."""
-    if _SHARED is None:
-        return _load_all(text, budget, roots)
-    seen = _SHARED.get(text)
-    if seen is not None and budget.alias_nodes + seen[2] <= limits.MAX_ALIAS_NODES \
-            and budget.documents + seen[3] <= limits.MAX_OBJECTS:
-        budget.alias_nodes += seen[2]
-        budget.documents += seen[3]
-        if roots is not None:
-            roots.extend(seen[1])
-        return [_unshare(document) for document in seen[0]]
-    before, marks = (budget.alias_nodes, budget.documents), []
-    documents = _load_all(text, budget, marks)
-    _SHARED[text] = ([_unshare(document) for document in documents], marks,
-                     budget.alias_nodes - before[0], budget.documents - before[1])
-    if roots is not None:
-        roots.extend(marks)
-    return documents
-
-
-def _load_all(text: str, budget: Budget, roots: list | None = None) -> list:
     fast = _load_unscanned(text, budget, single=False, roots=roots)
     if fast is not None:
         return fast
