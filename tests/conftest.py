@@ -19,6 +19,9 @@ CATALOG = ROOT / "tests" / "data" / "ome"   # OME's catalog and model configs (P
 FIXTURES = ROOT / "fixtures"
 # scripts/setup-tools.sh installs kustomize here; tests find it without a system install.
 os.environ["PATH"] = f"{ROOT / '.tools' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+# Every build in the suite, in-process or in a subprocess that inherits this, runs both ways where omerender
+# reads the kustomization itself (omerender.gitops.native) and fails where that differs from kustomize's.
+os.environ.setdefault("OMERENDER_BUILD_NATIVE", "verify")
 # Tests write their inputs with yaml.safe_dump, whose YAML 1.1 rules leave plain some strings that Go's
 # readers, and so omerender, take for something else ("1e-5", "0o7", "09", "y", "2001-1-2"). Quoting every
 # text with the syntax of a Go number or timestamp, and YAML 1.1's one-letter booleans, keeps them strings.

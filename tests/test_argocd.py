@@ -52,6 +52,7 @@ def environment(app_path: str, env: dict[str, str], parameters: list[dict]) -> d
     assert shutil.which("kustomize"), "kustomize is not on PATH: run scripts/setup-tools.sh"
     sidecar = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8",
+               "OMERENDER_BUILD_NATIVE": os.environ.get("OMERENDER_BUILD_NATIVE", "on"),
                # the tree under test, when the suite runs from a worktree (PYTHONPATH=.)
                **({"PYTHONPATH": os.path.abspath(os.environ["PYTHONPATH"])} if os.environ.get("PYTHONPATH") else {})}
     app = {"ARGOCD_APP_NAME": "llama", "ARGOCD_APP_NAMESPACE": "argocd", "ARGOCD_APP_REVISION": "0123abcd",

@@ -27,7 +27,7 @@ from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 from omerender.yamlio.provenance import Sources
-from . import atomicdir, kbuild, namerefs, patches
+from . import atomicdir, kbuild, namerefs, native, patches
 from .fnsource import ROOT_ENV
 from .legacy import install_legacy_plugin
 from .remote import git_allow_protocol
@@ -54,6 +54,7 @@ ARGOCD_MARGIN = 10.0  # seconds left to Argo CD's own limit: stopping kustomize,
 GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms|us|µs|ns)")
 GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 REMOTE_ENV = "OMERENDER_BUILD_REMOTE"
+NATIVE_ENV = "OMERENDER_BUILD_NATIVE"
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
@@ -121,24 +122,35 @@ def build(directory: str, boundary: str, options: Options | None = None,
         raise OmeError(f"{directory} holds no kustomization.yaml; for a plain directory of OME YAML run: "
                        f"omerender render {directory}")
     name, binary = tool()
+    native_mode = native_setting(os.environ)
     with _stopped_by_signals():
         tree = kbuild.scan(directory, boundary, hint)
+        kbuild.copy_tree(tree, None)  # what a copy checks, before any path is chosen
+        plan = kbuild.decide(tree)
+        if name == "kubectl":  # the reason names the tool that runs
+            plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
+                "kustomize runs", "kubectl kustomize runs")
+        _check(tree, plan, flag_names, remote, flags_from)
+        if pipeline_only and plan.path == "function":
+            raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
+                           f"run: omerender build {directory}")
+        built = native.documents(tree, plan) if plan.path == "pipeline" and name == "kustomize" \
+            and native_mode != "off" else None
+        if built is not None and native_mode == "on":
+            plan.reason += ("; omerender read the kustomization itself, without running kustomize (it uses only what "
+                            "omerender reproduces exactly)")
+            return _pipeline(tree, plan, _placed(built[0], tree), built[1], _chosen(options, plan, default_options),
+                             extra, extra_name, inputs_only)
         work = tempfile.mkdtemp(prefix="omerender-build-")
         try:
             base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
-            plan = kbuild.decide(tree)
-            if name == "kubectl":  # the reason names the tool that runs
-                plan.reason = plan.reason.replace("kustomize build", "kubectl kustomize").replace(
-                    "kustomize runs", "kubectl kustomize runs")
-            _check(tree, plan, flag_names, remote, flags_from)
-            if pipeline_only and plan.path == "function":
-                raise OmeError(f"{kbuild.shown(tree.root)} can't be built with plugins off: {plan.reason}; "
-                               f"run: omerender build {directory}")
             run = Run(name, binary, work, base, timeout)
             if plan.path == "pipeline":
-                chosen = options or (_config_options(plan.config) if plan.config is not None or default_options is None
-                                     else default_options)
-                return _pipeline(tree, plan, run, chosen, extra, extra_name, inputs_only)
+                docs, stderr = _kustomize_docs(tree, plan, run)
+                if built is not None:
+                    _verify(built, (docs, stderr))
+                return _pipeline(tree, plan, docs, stderr, _chosen(options, plan, default_options), extra,
+                                 extra_name, inputs_only)
             if extra:
                 raise OmeError(f"{extra_name} can't be added to this build: {plan.reason}, so kustomize runs "
                                f"omerender inside the build; list the ConfigMap inferenceservice-config under "
@@ -260,8 +272,8 @@ def _config_options(config: dict | None) -> Options:
     return function_options(config)
 
 
-def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (), extra_name: str = "",
-              inputs_only: bool = False) -> Built:
+def _kustomize_docs(tree, plan, run: Run) -> tuple[list[Doc], str]:
+    """kustomize's build of the staged copy, with plugins off, read as render inputs; and its stderr."""
     staged = kbuild.prepare(tree, plan, os.path.join(run.work, "tree"), run.base, None)
     argv = [run.binary, "build", staged] if run.name == "kustomize" else [run.binary, "kustomize", staged]
     env = {**os.environ, "GIT_ALLOW_PROTOCOL": git_allow_protocol(os.environ.get("GIT_ALLOW_PROTOCOL")),
@@ -269,7 +281,41 @@ def _pipeline(tree, plan, run: Run, options: Options, extra: tuple[str, ...] = (
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     top = kbuild.find_kustomization(tree.root)
     injected = top is not None and kbuild.ORIGIN not in (tree.kustomizations[top].get("buildMetadata") or [])
-    docs = _docs(stdout, tree, injected)
+    return _docs(stdout, tree, injected), stderr
+
+
+def native_setting(environ: dict) -> str:
+    """OMERENDER_BUILD_NATIVE: ``on`` (default) builds what :mod:`omerender.gitops.native` reproduces without
+    kustomize; ``off`` always runs kustomize; ``verify`` runs both and fails where they differ."""
+    value = environ.get(NATIVE_ENV, "on")
+    if value not in ("on", "off", "verify"):
+        shown = value.encode("unicode_escape").decode("ascii")
+        raise OmeError(f'{NATIVE_ENV} must be on, off or verify, got "{shown}"')
+    return value
+
+
+def _verify(native_built: tuple[list[Doc], str], kustomize_built: tuple[list[Doc], str]) -> None:
+    def seen(built):
+        return [(doc.file, doc.position, repr(doc.data)) for doc in built[0]], built[1]
+    ours, theirs = seen(native_built), seen(kustomize_built)
+    if ours == theirs:
+        return
+    where = next((f"{a[0]}: {a[2][:200]} against {b[0]}: {b[2][:200]}" for a, b in zip(ours[0], theirs[0])
+                  if a != b), f"{len(ours[0])} documents against {len(theirs[0])}, stderr {ours[1]!r} against "
+                              f"{theirs[1]!r}")
+    raise OmeError(f"{NATIVE_ENV}=verify: the build without kustomize differs from kustomize's: {where}")
+
+
+def _chosen(options: Options | None, plan, default_options: Options | None) -> Options:
+    """The caller's options, else the tree's OMERender config's, else the caller's defaults."""
+    if options:
+        return options
+    return _config_options(plan.config) if plan.config is not None or default_options is None else default_options
+
+
+def _pipeline(tree, plan, docs: list[Doc], stderr: str, options: Options, extra: tuple[str, ...] = (),
+              extra_name: str = "", inputs_only: bool = False) -> Built:
+    top = kbuild.find_kustomization(tree.root)
     docs += _extra_docs(docs, extra, extra_name)
     inputs = index(docs)
     if inputs_only:
@@ -408,7 +454,7 @@ def _docs(stream: str, tree: kbuild.Tree, injected: bool) -> list[Doc]:
     docs = parse_text(stream, label, located=False)  # lines of the build's output are not the user's
     if not injected:
         return docs
-    sources = Sources(tree.boundary, kbuild.shown, patches.finder(tree))
+    sources = _sources(tree)
     for doc in docs:
         meta = doc.data.get("metadata") if isinstance(doc.data, dict) else None
         annotations = meta.get("annotations") if isinstance(meta, dict) else None
@@ -421,8 +467,28 @@ def _docs(stream: str, tree: kbuild.Tree, injected: bool) -> list[Doc]:
             path = os.path.normpath(os.path.join(root, origin))
             doc.file = kbuild.shown(path)
             if not remote:  # a fetched base's file is not on this machine
-                doc.origin = sources.origin((path,), doc.data.get("kind"), meta.get("name"), doc.data, doc.file)
+                _place(doc, path, sources)
     return docs
+
+
+def _placed(docs: list[Doc], tree: kbuild.Tree) -> list[Doc]:
+    """The documents omerender built without kustomize (:mod:`.native`), each placed in the file it names, as
+    :func:`_docs` places kustomize's by their origin annotations."""
+    sources = _sources(tree)
+    for doc in docs:
+        _place(doc, os.path.normpath(os.path.abspath(doc.file)), sources)
+    return docs
+
+
+def _sources(tree: kbuild.Tree) -> Sources:
+    return Sources(tree.boundary, kbuild.shown, patches.finder(tree))
+
+
+def _place(doc: Doc, path: str, sources: Sources) -> None:
+    """``doc``'s messages name the field's line in ``path`` (or the patch that set it: :mod:`omerender.yamlio.provenance`)."""
+    meta = doc.data.get("metadata") if isinstance(doc.data, dict) else None
+    if isinstance(meta, dict):
+        doc.origin = sources.origin((path,), doc.data.get("kind"), meta.get("name"), doc.data, doc.file)
 
 
 def _origin_path(text) -> tuple[str | None, bool]:

@@ -354,16 +354,19 @@ def _why_function(tree: Tree, top: str | None) -> str:
 
 # ---------------------------------------------------------------- staging a copy
 
-def copy_tree(tree: Tree, dest: str) -> str:
+def copy_tree(tree: Tree, dest: str | None) -> str:
     """Copy every kustomization directory the build reaches under ``dest``, laid out as in the boundary; return
     the directory ``dest`` stands for (the boundary: an entry that stays inside it, checked as spelled, stays
-    inside ``dest``). Notes the files marked local-config on the way (see :func:`decide`)."""
+    inside ``dest``). Notes the files marked local-config on the way (see :func:`decide`). With ``dest`` None,
+    only checks what a copy would (its limits, its links) and notes those files."""
     base = tree.boundary
     outer = [d for d in tree.dirs if not any(d != o and within(d, o) for o in tree.dirs)]
     budget = {"files": 0, "bytes": 0}
+    tree.local_config = []
     try:
         for directory in sorted(outer):
-            _copy_dir(tree, directory, os.path.join(dest, os.path.relpath(directory, base)), budget)
+            target = None if dest is None else os.path.join(dest, os.path.relpath(directory, base))
+            _copy_dir(tree, directory, target, budget)
     except OSError as err:
         if err.filename and within(os.path.realpath(err.filename), base):
             raise OmeError(f"cannot read: {err.strerror}", file=shown(err.filename)) from None
@@ -427,14 +430,15 @@ def _as_installed(config: dict, function: dict | None) -> dict:
     return {**config, "metadata": meta}
 
 
-def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
-    os.makedirs(target, exist_ok=True)
+def _copy_dir(tree: Tree, source: str, target: str | None, budget: dict) -> None:
+    if target is not None:
+        os.makedirs(target, exist_ok=True)
     with os.scandir(source) as found:
         entries = sorted(found, key=lambda e: e.name)
     for entry in entries:
         if entry.name == ".git":
             continue
-        destination = os.path.join(target, entry.name)
+        destination = None if target is None else os.path.join(target, entry.name)
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
             if not within(real, tree.boundary):
@@ -451,7 +455,7 @@ def _copy_dir(tree: Tree, source: str, target: str, budget: dict) -> None:
         # FIFOs, sockets and devices are left out: kustomize reading one would hang or leak
 
 
-def _copy_file(tree: Tree, source: str, target: str, budget: dict, name: str) -> None:
+def _copy_file(tree: Tree, source: str, target: str | None, budget: dict, name: str) -> None:
     budget["files"] += 1
     budget["bytes"] += os.path.getsize(source)
     if budget["files"] > limits.MAX_FILES or budget["bytes"] > limits.MAX_TOTAL_BYTES:
@@ -461,8 +465,9 @@ def _copy_file(tree: Tree, source: str, target: str, budget: dict, name: str) ->
         data = reader.read(limits.MAX_TOTAL_BYTES + 1)
     if LOCAL_CONFIG.encode() in data:
         tree.local_config.append(shown(name))
-    with open(target, "wb") as writer:
-        writer.write(data)
+    if target is not None:
+        with open(target, "wb") as writer:
+            writer.write(data)
 
 
 def _write(path: str, text: str) -> None:
@@ -492,6 +497,13 @@ def kustomize_order(objects: list[dict], kustomization: dict | None) -> list[dic
     last = legacy.get("orderLast") or ORDER_LAST
     ranks = {kind: i - len(first) for i, kind in enumerate(first)}
     ranks.update({kind: 1 + i for i, kind in enumerate(last)})
+    ids = [_id(obj) for obj in objects]
+    keys = {gvk: _gvk_key(gvk) for gvk in {x[:3] for x in ids}}
+    if len(set(keys.values())) == len(keys) and sum(gvk[2] == "Namespace" for gvk in keys) <= 1:
+        # _compare as a key (one sort key per object, not a Python call per comparison): the same order where
+        # no two kinds share a key and no two Namespace kinds meet (kustomize compares those the other way round)
+        order = sorted(range(len(objects)), key=lambda k: (ranks.get(ids[k][2], 0), keys[ids[k][:3]], _id_key(ids[k])))
+        return [objects[k] for k in order]
     return sorted(objects, key=functools.cmp_to_key(lambda a, b: _compare(_id(a), _id(b), ranks)))
 
 

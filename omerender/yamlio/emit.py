@@ -132,9 +132,11 @@ def _dumped(obj) -> str:
 
 
 def dump(obj) -> str:
-    """``obj`` as YAML; :class:`OmeError` naming the field of a string that cannot be written as UTF-8."""
+    """``obj`` as YAML; :class:`OmeError` naming the field of a string that cannot be written as UTF-8.
+    Written directly (:func:`_direct`), by PyYAML where that declines: the same text, several times faster."""
     try:
-        return _dumped(obj)
+        text = _direct(obj)
+        return text if text is not None else _dumped(obj)
     except _NotUTF8:
         raise not_utf8_error(obj) from None
 
@@ -221,13 +223,9 @@ def _resource_list_pieces(resource_list: dict):
 
 
 def _each_dumped(objects: list):
-    """``dump(obj)`` for each object: written directly (:func:`_direct`), by PyYAML where it declines."""
+    """``dump(obj)`` for each object."""
     for obj in objects:
-        try:
-            text = _direct(obj)
-        except _NotUTF8:
-            raise not_utf8_error(obj) from None
-        yield text if text is not None else dump(obj)
+        yield dump(obj)
 
 
 def _as_item(text: str) -> str:
