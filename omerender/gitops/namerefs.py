@@ -42,11 +42,35 @@ def add_rules(staged_kustomizations: list[str]) -> None:
     for kfile in sorted(set(staged_kustomizations)):
         with open(kfile, encoding="utf-8") as handle:
             data = yaml.load(handle, Loader=SafeLoader) or {}
+        _write(os.path.join(os.path.dirname(kfile), STAGED_NAME), text)
+        if "configurations" not in data:
+            # appended as text, so every line above keeps its number: the function's messages name the lines of
+            # the staged copy, which must be the user's (an inline patch's value, say)
+            with open(kfile, encoding="utf-8") as handle:
+                original = handle.read()
+            appended = original + ("" if original.endswith("\n") else "\n") + f"configurations:\n- {STAGED_NAME}\n"
+            if _block_mapping(original) and _reads_as(appended, {**data, "configurations": [STAGED_NAME]}):
+                _write(kfile, appended)
+                continue
         configurations = data.get("configurations") if isinstance(data.get("configurations"), list) else []
         if STAGED_NAME not in configurations:
             data["configurations"] = [*configurations, STAGED_NAME]
-        _write(os.path.join(os.path.dirname(kfile), STAGED_NAME), text)
         _write(kfile, dump(data))
+
+
+def _reads_as(text: str, wanted: dict) -> bool:
+    try:
+        return yaml.load(text, Loader=SafeLoader) == wanted
+    except yaml.YAMLError:
+        return False
+
+
+def _block_mapping(text: str) -> bool:
+    """Whether the file's one document is a block mapping a key can be appended to: no flow mapping at the top,
+    no document end or second document."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return bool(lines) and not lines[0].lstrip().startswith(("{", "[", "---", "%")) and not any(
+        line.startswith(("---", "...")) for line in lines)
 
 
 def _write(path: str, text: str) -> None:
