@@ -128,8 +128,9 @@ def test_strict_function_config_fails_on_a_warning_as_an_error_result():
 def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
-    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: allow, downloaderImage, "
-                                            "keepInputs, locked, modelWeights, noModelNodeSelector, podMonitors, "
+    assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: allow, apiVersions, "
+                                            "downloaderImage, keepInputs, kubeVersion, locked, modelWeights, "
+                                            "noModelNodeSelector, podMonitors, "
                                             "strict, weightsAccessMode, weightsStorageClass")
 
 

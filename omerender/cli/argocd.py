@@ -20,6 +20,7 @@ from omerender.errors import OmeError
 from omerender.gitops.argocd import (FLAGS, WEIGHTS, allow_codes, allow_empty, cluster_config_path,
                                      cluster_setting, empty_render, flag_values, repo_root, split_config,
                                      unapplied_marker, weights_values)
+from omerender.kube.k8stypes import kube_version_in_use, table_version
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
 from .shell import fail, fail_if_strict, report_run, say, weights_flag_names
@@ -51,43 +52,45 @@ def generate():
         empty_ok = allow_empty(environ)
         allow = allow_codes(environ)
         cluster = cluster_setting(environ)
+        table = table_version(cluster[1])
     except OmeError as err:
         fail([err.message()])
-    named = tuple(FLAGS[name] for name, on in values.items() if on) + weights_flag_names(
-        **{WEIGHTS[name]: value for name, value in weights.items()})
-    options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
-                      weights=settings, allow=allow)
-    if find_kustomization(".") is None:
-        objects, input_kinds = _render_plain((".",), options, named, cluster_config)
-        if not objects and not empty_ok:
-            fail([empty_render(input_kinds).message()])
-        _fail_unserved(objects, cluster)
-        write_stream(objects, sys.stdout)
-        return
-    unapplied = built_or_fail(lambda: unapplied_marker(root))
-    if unapplied is not None:
-        fail([unapplied.message()])
-    built = built_or_fail(lambda: build(".", root, options if named else None, named,
-                                        timeout=timeout_setting(None, environ, sidecar=True),
-                                        remote=remote_setting(False, environ),
-                                        extra=(cluster_config,) if cluster_config else ()))
-    sys.stderr.write(built.tool_stderr)
-    for message in built.messages:
-        say(message)
-    fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)], allow=allow | built.allow,
-                   switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
-    if not empty_ok and _built_nothing(built):
-        input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
-        fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
-    if built.objects is not None:
-        try:
-            write_stream(built.objects, sys.stdout)
-        except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
-            fail([err.message()])
-    else:
-        sys.stdout.write(built.stream)
+    with kube_version_in_use(table):
+        named = tuple(FLAGS[name] for name, on in values.items() if on) + weights_flag_names(
+            **{WEIGHTS[name]: value for name, value in weights.items()})
+        options = Options(keep_inputs=values["KEEP_INPUTS"],
+                          model_node_selector=not values["NO_MODEL_NODE_SELECTOR"], strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
+                          weights=settings, allow=allow)
+        if find_kustomization(".") is None:
+            objects, input_kinds = _render_plain((".",), options, named, cluster_config)
+            if not objects and not empty_ok:
+                fail([empty_render(input_kinds).message()])
+            _fail_unserved(objects, cluster)
+            write_stream(objects, sys.stdout)
+            return
+        unapplied = built_or_fail(lambda: unapplied_marker(root))
+        if unapplied is not None:
+            fail([unapplied.message()])
+        built = built_or_fail(lambda: build(".", root, options if named else None, named,
+                                            timeout=timeout_setting(None, environ, sidecar=True),
+                                            remote=remote_setting(False, environ),
+                                            extra=(cluster_config,) if cluster_config else ()))
+        sys.stderr.write(built.tool_stderr)
+        for message in built.messages:
+            say(message)
+        fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
+                       allow=allow | built.allow, switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
+        if not empty_ok and _built_nothing(built):
+            input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
+            fail([empty_render(input_kinds, kustomization=True).message()])
+        _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
+        if built.objects is not None:
+            try:
+                write_stream(built.objects, sys.stdout)
+            except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+                fail([err.message()])
+        else:
+            sys.stdout.write(built.stream)
 
 
 def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],

@@ -27,6 +27,44 @@ WEIGHTS_FLAGS = (
 )
 
 
+CLUSTER_FLAGS = (
+    click.option("-a", "--api-versions", "api_versions", multiple=True, metavar="LIST",
+                 help="The API versions the target cluster serves (as kubectl api-versions prints them; comma-separated "
+                      "or repeated, as helm template has it): an object of any other fails the render, naming what to "
+                      "install."),
+    click.option("--kube-version", metavar="VERSION",
+                 help="The target cluster's Kubernetes version (e.g. 1.30.2; default: the newest omerender ships the "
+                      "schemas of): input pod fields are checked against that version's schema, and an object of a "
+                      "built-in API it is too old for fails the render."),
+)
+
+
+def cluster_flags(command):
+    """``--api-versions`` and ``--kube-version``, on every command that renders."""
+    for option in reversed(CLUSTER_FLAGS):
+        command = option(command)
+    return command
+
+
+def for_cluster(kube_version: str | None, source: str = "--kube-version"):
+    """A context in which inputs are checked against the schemas of ``kube_version`` (an error if it is none)."""
+    from omerender.kube.apiversions import parse_kube_version
+    from omerender.kube.k8stypes import kube_version_in_use, table_version
+    return kube_version_in_use(table_version(parse_kube_version(kube_version, source)))
+
+
+def check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None) -> None:
+    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve."""
+    if not api_versions and not kube_version:
+        return
+    from omerender.errors import OmeErrors
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+    served = parse_api_versions(list(api_versions), "--api-versions")
+    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions")
+    if errors:
+        raise OmeErrors(errors)
+
+
 def weights_flags(command):
     """The ``--model-weights`` options, on ``render``, ``check``, ``diff`` and ``build``."""
     for option in reversed(WEIGHTS_FLAGS):

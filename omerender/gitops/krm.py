@@ -2,8 +2,9 @@
 
 The function config is ``apiVersion: omerender.io/v1alpha1``, ``kind: OMERender``
 with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``, ``podMonitors``, ``strict``, the
-strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, and ``allow``: the codes
-of warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
+strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, ``kubeVersion`` and
+``apiVersions``, the target cluster's, as ``render --kube-version`` and ``--api-versions`` take them; and ``allow``: the
+codes of warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
 ``allow`` comma-separated) works too, as kpt passes it. Each result's ``tags.code`` is its message's code.
 """
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import yaml
 
 from omerender.codes import parse_allow
-from omerender.errors import Message, OmeError, run_guarded, strict_error
+from omerender.errors import Message, OmeError, OmeErrors, run_guarded, strict_error
+from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+from omerender.kube.k8stypes import kube_version_in_use, table_version
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
@@ -25,7 +28,8 @@ RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
-                 "weightsStorageClass", "weightsAccessMode", "downloaderImage")
+                 "weightsStorageClass", "weightsAccessMode", "downloaderImage", "kubeVersion", "apiVersions")
+CLUSTER_FIELDS = ("kubeVersion", "apiVersions")
 # The --model-weights settings: strings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
                   "image": "downloaderImage"}
@@ -58,8 +62,14 @@ def _run(text: str) -> tuple[dict, int]:
     if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
         raise OmeError(NO_ITEMS)
     def render_items():
-        inputs = index(docs)
-        return render(inputs, options, lock_from_inputs(inputs))
+        with kube_version_in_use(table_version(options.kube_version)):
+            inputs = index(docs)
+            result = render(inputs, options, lock_from_inputs(inputs))
+        errors = unserved(result.objects, options.api_versions, options.kube_version,
+                          "not in the functionConfig's apiVersions")
+        if errors:
+            raise OmeErrors(errors)
+        return result
 
     value, failures = run_guarded(render_items)
     if failures:
@@ -158,7 +168,8 @@ def function_options(config) -> Options:
         data = config.get("data") or {}
         if not isinstance(data, dict):
             raise OmeError("functionConfig data must be a map", field="functionConfig.data")
-        values = {k: v if k in WEIGHTS_FIELDS.values() or k == "allow" else _bool_text(k, v) for k, v in data.items()}
+        values = {k: v if k in WEIGHTS_FIELDS.values() or k in ("allow", *CLUSTER_FIELDS) else _bool_text(k, v)
+                  for k, v in data.items()}
         where = "functionConfig.data"
     elif (config.get("apiVersion"), config.get("kind")) == (CONFIG_API, CONFIG_KIND):
         values = config.get("spec") or {}
@@ -174,6 +185,7 @@ def function_options(config) -> Options:
                        f"{', '.join(sorted(OPTION_FIELDS))}", field=f"functionConfig.spec.{unknown[0]}")
     values = dict(values)
     allow = _allow(values.pop("allow", None), config)
+    kube_version, api_versions = _cluster(values.pop("kubeVersion", None), values.pop("apiVersions", None), where)
     for key, value in values.items():
         if key not in WEIGHTS_FIELDS.values() and not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
@@ -182,7 +194,20 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow)
+                   allow=allow, kube_version=kube_version, api_versions=api_versions)
+
+
+def _cluster(kube_version, api_versions, where: str):
+    """``kubeVersion`` (a string such as "1.30") and ``apiVersions`` (a list, or a comma-separated string), parsed."""
+    if kube_version is not None and not isinstance(kube_version, str):  # 1.30 unquoted is the number 1.3
+        raise OmeError(f"{where}.kubeVersion must be a string such as \"1.30\" (quoted)", field=f"{where}.kubeVersion")
+    if isinstance(api_versions, str):
+        api_versions = [api_versions]
+    if api_versions is not None and not (isinstance(api_versions, list) and all(isinstance(v, str) for v in
+                                                                                  api_versions)):
+        raise OmeError(f"{where}.apiVersions must be a list of API versions", field=f"{where}.apiVersions")
+    return (parse_kube_version(kube_version, f"{where}.kubeVersion"),
+            parse_api_versions(api_versions or [], f"{where}.apiVersions"))
 
 
 def _weights(values: dict, where: str):

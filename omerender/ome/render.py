@@ -55,6 +55,9 @@ class Options:
     model_weights: str = AGENT  # who puts the weights on the nodes: OME's model agent, or a Job (ome.weights)
     weights: WeightsSettings = WeightsSettings()  # the download Job's and claim's settings (download only)
     allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
+    # the target cluster (the KRM function's kubeVersion and apiVersions); the caller checks
+    kube_version: tuple[int, int] | None = None
+    api_versions: frozenset[str] | None = None
 
     @property
     def model_objects(self) -> bool:
