@@ -32,7 +32,8 @@ class _LazyGroup(click.Group):
     LAZY = {"explain": ("explain", "explain"), "lock": ("lock", "lock"), "tree": ("tree", "tree"),
             "build": ("build", "build_cmd"), "check": ("check", "check_cmd"),
             "model-info": ("modelinfo", "model_info"), "diff": ("diff", "diff_cmd"),
-            "argocd": ("argocd", "argocd"), "config": ("config", "config_cmd")}
+            "argocd": ("argocd", "argocd"), "config": ("config", "config_cmd"),
+            "validate": ("validate", "validate_cmd")}
 
     def list_commands(self, ctx):
         return sorted({*super().list_commands(ctx), *self.LAZY})
