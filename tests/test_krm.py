@@ -131,7 +131,7 @@ def test_unknown_function_config_field_is_an_error_result():
     assert out["results"][0]["message"] == ("functionConfig: unknown field(s) bogus; known: allow, apiVersions, "
                                             "downloaderImage, keepInputs, kubeVersion, locked, modelWeights, "
                                             "noModelNodeSelector, podMonitors, "
-                                            "strict, weightsAccessMode, weightsStorageClass")
+                                            "strict, validate, weightsAccessMode, weightsStorageClass")
 
 
 def test_malformed_resource_lists():

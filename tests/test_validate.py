@@ -280,3 +280,30 @@ def test_ome_s_samples_rendered_in_both_weights_modes_validate_clean(tmp_path):
         path.write_text(yaml.safe_dump_all(objects))
         done = run_cli("validate", str(path), "--strict")
         assert (done.code, done.stderr) == (0, ""), flags
+
+
+def test_render_validate_checks_what_it_writes_and_only_with_the_flag(tmp_path):
+    from conftest import FIXTURES
+    passed_through = tmp_path / "deployment.yaml"
+    passed_through.write_text(DEPLOYMENT.replace("  replicas: 2\n", "  replicas: 2\n  paused: maybe\n"))
+    plain = run_cli("render", str(passed_through), str(FIXTURES / "quickstart"))
+    assert plain.code == 0
+    checked = run_cli("render", str(passed_through), str(FIXTURES / "quickstart"), "--validate")
+    assert (checked.code, checked.stdout) == (1, "")
+    assert checked.lines[0] == ('error: Deployment serving/chat-engine: spec.paused: Invalid value: "string": must '
+                                'be of type boolean (in the rendered object; Kubernetes 1.37)')
+    assert run_cli("render", str(FIXTURES / "quickstart"), "--validate", "--kube-version", "1.30").code == 0
+
+
+def test_the_krm_function_validates_with_validate_true(tmp_path):
+    import subprocess
+    import sys
+    items = [yaml.safe_load(DEPLOYMENT.replace("  replicas: 2\n", "  replicas: 2\n  paused: maybe\n"))]
+    for validate, code in ((False, 0), (True, 1)):
+        resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+                         "functionConfig": {"apiVersion": "omerender.io/v1alpha1", "kind": "OMERender",
+                                            "spec": {"validate": validate}}}
+        done = subprocess.run([sys.executable, "-m", "omerender.cli", "fn"], input=yaml.safe_dump(resource_list),
+                              capture_output=True, text=True)
+        assert done.returncode == code, done.stderr
+    assert "spec.paused: Invalid value" in done.stderr

@@ -77,8 +77,8 @@ def cli():
 @allow_option
 @messages_option
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
-               weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, validate=False, cluster_config=None,
+               model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -104,7 +104,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
             else:
                 lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
                 result = render(inputs, options, lock)
-        check_cluster(result.objects, api_versions, kube_version)
+        check_cluster(result.objects, api_versions, kube_version, validate)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)

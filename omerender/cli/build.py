@@ -38,8 +38,8 @@ from .shell import (allow_option, allowed, check_cluster, cluster_config_option,
 @allow_option
 @messages_option
 def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, api_versions=(),
-              kube_version=None, cluster_config=None, model_weights=None, weights_storage_class=None,
-              weights_access_mode=None, downloader_image=None):
+              kube_version=None, validate=False, cluster_config=None, model_weights=None,
+              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -64,7 +64,7 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
                           flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (),
                           extra_name=OPTION)
         check_cluster(built.objects if built.objects is not None else built.stream_objects or [], api_versions,
-                      kube_version)
+                      kube_version, validate)
         return built
 
     built = built_or_fail(run, debug)

@@ -36,8 +36,8 @@ from .shell import (allow_option, check_cluster, cluster_config_option, cluster_
 @allow_option
 @messages_option
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
-              pod_monitors, api_versions=(), kube_version=None, cluster_config=None, model_weights=None,
-              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
+              pod_monitors, api_versions=(), kube_version=None, validate=False, cluster_config=None,
+              model_weights=None, weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -62,7 +62,7 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
             else:
                 lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
                 result = render(inputs, options, lock)
-        check_cluster(result.objects, api_versions, kube_version)
+        check_cluster(result.objects, api_versions, kube_version, validate)
         if not os.path.lexists(dir_rendered):
             return result, None
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))

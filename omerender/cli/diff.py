@@ -95,7 +95,8 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
 @allow_option
 @messages_option
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, api_versions=(), kube_version=None, cluster_configs=(),
+             lock_path, strict, debug, separated, pod_monitors, api_versions=(), kube_version=None, validate=False,
+             cluster_configs=(),
              model_weights=None,
              weights_storage_class=None, weights_access_mode=None, downloader_image=None):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
@@ -127,7 +128,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
                        for path, config in _cluster_config_of_each(paths, cluster_configs).items()]
         else:
             renders = [("head", None, read(list(paths), _one_cluster_config(cluster_configs)))]
-    _, failures = run_guarded(lambda: [check_cluster(sides[1].result.objects, api_versions, kube_version)
+    _, failures = run_guarded(lambda: [check_cluster(sides[1].result.objects, api_versions, kube_version, validate)
                                        for _, _, sides in renders], debug)
     if failures:
         fail(failures, EXIT_ERROR)

@@ -36,6 +36,9 @@ CLUSTER_FLAGS = (
                  help="The target cluster's Kubernetes version (e.g. 1.30.2; default: the newest omerender ships the "
                       "schemas of): input pod fields are checked against that version's schema, and an object of a "
                       "built-in API it is too old for fails the render."),
+    click.option("--validate", "validate", is_flag=True,
+                 help="Check every object written as `omerender validate` does (the schemas of --kube-version, the "
+                      "pinned CRDs and their CEL rules): a problem fails the render; for CI."),
 )
 
 
@@ -53,14 +56,21 @@ def for_cluster(kube_version: str | None, source: str = "--kube-version"):
     return kube_version_in_use(table_version(parse_kube_version(kube_version, source)))
 
 
-def check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None) -> None:
-    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve."""
-    if not api_versions and not kube_version:
+def check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None,
+                  validate: bool = False) -> None:
+    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve, and
+    with --validate for every problem its API server would find in them."""
+    if not api_versions and not kube_version and not validate:
         return
     from omerender.errors import OmeErrors
     from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
     served = parse_api_versions(list(api_versions), "--api-versions")
-    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions")
+    version = parse_kube_version(kube_version, "--kube-version")
+    errors = unserved(objects, served, version, "not in --api-versions")
+    if validate:
+        from omerender.kube.k8stypes import table_version
+        from omerender.kube.validation import rendered_errors
+        errors += rendered_errors(objects, table_version(version))
     if errors:
         raise OmeErrors(errors)
 

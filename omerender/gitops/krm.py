@@ -15,6 +15,7 @@ from omerender.codes import parse_allow
 from omerender.errors import Message, OmeError, OmeErrors, run_guarded, strict_error
 from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
 from omerender.kube.k8stypes import kube_version_in_use, table_version
+from omerender.kube.validation import rendered_errors
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
@@ -28,7 +29,7 @@ RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
-                 "weightsStorageClass", "weightsAccessMode", "downloaderImage", "kubeVersion", "apiVersions")
+                 "weightsStorageClass", "weightsAccessMode", "downloaderImage", "kubeVersion", "apiVersions", "validate")
 CLUSTER_FIELDS = ("kubeVersion", "apiVersions")
 # The --model-weights settings: strings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",
@@ -67,6 +68,8 @@ def _run(text: str) -> tuple[dict, int]:
             result = render(inputs, options, lock_from_inputs(inputs))
         errors = unserved(result.objects, options.api_versions, options.kube_version,
                           "not in the functionConfig's apiVersions")
+        if options.validate:
+            errors += rendered_errors(result.objects, table_version(options.kube_version))
         if errors:
             raise OmeErrors(errors)
         return result
@@ -194,7 +197,8 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow, kube_version=kube_version, api_versions=api_versions)
+                   allow=allow, kube_version=kube_version, api_versions=api_versions,
+                   validate=values.get("validate", False))
 
 
 def _cluster(kube_version, api_versions, where: str):

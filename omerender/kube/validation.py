@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from omerender.errors import OmeError
+from omerender.errors import ObjRef, OmeError
 from . import coreschema, crdschema, k8stypes
 from .shapes import SPEC_SHAPES, check_spec
 
@@ -61,6 +61,18 @@ def problems(obj: dict, version: str, extra: dict[str, dict] | None = None) -> l
     if api == OME_API and kind in SPEC_SHAPES:
         return _ome(obj, kind, version)
     return None
+
+
+def rendered_errors(objects: list[dict], version: str) -> list[OmeError]:
+    """An error for each problem of the objects a render wrote (``--validate``); a kind no schema knows is none."""
+    errors = []
+    for obj in objects:
+        for field, text in problems(obj, version) or ():
+            meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+            ref = ObjRef(str(obj.get("kind")), str(meta.get("name")), meta.get("namespace"), obj.get("apiVersion"))
+            errors.append(OmeError(f"{field}: {text} (in the rendered object; Kubernetes {version})", ref,
+                                   field=field))
+    return errors
 
 
 def _metadata(obj: dict, version: str) -> list[tuple[str, str]]:

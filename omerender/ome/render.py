@@ -58,6 +58,7 @@ class Options:
     # the target cluster (the KRM function's kubeVersion and apiVersions); the caller checks
     kube_version: tuple[int, int] | None = None
     api_versions: frozenset[str] | None = None
+    validate: bool = False  # check what is written as `omerender validate` does (the caller checks)
 
     @property
     def model_objects(self) -> bool:
