@@ -7,9 +7,6 @@ from omerender.errors import Message, ObjRef, OmeError, OmeErrors
 from omerender.kube.validation import crd_schemas, problems
 from omerender.yamlio.reading import Doc, read_paths
 
-NO_SCHEMA = "no-schema"
-
-
 def user_schemas(locations: list[str]) -> dict[str, dict]:
     """The CRDs (``kind: CustomResourceDefinition``) of the ``--schema-location`` files and directories, by
     ``group/version/Kind``; any other object there is an error."""
@@ -43,7 +40,7 @@ def validate_docs(docs: list[Doc], version: str, extra: dict[str, dict], notes: 
         if found is None:
             notes.append(Message("warning", f"no schema for {doc.data.get('apiVersion')} {doc.data.get('kind')}: not "
                                             f"validated; give its CRD with --schema-location", ref, doc.file,
-                                 code=NO_SCHEMA))
+                                 code="no-schema"))
             continue
         errors.extend(Message("error", f"{field}: {text}" if field else text, ref, doc.file, field or None)
                       for field, text in found)
