@@ -18,7 +18,7 @@ import click
 
 from omerender.errors import OmeError
 from omerender.gitops.argocd import (FLAGS, WEIGHTS, allow_codes, allow_empty, cluster_config_path,
-                                     cluster_setting, empty_render, flag_values, repo_root, split_config,
+                                     cluster_setting, empty_render, flag_values, repo_root, split_config, switch,
                                      unapplied_marker, weights_values)
 from omerender.kube.k8stypes import kube_version_in_use, table_version
 from omerender.ome.render import Options
@@ -53,19 +53,20 @@ def generate():
         allow = allow_codes(environ)
         cluster = cluster_setting(environ)
         table = table_version(cluster[1])
+        validate = switch(environ, "VALIDATE")
     except OmeError as err:
         fail([err.message()])
     with kube_version_in_use(table):
         named = tuple(FLAGS[name] for name, on in values.items() if on) + weights_flag_names(
             **{WEIGHTS[name]: value for name, value in weights.items()})
         options = Options(keep_inputs=values["KEEP_INPUTS"],
-                          model_node_selector=not values["NO_MODEL_NODE_SELECTOR"], strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
-                          weights=settings, allow=allow)
+                          model_node_selector=not values["NO_MODEL_NODE_SELECTOR"], strict=values["STRICT"],
+                          pod_monitors=values["POD_MONITORS"], model_weights=mode, weights=settings, allow=allow)
         if find_kustomization(".") is None:
             objects, input_kinds = _render_plain((".",), options, named, cluster_config)
             if not objects and not empty_ok:
                 fail([empty_render(input_kinds).message()])
-            _fail_unserved(objects, cluster)
+            _fail_unserved(objects, cluster, validate and table)
             write_stream(objects, sys.stdout)
             return
         unapplied = built_or_fail(lambda: unapplied_marker(root))
@@ -79,11 +80,13 @@ def generate():
         for message in built.messages:
             say(message)
         fail_if_strict(built.strict, [*built.messages, *function_warnings(built.tool_stderr)],
-                       allow=allow | built.allow, switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
+                       allow=allow | built.allow,
+                       switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
         if not empty_ok and _built_nothing(built):
             input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
             fail([empty_render(input_kinds, kustomization=True).message()])
-        _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster)
+        _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster,
+                       validate and table)
         if built.objects is not None:
             try:
                 write_stream(built.objects, sys.stdout)
@@ -130,17 +133,20 @@ def _built_nothing(built) -> bool:
     return not (built.stream or "").strip()
 
 
-def _fail_unserved(objects: list[dict], cluster: tuple) -> None:
+def _fail_unserved(objects: list[dict], cluster: tuple, validate: str | None = None) -> None:
     """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
-    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty)."""
+    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty), and with ``validate`` (the
+    version of the field tables: VALIDATE=true) each problem its API server would find in them."""
     from omerender.errors import run_guarded
     from omerender.kube.apiversions import unserved
+    from omerender.kube.validation import rendered_errors
     served, version = cluster
-    if served is None and version is None:
+    if served is None and version is None and not validate:
         return
 
     def check():
-        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+        errors = unserved(objects or [], served, version, "not in the KUBE_API_VERSIONS Argo CD passed")
+        return errors + (rendered_errors(objects or [], validate) if validate else [])
 
     errors, failures = run_guarded(check)
     if failures or errors:

@@ -1,4 +1,5 @@
-"""``omerender validate [PATH]...``: check objects as the target cluster's API server would (:mod:`omerender.validate`)."""
+"""``omerender validate [PATH]...``: check objects as the target cluster's API server would
+(:mod:`omerender.validate`)."""
 from __future__ import annotations
 
 import json

@@ -29,7 +29,8 @@ RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
 CONFIG_KIND = "OMERender"
 OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "strict", "modelWeights",
-                 "weightsStorageClass", "weightsAccessMode", "downloaderImage", "kubeVersion", "apiVersions", "validate")
+                 "weightsStorageClass", "weightsAccessMode", "downloaderImage", "kubeVersion", "apiVersions",
+                 "validate")
 CLUSTER_FIELDS = ("kubeVersion", "apiVersions")
 # The --model-weights settings: strings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {"mode": "modelWeights", "storage_class": "weightsStorageClass", "access_mode": "weightsAccessMode",

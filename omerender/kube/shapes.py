@@ -4,8 +4,8 @@ server would refuse the object OME creates — and never a crash or an invalid o
 
 Pod and container fields are checked against the field table of the target cluster's Kubernetes
 version (:mod:`.k8stypes`, generated from the Kubernetes OpenAPI schemas by ``scripts/gen_k8s_types.py``).
-OME's own fields are described here in a small shape language: a Python type, a dict of field shapes (an object), a one-element list (a
-list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name).
+OME's own fields are described here in a small shape language: a Python type, a dict of field shapes (an
+object), a one-element list (a list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name).
 """
 from __future__ import annotations
 
