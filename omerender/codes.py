@@ -169,6 +169,9 @@ _ALL = [
        "OME reads it.", "Rename it as the message says."),
     _w("foreign-api-group", "An object of an OME kind with another apiVersion is passed through unrendered.",
        "Use apiVersion: ome.io/v1beta1."),
+    _w("no-schema", "omerender validate knows no schema of this object's kind (neither a built-in kind of the "
+       "Kubernetes version, nor a CRD it ships or --schema-location gives): the object is not validated.",
+       "Give its CustomResourceDefinition with --schema-location, or --allow no-schema where that is meant."),
     _i("rendered-dir-skipped", "A directory written by omerender render --output-dir is skipped as input.",
        "None needed."),
     # The cluster configuration

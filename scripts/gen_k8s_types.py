@@ -1,34 +1,35 @@
-"""Regenerate omerender/k8s_types.json: the field types of core/v1 PodSpec and everything it uses,
-taken from the Kubernetes OpenAPI schema that the kubernetes-validate package carries.
+"""Regenerate omerender/kube/k8s_types/: one table per supported Kubernetes version (``1.28.json.gz`` ...) of the
+field types of the built-in kinds omerender writes or reads (core/v1, apps/v1, batch/v1, autoscaling, policy/v1,
+rbac.authorization.k8s.io/v1, networking.k8s.io/v1) and every type they use, taken from the Kubernetes OpenAPI
+schemas that the kubernetes-validate package carries for each version.
 
-omerender checks the pod fields of every InferenceService component and runtime config against
-this table, so that a wrong type or an unknown field is an error naming the field instead of an
-object the API server would refuse. Run: python scripts/gen_k8s_types.py [VERSION]
+omerender checks the pod fields of every InferenceService component and runtime config against the table of
+``--kube-version``, so that a wrong type or an unknown field is an error naming the field instead of an object the
+API server would refuse; ``omerender validate`` checks whole objects of these kinds against it.
+tests/test_k8s_types.py fails when the committed tables differ from what this writes.
+Run: python scripts/gen_k8s_types.py [--check]
 """
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
 
-import kubernetes_validate
-
-VERSION = sys.argv[1] if len(sys.argv) > 1 else "1.30.0"
-ROOTS = ("io.k8s.api.core.v1.PodSpec", "io.k8s.api.apps.v1.DeploymentStrategy")
-OUT = Path(__file__).resolve().parents[1] / "omerender" / "k8s_types.json"
-
-
-def short(ref: str) -> str:
-    return ref.rsplit(".", 1)[-1] if ref.startswith("io.k8s.api.") else ref.rsplit("/", 1)[-1]
+# OME v1.3 needs Kubernetes 1.28 or newer (ome-docs getting-started/install.md); every newer release the
+# pinned kubernetes-validate carries is shipped too (the newest is the default).
+FIRST = (1, 28)
+GROUPS = ("", "apps", "batch", "autoscaling", "policy", "rbac.authorization.k8s.io", "networking.k8s.io")
+SPECIAL = {"io.k8s.apimachinery.pkg.api.resource.Quantity": "quantity",
+           "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "int-or-string"}
+OUT = Path(__file__).resolve().parents[1] / "omerender" / "kube" / "k8s_types"
 
 
 def typeref(schema: dict, defs: dict, todo: list):
     if "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
-        special = {"io.k8s.apimachinery.pkg.api.resource.Quantity": "quantity",
-                   "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "int-or-string"}
-        if name in special:
-            return special[name]
+        if name in SPECIAL:
+            return SPECIAL[name]
         target = defs[name]
         if "properties" not in target:
             return _scalar(target)
@@ -53,20 +54,64 @@ def _scalar(schema: dict) -> str:
     return kind
 
 
-def main() -> None:
-    folder = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / f"v{VERSION}-local-strict"
-    defs = json.loads((folder / "_definitions.json").read_text())["$defs"]
-    table, todo = {}, list(ROOTS)
+def table(defs: dict) -> dict:
+    """The kinds of GROUPS (``group/version/Kind`` -> type name) and every type they reach."""
+    kinds = {}
+    for name, schema in defs.items():
+        for gvk in schema.get("x-kubernetes-group-version-kind", []):
+            if gvk["group"] in GROUPS and not gvk["kind"].endswith("List") and "properties" in schema:
+                api = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+                kinds[f"{api}/{gvk['kind']}"] = name
+    types, todo = {}, sorted(kinds.values())
     while todo:
         name = todo.pop()
-        if name in table:
+        if name in types:
             continue
         schema = defs[name]
-        table[name] = {"fields": {key: typeref(value, defs, todo) for key, value in sorted(schema["properties"].items())},
-                       "required": sorted(schema.get("required", []))}
-    data = {"source": f"Kubernetes OpenAPI schema v{VERSION} (kubernetes-validate)", "types": dict(sorted(table.items()))}
-    OUT.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    print(f"wrote {OUT} ({len(table)} types)")
+        entry = {"fields": {key: typeref(value, defs, todo) for key, value in sorted(schema["properties"].items())}}
+        if schema.get("required"):
+            entry["required"] = sorted(schema["required"])
+        types[name] = entry
+    return {"kinds": dict(sorted(kinds.items())), "types": dict(sorted(types.items()))}
+
+
+def versions(schemas: Path) -> list[str]:
+    found = []
+    for folder in schemas.glob("v*-local-strict"):
+        major, minor, _ = folder.name[1:].split("-")[0].split(".")
+        if (int(major), int(minor)) >= FIRST:
+            found.append(f"{major}.{minor}")
+    return sorted(found, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def generate() -> dict[str, bytes]:
+    """File name -> the bytes this script writes (gzip with no name or time in it: the same input, the same bytes)."""
+    import kubernetes_validate
+    schemas = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    files = {}
+    for version in versions(schemas):
+        defs = json.loads((schemas / f"v{version}.0-local-strict" / "_definitions.json").read_text())["$defs"]
+        data = {"source": f"Kubernetes OpenAPI schema v{version}.0 (kubernetes-validate)", **table(defs)}
+        text = json.dumps(data, separators=(",", ":")).encode()
+        files[f"{version}.json.gz"] = gzip.compress(text, compresslevel=9, mtime=0)
+    return files
+
+
+def main() -> None:
+    files = generate()
+    if sys.argv[1:] == ["--check"]:
+        stale = sorted(set(files) ^ {p.name for p in OUT.glob("*.json.gz")} |
+                       {n for n, b in files.items() if (OUT / n).exists() and (OUT / n).read_bytes() != b})
+        if stale:
+            sys.exit(f"out of date: {', '.join(stale)}; run: python scripts/gen_k8s_types.py")
+        return
+    OUT.mkdir(exist_ok=True)
+    for old in OUT.glob("*.json.gz"):
+        if old.name not in files:
+            old.unlink()
+    for name, data in files.items():
+        (OUT / name).write_bytes(data)
+    print(f"wrote {len(files)} tables to {OUT} ({sum(map(len, files.values()))} bytes)")
 
 
 if __name__ == "__main__":

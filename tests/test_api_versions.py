@@ -143,3 +143,19 @@ def test_render_checks_the_api_versions_and_kube_version_it_is_given():
     assert (done.code, done.stdout) == (1, "")
     assert done.stderr.endswith('error: --kube-version: "latest\\nerror: x" is no Kubernetes version '
                                 '(MAJOR.MINOR[.PATCH], e.g. 1.30.2)\n')
+
+
+def test_the_argo_cd_plugin_validates_with_validate_true(tmp_path):
+    from test_argocd_operator import app_with
+    from test_validate import DEPLOYMENT
+    from conftest import FIXTURES
+    files = {name: (FIXTURES / "quickstart" / name).read_text()
+             for name in ("namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml")}
+    files["omerender.yaml"] = "apiVersion: omerender.io/v1alpha1\nkind: OMERender\nmetadata: {name: omerender}\n"
+    files["deployment.yaml"] = DEPLOYMENT.replace("  replicas: 2\n", "  replicas: 2\n  paused: maybe\n")
+    work, app = app_with(tmp_path, files)
+    assert generate_in(work, app).returncode == 0
+    refused = generate_in(work, app, {"VALIDATE": "true"}, KUBE_VERSION="v1.31.2")
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert ('error: Deployment serving/chat-engine: spec.paused: Invalid value: "string": must be of type boolean (in '
+            'the rendered object; Kubernetes 1.31)') in refused.stderr

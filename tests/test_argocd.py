@@ -102,7 +102,7 @@ def deployment(objs: list[dict]) -> dict:
 def test_plugin_config_is_a_cmp_v2_sidecar_config():
     assert (PLUGIN["apiVersion"], PLUGIN["kind"]) == ("argoproj.io/v1alpha1", "ConfigManagementPlugin")
     assert (PLUGIN["metadata"]["name"], PLUGIN["spec"]["version"]) == ("omerender", "v1")
-    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'weights-node-selector', 'weights-tolerations', 'downloader-resources', 'weights-wait-resources', 'download-deadline', 'downloader-env', 'downloader-env-from', 'strict', 'allow', 'allow-empty', 'quiet', 'messages', 'cluster-config']
+    assert [p["name"] for p in PLUGIN["spec"]["parameters"]["static"]] == ['no-model-node-selector', 'keep-inputs', 'pod-monitors', 'model-weights', 'weights-storage-class', 'weights-access-mode', 'downloader-image', 'weights-node-selector', 'weights-tolerations', 'downloader-resources', 'weights-wait-resources', 'download-deadline', 'downloader-env', 'downloader-env-from', 'validate', 'strict', 'allow', 'allow-empty', 'quiet', 'messages', 'cluster-config']
 
 
 

@@ -130,10 +130,10 @@ def test_unknown_function_config_field_is_an_error_result():
     code, out, _ = fn(resource_list([], config(bogus=True)))
     assert code == 1
     assert out["results"][0]["message"] == (
-        "functionConfig: unknown field(s) bogus; known: allow, downloadDeadline, downloaderEnv, downloaderEnvFrom, "
-        "downloaderImage, downloaderResources, keepInputs, locked, modelWeights, noModelNodeSelector, podMonitors, "
-        "quiet, strict, weightsAccessMode, weightsNodeSelector, weightsStorageClass, weightsTolerations, "
-        "weightsWaitResources")
+        "functionConfig: unknown field(s) bogus; known: allow, apiVersions, downloadDeadline, downloaderEnv, "
+        "downloaderEnvFrom, downloaderImage, downloaderResources, keepInputs, kubeVersion, locked, modelWeights, "
+        "noModelNodeSelector, podMonitors, quiet, strict, validate, weightsAccessMode, weightsNodeSelector, "
+        "weightsStorageClass, weightsTolerations, weightsWaitResources")
 
 
 def test_malformed_resource_lists():

@@ -141,7 +141,8 @@ def test_the_wheel_holds_every_file_the_package_reads_and_the_metadata_an_index_
         entry_points = wheel.read(f"omerender-{__version__}.dist-info/entry_points.txt").decode()
     package = {name for name in _clone_files() if name.startswith("omerender/")}
     data = {name for name in package if not name.endswith(".py")}
-    assert data >= {"omerender/kube/k8s_types.json", "omerender/ome/cluster/chart_defaults.yaml",
+    assert data >= {"omerender/kube/k8s_types/1.28.json.gz", "omerender/kube/k8s_types/1.37.json.gz",
+                    "omerender/ome/cluster/chart_defaults.yaml",
                     "omerender/ome/cluster/chart_benchmark_defaults.yaml"}
     assert package - names == set(), "files under omerender/ the wheel leaves out (pyproject.toml's package-data)"
     assert dist.wheel.name == f"omerender-{__version__}-py3-none-any.whl"

@@ -13,8 +13,9 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, leave_out_infos,
-                    messages_option, relay, render_options, report_run, say, weights_flags)
+from .shell import (allow_option, allowed, check_cluster, cluster_config_option, cluster_flags, deprecated_spelling,
+                    fail, for_cluster, leave_out_infos, messages_option, relay, render_options, report_run, say,
+                    weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -32,7 +33,8 @@ class _LazyGroup(click.Group):
     LAZY = {"explain": ("explain", "explain"), "lock": ("lock", "lock"), "tree": ("tree", "tree"),
             "build": ("build", "build_cmd"), "check": ("check", "check_cmd"),
             "model-info": ("modelinfo", "model_info"), "diff": ("diff", "diff_cmd"),
-            "argocd": ("argocd", "argocd"), "config": ("config", "config_cmd")}
+            "argocd": ("argocd", "argocd"), "config": ("config", "config_cmd"),
+            "validate": ("validate", "validate_cmd")}
 
     def list_commands(self, ctx):
         return sorted({*super().list_commands(ctx), *self.LAZY})
@@ -69,20 +71,14 @@ def cli():
                    "for Flux) instead of stdout.")
 @click.option("-o", "old_output_dir", metavar="DIR", hidden=True)
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
-@click.option("-a", "--api-versions", "api_versions", multiple=True, metavar="LIST",
-              help="The API versions the target cluster serves (as kubectl api-versions prints them; comma-separated "
-                   "or repeated, as helm template has it): an object of any other fails the render, naming what to "
-                   "install.")
-@click.option("--kube-version", metavar="VERSION",
-              help="The target cluster's Kubernetes version (e.g. 1.30.2): an object of a built-in API it is too old "
-                   "for fails the render.")
+@cluster_flags
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
 @messages_option
 def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, output_dir, old_output_dir, strict,
-               debug, pod_monitors=False, api_versions=(), kube_version=None, cluster_config=None):
+               debug, pod_monitors=False, api_versions=(), kube_version=None, validate=False, cluster_config=None):
     """Render YAML files, directories (recursively) or - (stdin); no PATH means ".".
 
     A directory whose kustomization changes what it lists (an overlay: patches, components,
@@ -99,16 +95,18 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     config_strict: list = []   # an overlay's OMERender config's (strict, allow), which --strict beside it adds to
 
     def run():
-        inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path, inputs_only=False)
-        if built is not None:
-            result = built.result
-            leave_out_infos(built.quiet)
-            relay(built.tool_stderr)
-            config_strict.append((built.strict, built.allow))
-        else:
-            lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-            result = render(inputs, options, lock)
-        _check_cluster(result.objects, api_versions, kube_version, inputs)
+        with for_cluster(kube_version):
+            inputs, built = read_inputs(list(paths), cluster_config, notes, options, flags, lock_path,
+                                        inputs_only=False)
+            if built is not None:
+                result = built.result
+                leave_out_infos(built.quiet)
+                relay(built.tool_stderr)
+                config_strict.append((built.strict, built.allow))
+            else:
+                lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
+                result = render(inputs, options, lock)
+        check_cluster(result.objects, api_versions, kube_version, validate, inputs)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
             write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
@@ -122,20 +120,6 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
         _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
         if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
             fail(failures)
-
-
-def _check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None, inputs=None) -> None:
-    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve."""
-    if not api_versions and not kube_version:
-        return
-    from omerender.errors import OmeErrors
-    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
-    from omerender.ome.load import source_of
-    served = parse_api_versions(list(api_versions), "--api-versions")
-    errors = unserved(objects, served, parse_kube_version(kube_version, "--kube-version"), "not in --api-versions",
-                      source_of(inputs))
-    if errors:
-        raise OmeErrors(errors)
 
 
 def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:

@@ -19,7 +19,8 @@ import click
 from omerender.errors import OmeError
 from omerender.gitops.argocd import (BESIDE_CONFIG, FLAGS, allow_codes, allow_empty, cluster_config_path,
                                      cluster_setting, empty_render, flag_values, messages_form, repo_root,
-                                     split_config, unapplied_marker, weights_values)
+                                     split_config, switch, unapplied_marker, weights_values)
+from omerender.kube.k8stypes import kube_version_in_use, table_version
 from omerender.ome.frontend import ARGOCD_FRONT
 from omerender.ome.render import Options
 from omerender.yamlio.emit import write_stream
@@ -59,46 +60,50 @@ def generate():
         empty_ok = allow_empty(environ)
         allow = allow_codes(environ)
         cluster = cluster_setting(environ)
+        table = table_version(cluster[1])
+        validate = switch(environ, "VALIDATE")
     except OmeError as err:
         fail([err.message()])
-    named = tuple(ARGOCD_FRONT.given(FLAGS[name]) for name, on in values.items()
-                  if on and name not in BESIDE_CONFIG) + weights_flag_names(weights, ARGOCD_FRONT)
-    options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
-                      strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
-                      weights=settings, allow=allow, front=ARGOCD_FRONT)
-    if find_kustomization(".") is None:
-        objects, inputs = _render_plain((".",), options, named, cluster_config)
-        input_kinds = [obj.kind for obj in inputs.objects]
-        if not objects and not empty_ok:
-            fail([empty_render(input_kinds).message()])
-        _fail_unserved(objects, cluster, inputs)
-        write_stream(objects, sys.stdout)
-        return
-    unapplied = built_or_fail(lambda: unapplied_marker(root))
-    if unapplied is not None:
-        fail([unapplied.message()])
-    built = built_or_fail(lambda: build(".", root, options if named else None, named, default_options=options,
-                                        timeout=timeout_setting(None, environ, sidecar=True),
-                                        remote=remote_setting(False, environ),
-                                        extra=(cluster_config,) if cluster_config else ()))
-    leave_out_infos(built.quiet)
-    relay(built.tool_stderr)
-    for message in built.messages:
-        say(message)
-    fail_if_strict(built.strict or values["STRICT"], [*built.messages, *function_warnings(built.tool_stderr)],
-                   allow=allow | built.allow,
-                   switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
-    if not empty_ok and _built_nothing(built):
-        input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
-        fail([empty_render(input_kinds, kustomization=True).message()])
-    _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster, built.inputs)
-    if built.objects is not None:
-        try:
-            write_stream(built.objects, sys.stdout)
-        except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
-            fail([err.message()])
-    else:
-        sys.stdout.write(built.stream)
+    with kube_version_in_use(table):
+        named = tuple(ARGOCD_FRONT.given(FLAGS[name]) for name, on in values.items()
+                      if on and name not in BESIDE_CONFIG) + weights_flag_names(weights, ARGOCD_FRONT)
+        options = Options(keep_inputs=values["KEEP_INPUTS"], model_node_selector=not values["NO_MODEL_NODE_SELECTOR"],
+                          strict=values["STRICT"], pod_monitors=values["POD_MONITORS"], model_weights=mode,
+                          weights=settings, allow=allow, front=ARGOCD_FRONT)
+        if find_kustomization(".") is None:
+            objects, inputs = _render_plain((".",), options, named, cluster_config)
+            input_kinds = [obj.kind for obj in inputs.objects]
+            if not objects and not empty_ok:
+                fail([empty_render(input_kinds).message()])
+            _fail_unserved(objects, cluster, inputs, validate and table)
+            write_stream(objects, sys.stdout)
+            return
+        unapplied = built_or_fail(lambda: unapplied_marker(root))
+        if unapplied is not None:
+            fail([unapplied.message()])
+        built = built_or_fail(lambda: build(".", root, options if named else None, named, default_options=options,
+                                            timeout=timeout_setting(None, environ, sidecar=True),
+                                            remote=remote_setting(False, environ),
+                                            extra=(cluster_config,) if cluster_config else ()))
+        leave_out_infos(built.quiet)
+        relay(built.tool_stderr)
+        for message in built.messages:
+            say(message)
+        fail_if_strict(built.strict or values["STRICT"], [*built.messages, *function_warnings(built.tool_stderr)],
+                       allow=allow | built.allow,
+                       switch="--strict" if values["STRICT"] else "strict: true in the OMERender config")
+        if not empty_ok and _built_nothing(built):
+            input_kinds = [obj.kind for obj in built.inputs.objects] if built.inputs else None
+            fail([empty_render(input_kinds, kustomization=True).message()])
+        _fail_unserved(built.objects if built.objects is not None else built.stream_objects, cluster, built.inputs,
+                       validate and table)
+        if built.objects is not None:
+            try:
+                write_stream(built.objects, sys.stdout)
+            except OmeError as err:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
+                fail([err.message()])
+        else:
+            sys.stdout.write(built.stream)
 
 
 def _render_plain(paths: tuple[str, ...], options: Options, named: tuple[str, ...],
@@ -140,18 +145,22 @@ def _built_nothing(built) -> bool:
     return not (built.stream or "").strip()
 
 
-def _fail_unserved(objects: list[dict], cluster: tuple, inputs=None) -> None:
+def _fail_unserved(objects: list[dict], cluster: tuple, inputs=None, validate: str | None = None) -> None:
     """Exit 1 naming each object the destination cluster doesn't serve (``cluster``: the KUBE_API_VERSIONS and
-    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty)."""
+    KUBE_VERSION Argo CD passed, parsed; nothing is checked where both are empty), and with ``validate`` (the
+    version of the field tables: VALIDATE=true) each problem its API server would find in them."""
     from omerender.errors import run_guarded
     from omerender.kube.apiversions import unserved
+    from omerender.kube.validation import rendered_errors
     from omerender.ome.load import source_of
     served, version = cluster
-    if served is None and version is None:
+    if served is None and version is None and not validate:
         return
 
     def check():
-        return unserved(objects, served, version, "not in the KUBE_API_VERSIONS Argo CD passed", source_of(inputs))
+        errors = unserved(objects or [], served, version, "not in the KUBE_API_VERSIONS Argo CD passed",
+                          source_of(inputs))
+        return errors + (rendered_errors(objects or [], validate) if validate else [])
 
     errors, failures = run_guarded(check)
     if failures or errors:

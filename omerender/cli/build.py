@@ -13,8 +13,9 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
 from omerender.gitops.overlays import RENDER_FLAGS
-from .shell import (allow_option, allowed, cluster_config_option, deprecated_spelling, fail, fail_if_strict,
-                    leave_out_infos, messages_option, relay, render_options, say, weights_flags)
+from .shell import (allow_option, allowed, check_cluster, cluster_config_option, cluster_flags, deprecated_spelling,
+                    fail, fail_if_strict, for_cluster, leave_out_infos, messages_option, relay, render_options, say,
+                    weights_flags)
 
 
 @click.command("build", epilog="\b\nExamples:\n  omerender build overlays/prod\n"
@@ -31,12 +32,14 @@ from .shell import (allow_option, allowed, cluster_config_option, deprecated_spe
                                                  "kustomize fetch them (also: OMERENDER_BUILD_REMOTE=off).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which path renders DIR, and why.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1, nothing written) when there is any warning; for CI.")
+@cluster_flags
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
 @messages_option
-def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, cluster_config=None):
+def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, strict, debug, api_versions=(),
+              kube_version=None, validate=False, cluster_config=None):
     """Build the kustomization DIR and render its OME objects; run no program the repository names.
 
     The default (and fast) path: `kustomize build` with every plugin kind off and the OMERender
@@ -54,9 +57,14 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
         boundary = root or default_boundary(directory)
         if cluster_config is not None:
             checked(cluster_config, OPTION, boundary, f"{boundary}, what the build may read (--root)")
-        return build(directory, boundary, options if named else None, named, hint=BOUNDARY_HINT,
-                     timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ),
-                     flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (), extra_name=OPTION)
+        with for_cluster(kube_version):
+            built = build(directory, boundary, options if named else None, named, hint=BOUNDARY_HINT,
+                          timeout=timeout_setting(timeout, os.environ), remote=remote_setting(no_remote, os.environ),
+                          flags_from=RENDER_FLAGS, extra=(cluster_config,) if cluster_config else (),
+                          extra_name=OPTION)
+        check_cluster(built.objects if built.objects is not None else built.stream_objects or [], api_versions,
+                      kube_version, validate)
+        return built
 
     built = built_or_fail(run, debug)
     leave_out_infos(built.quiet)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 
 import click
@@ -12,8 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import (allow_option, cluster_config_option, fail, messages_option, render_options, report_run,
-                    weights_flags)
+from .shell import (allow_option, check_cluster, cluster_config_option, cluster_flags, fail, for_cluster,
+                    messages_option, render_options, report_run, weights_flags)
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -28,13 +29,14 @@ from .shell import (allow_option, cluster_config_option, fail, messages_option, 
 @click.option("--lock", "lock_path", metavar="FILE",
               help="The lock file (default: omerender.lock.yaml in, or beside, DIR_IN), as render reads it.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when the render has any warning; for CI.")
+@cluster_flags
 @cluster_config_option
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
 @messages_option
 def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked, lock_path, strict, debug,
-              pod_monitors, cluster_config=None):
+              pod_monitors, api_versions=(), kube_version=None, validate=False, cluster_config=None):
     """Fail (exit 1, unified diff on stdout) when DIR_RENDERED is not what
     `omerender render DIR_IN --output-dir DIR_RENDERED` would write now.
 
@@ -46,15 +48,19 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     flags += f" --cluster-config {cluster_config}" if cluster_config else ""
+    flags += "".join(f" --api-versions {shlex.quote(value)}" for value in api_versions)
+    flags += f" --kube-version {shlex.quote(kube_version)}" if kube_version else ""
     notes: list[Message] = []
 
     def run():
-        inputs, built = read_inputs([dir_in], cluster_config, notes, options, named, lock_path, inputs_only=False)
-        if built is not None:  # built as render builds it
-            result = built.result
-        else:
-            lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
-            result = render(inputs, options, lock)
+        with for_cluster(kube_version):
+            inputs, built = read_inputs([dir_in], cluster_config, notes, options, named, lock_path, inputs_only=False)
+            if built is not None:  # built as render builds it
+                result = built.result
+            else:
+                lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
+                result = render(inputs, options, lock)
+        check_cluster(result.objects, api_versions, kube_version, validate)
         if not os.path.lexists(dir_rendered):
             return result, None
         return result, out_of_date(result.objects, dir_rendered, origins(inputs))

@@ -15,8 +15,8 @@ from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
 from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
-from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, fail, fail_if_strict, github_mode, messages_option,
-                    render_options, say, weights_flags)
+from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, check_cluster, cluster_flags, fail, fail_if_strict,
+                    for_cluster, github_mode, messages_option, render_options, say, weights_flags)
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -89,12 +89,14 @@ def _separator(args: list[str], params: list[click.Parameter]) -> int | None:
                                          "the same FILE serves both. With several PATHs diffed each on its own "
                                          "(an overlay among them), repeat it: each FILE serves the PATH that "
                                          "holds it (one FILE outside every PATH serves them all).")
+@cluster_flags
 @click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
 @weights_flags
 @allow_option
 @messages_option
 def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, no_model_node_selector, locked,
-             lock_path, strict, debug, separated, pod_monitors, cluster_configs=()):
+             lock_path, strict, debug, separated, pod_monitors, api_versions=(), kube_version=None, validate=False,
+             cluster_configs=()):
     """Render BASE and HEAD and report what changes for each InferenceService: objects and fields (a changed
     scalar as old -> new, a value over 60 characters shortened around "…"; -U for whole objects), pod
     rollouts, runtime (and why it changed), accelerator class, and the fleet's GPUs at min and max replicas.
@@ -114,11 +116,19 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     read = functools.partial(_read_sides, base, head, options=options, lock_path=lock_path, debug=debug,
                              separated=separated, flags=flags)
     each = _each_on_its_own(base, head, paths, separated)
-    if each:  # each warning named with its PATH under --strict: a shared file's warning may differ per cluster
-        renders = [(f"head ({printable(path)})", path, read([path], config))
-                   for path, config in _cluster_config_of_each(paths, cluster_configs).items()]
-    else:
-        renders = [("head", None, read(list(paths), _one_cluster_config(cluster_configs)))]
+    cluster, failures = run_guarded(lambda: for_cluster(kube_version), debug)
+    if failures:
+        fail(failures, EXIT_ERROR)
+    with cluster:
+        if each:  # each warning named with its PATH under --strict: a shared file's warning may differ per cluster
+            renders = [(f"head ({printable(path)})", path, read([path], config))
+                       for path, config in _cluster_config_of_each(paths, cluster_configs).items()]
+        else:
+            renders = [("head", None, read(list(paths), _one_cluster_config(cluster_configs)))]
+    _, failures = run_guarded(lambda: [check_cluster(sides[1].result.objects, api_versions, kube_version, validate)
+                                       for _, _, sides in renders], debug)
+    if failures:
+        fail(failures, EXIT_ERROR)
     if strict:
         _fail_on_warnings(*[(side, sides[1].result.messages) for side, _, sides in renders])
     results, messages = run_guarded(lambda: [(path, diff(*sides)) for _, path, sides in renders], debug)

@@ -27,7 +27,10 @@ HELP = f"""Usage: {{prog}} [-h | --help | --version]
   (seconds), downloaderEnv ({{{{NAME: VALUE}}}}) and downloaderEnvFrom ([configmap/NAME, secret/NAME]).
   strict: true makes any warning fail the function (an error result, exit 1), for CI;
   allow: [CODE, ...] accepts the warnings of those codes (docs/reference/message-codes.md);
-  quiet: true leaves out the info results (as --quiet leaves out info lines).
+  quiet: true leaves out the info results (as --quiet leaves out info lines);
+  kubeVersion: "1.30" checks input pod fields against that Kubernetes version's schema (default: the
+  newest shipped); apiVersions: [v1, apps/v1, ...] fails on an object the cluster does not serve;
+  validate: true checks every object written as `omerender validate` does.
   Each result's tags.code is its message's code.
   kpt may pass a ConfigMap whose data has the same keys as "true"/"false" (allow: "CODE,CODE").
   An omerender.lock.yaml item (kind RuntimeLock) is the lock.

@@ -52,6 +52,56 @@ WEIGHTS_FLAGS = (
 )
 
 
+CLUSTER_FLAGS = (
+    click.option("-a", "--api-versions", "api_versions", multiple=True, metavar="LIST",
+                 help="The API versions the target cluster serves (as kubectl api-versions prints them; comma-separated "
+                      "or repeated, as helm template has it): an object of any other fails the render, naming what to "
+                      "install."),
+    click.option("--kube-version", metavar="VERSION",
+                 help="The target cluster's Kubernetes version (e.g. 1.30.2; default: the newest omerender ships the "
+                      "schemas of): input pod fields are checked against that version's schema, and an object of a "
+                      "built-in API it is too old for fails the render."),
+    click.option("--validate", "validate", is_flag=True,
+                 help="Check every object written as `omerender validate` does (the schemas of --kube-version, the "
+                      "pinned CRDs and their CEL rules): a problem fails the render; for CI."),
+)
+
+
+def cluster_flags(command):
+    """``--api-versions`` and ``--kube-version``, on every command that renders."""
+    for option in reversed(CLUSTER_FLAGS):
+        command = option(command)
+    return command
+
+
+def for_cluster(kube_version: str | None, source: str = "--kube-version"):
+    """A context in which inputs are checked against the schemas of ``kube_version`` (an error if it is none)."""
+    from omerender.kube.apiversions import parse_kube_version
+    from omerender.kube.k8stypes import kube_version_in_use, table_version
+    return kube_version_in_use(table_version(parse_kube_version(kube_version, source)))
+
+
+def check_cluster(objects: list[dict], api_versions: tuple[str, ...], kube_version: str | None,
+                  validate: bool = False, inputs=None) -> None:
+    """Raise the errors for objects the cluster that --api-versions and --kube-version describe doesn't serve (each
+    placed on the input it came from, where ``inputs`` says), and with --validate for every problem its API server
+    would find in them."""
+    if not api_versions and not kube_version and not validate:
+        return
+    from omerender.errors import OmeErrors
+    from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+    from omerender.ome.load import source_of
+    served = parse_api_versions(list(api_versions), "--api-versions")
+    version = parse_kube_version(kube_version, "--kube-version")
+    errors = unserved(objects, served, version, "not in --api-versions", source_of(inputs))
+    if validate:
+        from omerender.kube.k8stypes import table_version
+        from omerender.kube.validation import rendered_errors
+        errors += rendered_errors(objects, table_version(version))
+    if errors:
+        raise OmeErrors(errors)
+
+
 def weights_flags(command):
     """The ``--model-weights`` options, on ``render``, ``check``, ``diff`` and ``build``; their values are kept for
     :func:`render_options`."""

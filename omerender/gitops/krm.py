@@ -5,8 +5,9 @@ with options under ``spec`` (``keepInputs``, ``noModelNodeSelector``, ``locked``
 ``quiet`` (no info results), the
 strings ``modelWeights``, ``weightsStorageClass``, ``weightsAccessMode``, ``downloaderImage``, the download Job's
 ``weightsNodeSelector``, ``weightsTolerations``, ``downloaderResources``, ``weightsWaitResources``,
-``downloadDeadline``, ``downloaderEnv``, ``downloaderEnvFrom``, and ``allow``: the codes of warnings ``strict``
-accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
+``downloadDeadline``, ``downloaderEnv``, ``downloaderEnvFrom``, ``kubeVersion`` and ``apiVersions``, the target
+cluster's, as ``render --kube-version`` and ``--api-versions`` take them, ``validate``; and ``allow``: the codes of
+warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true"``/``"false"`` for the switches,
 ``allow`` comma-separated) works too, as kpt passes it. Each result's ``tags.code`` is its message's code.
 """
 from __future__ import annotations
@@ -16,7 +17,10 @@ from dataclasses import replace
 import yaml
 
 from omerender.codes import parse_allow
-from omerender.errors import Message, OmeError, run_guarded, strict_error
+from omerender.errors import Message, OmeError, OmeErrors, run_guarded, strict_error
+from omerender.kube.apiversions import parse_api_versions, parse_kube_version, unserved
+from omerender.kube.k8stypes import kube_version_in_use, table_version
+from omerender.kube.validation import rendered_errors
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
@@ -34,8 +38,9 @@ CONFIG_KIND = "OMERender"
 # The --model-weights settings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {key: CONFIG_FRONT.name(key) for key in WEIGHTS_KEYS}
 WEIGHTS_STRINGS = ("mode", "storage_class", "access_mode", "image")   # the rest: jobsettings reads each
+CLUSTER_FIELDS = ("kubeVersion", "apiVersions")
 OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "quiet", "strict",
-                 *WEIGHTS_FIELDS.values())
+                 *WEIGHTS_FIELDS.values(), *CLUSTER_FIELDS, "validate")
 STRICT_SWITCH = "strict: true in the functionConfig"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
@@ -75,8 +80,16 @@ def _run(text: str) -> tuple[list, list[Message], int]:
     if resource_list.get("functionConfig") is not None and not [d for d in docs if not _is_config(d.data)]:
         raise OmeError(NO_ITEMS)
     def render_items():
-        inputs = index(docs)
-        return render(inputs, options, lock_from_inputs(inputs))
+        with kube_version_in_use(table_version(options.kube_version)):
+            inputs = index(docs)
+            result = render(inputs, options, lock_from_inputs(inputs))
+        errors = unserved(result.objects, options.api_versions, options.kube_version,
+                          "not in the functionConfig's apiVersions")
+        if options.validate:
+            errors += rendered_errors(result.objects, table_version(options.kube_version))
+        if errors:
+            raise OmeErrors(errors)
+        return result
 
     value, failures = run_guarded(render_items)
     if failures:
@@ -189,9 +202,11 @@ def function_options(config) -> Options:
         raise OmeError(f"functionConfig: unknown field(s) {', '.join(unknown)}; known: "
                        f"{', '.join(sorted(OPTION_FIELDS))}", field=f"{where}.{unknown[0]}")
     if where == "functionConfig.data":   # kpt fn eval's key=value arguments: every value is a string
-        values = {k: v if k in WEIGHTS_FIELDS.values() or k == "allow" else _bool_text(k, v) for k, v in values.items()}
+        values = {k: v if k in WEIGHTS_FIELDS.values() or k in ("allow", *CLUSTER_FIELDS) else _bool_text(k, v)
+                  for k, v in values.items()}
     values = dict(values)
     allow = _allow(values.pop("allow", None), config)
+    kube_version, api_versions = _cluster(values.pop("kubeVersion", None), values.pop("apiVersions", None), where)
     for key, value in values.items():
         if key not in WEIGHTS_FIELDS.values() and not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
@@ -200,7 +215,21 @@ def function_options(config) -> Options:
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
                    pod_monitors=values.get("podMonitors", False), model_weights=mode, weights=settings,
-                   allow=allow, front=CONFIG_FRONT, quiet=values.get("quiet", False))
+                   allow=allow, front=CONFIG_FRONT, quiet=values.get("quiet", False), kube_version=kube_version,
+                   api_versions=api_versions, validate=values.get("validate", False))
+
+
+def _cluster(kube_version, api_versions, where: str):
+    """``kubeVersion`` (a string such as "1.30") and ``apiVersions`` (a list, or a comma-separated string), parsed."""
+    if kube_version is not None and not isinstance(kube_version, str):  # 1.30 unquoted is the number 1.3
+        raise OmeError(f"{where}.kubeVersion must be a string such as \"1.30\" (quoted)", field=f"{where}.kubeVersion")
+    if isinstance(api_versions, str):
+        api_versions = [api_versions]
+    if api_versions is not None and not (isinstance(api_versions, list) and all(isinstance(v, str) for v in
+                                                                                  api_versions)):
+        raise OmeError(f"{where}.apiVersions must be a list of API versions", field=f"{where}.apiVersions")
+    return (parse_kube_version(kube_version, f"{where}.kubeVersion"),
+            parse_api_versions(api_versions or [], f"{where}.apiVersions"))
 
 
 def _weights(values: dict, where: str):

@@ -2,20 +2,19 @@
 rendered, so that a wrong type or an unknown pod field is an error naming the field — where the API
 server would refuse the object OME creates — and never a crash or an invalid output.
 
-Pod and container fields are checked against ``k8s_types.json``, the core/v1 types generated from
-the Kubernetes OpenAPI schema (``scripts/gen_k8s_types.py``). OME's own fields are described here in
-a small shape language: a Python type, a dict of field shapes (an object), a one-element list (a
-list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name).
+Pod and container fields are checked against the field table of the target cluster's Kubernetes
+version (:mod:`.k8stypes`, generated from the Kubernetes OpenAPI schemas by ``scripts/gen_k8s_types.py``).
+OME's own fields are described here in a small shape language: a Python type, a dict of field shapes (an
+object), a one-element list (a list of that shape), :class:`MapOf`, or :class:`K8s` (a Kubernetes type by name).
 """
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from omerender.errors import OmeError, type_name
+from . import k8stypes
 from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
                        check_labels, check_port, check_resource_list)
 
@@ -35,10 +34,17 @@ class K8s:
     strict: bool = True
 
 
-@lru_cache(maxsize=1)
 def k8s_types() -> dict:
-    text = resources.files("omerender.kube").joinpath("k8s_types.json").read_text(encoding="utf-8")
-    return {name.rsplit(".", 1)[-1]: value for name, value in json.loads(text)["types"].items()}
+    """The types of the Kubernetes version in use, by full name and by the short names of core/v1 and apps/v1."""
+    return _types_of(k8stypes.in_use())
+
+
+@lru_cache(maxsize=None)
+def _types_of(version: str) -> dict:
+    types = k8stypes.table(version)["types"]
+    short = {name.rsplit(".", 1)[-1]: value for name, value in types.items()
+             if name.startswith(("io.k8s.api.core.v1.", "io.k8s.api.apps.v1."))}
+    return {**short, **types}
 
 
 @dataclass(frozen=True)
@@ -287,7 +293,7 @@ def _check_component(value, shape: Component, path: str) -> None:
         elif key in pod_fields:
             _check_field(item, pod_fields[key], path, key, False, rules)
         else:
-            _unknown(f"{path}.{key}", [*shape.extension, *pod_fields])
+            _unknown(f"{path}.{key}", [*shape.extension, *pod_fields], "PodSpec")
 
 
 def _check_k8s(value, name: str, path: str, required: bool) -> None:
@@ -297,14 +303,15 @@ def _check_k8s(value, name: str, path: str, required: bool) -> None:
     definition = k8s_types()[name]
     fields = definition["fields"]
     if required:
-        for key in definition["required"]:
+        for key in definition.get("required", ()):
             if value.get(key) is None:
                 _required(f"{path}.{key}")
-    rules = _rules_of(name)
+    short = name.rsplit(".", 1)[-1]
+    rules = _rules_of(short)
     for key, item in value.items():
         ref = fields.get(key)
         if ref is None:
-            _unknown(f"{path}.{key}", fields)
+            _unknown(f"{path}.{key}", fields, short)
         _check_field(item, ref, path, key, required, rules)
 
 
@@ -353,7 +360,7 @@ def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
         for k, item in value.items():
             _check_ref(item, ref["map"], f"{path}.{k}", "", required)
     elif ref.startswith("#"):
-        _check_k8s(value, ref.rsplit(".", 1)[-1], path, required)
+        _check_k8s(value, ref[1:], path, required)
     else:
         _check_scalar(value, ref, path)
 
@@ -408,8 +415,21 @@ def _required(path: str) -> None:
     raise OmeError(f"{path}: Required value", field=path)
 
 
-def _unknown(path: str, known) -> None:
+def _unknown(path: str, known, k8s_type: str | None = None) -> None:
     name = path.rsplit(".", 1)[-1]
+    version = k8stypes.in_use()
+    since = k8stypes.added_in(_full_name(k8s_type), name, version) if k8s_type else None
+    if since is not None:
+        raise OmeError(f'{path}: unknown field "{name}" in Kubernetes {version}: it is new in Kubernetes {since}; '
+                       f'render for a cluster of {since} or newer (--kube-version)', field=path)
     near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
     hint = f'; did you mean "{near[0]}"?' if near else ""
     raise OmeError(f'{path}: unknown field "{name}"{hint}', field=path)
+
+
+def _full_name(name: str) -> str:
+    if "." in name:
+        return name
+    types = k8stypes.table(k8stypes.in_use())["types"]
+    return next((prefix + name for prefix in ("io.k8s.api.core.v1.", "io.k8s.api.apps.v1.") if prefix + name in types),
+                name)

@@ -60,6 +60,10 @@ class Options:
     allow: frozenset = frozenset()  # codes of warnings strict accepts (omerender.codes); the caller checks
     front: FrontEnd = CLI_FRONT  # where the options were given: how a message's fix names a setting (frontend)
     quiet: bool = False  # infos are left out of what is printed (and of KRM results); the caller leaves them out
+    # the target cluster (the KRM function's kubeVersion and apiVersions); the caller checks
+    kube_version: tuple[int, int] | None = None
+    api_versions: frozenset[str] | None = None
+    validate: bool = False  # check what is written as `omerender validate` does (the caller checks)
 
     @property
     def model_objects(self) -> bool:

@@ -52,7 +52,7 @@ def find_kustomization(directory: str) -> str | None:
 
 
 def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = None,
-               kustomizations: list[str] | None = None) -> list[Doc]:
+               kustomizations: list[str] | None = None, outputs: bool = False) -> list[Doc]:
     """Parse every path (file, directory or ``-``) into documents, in a stable order.
 
     Reads only the given paths, judged where they resolve (:mod:`omerender.yamlio.paths`): symbolic links that
@@ -60,7 +60,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     limits of :mod:`omerender.yamlio.limits` (file and total size, file count, object count) apply. Directories
     that ``render --output-dir`` wrote are skipped, each with an info message appended to ``notes``. The
     kustomization files the directory walk passes over are appended to ``kustomizations`` (the caller judges
-    them).
+    them). ``outputs``: read the directories ``render --output-dir`` wrote too (``validate`` reads output).
     """
     skipped: list[str] = []
     docs: list[Doc] = []
@@ -69,7 +69,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     budget = Budget()
     for path in paths:
         try:
-            files = _files(path, skipped, kustomizations)
+            files = _files(path, skipped, kustomizations, outputs)
         except OmeError as err:  # the path itself: missing, a link leading out, too many files
             errors.append(err)
             continue
@@ -116,14 +116,14 @@ def _mib(size: int) -> str:
     return f"{size // limits.MIB} MiB"
 
 
-def _files(path: str, skipped: list[str], kustomizations: list[str] | None = None) -> list[str]:
+def _files(path: str, skipped: list[str], kustomizations: list[str] | None = None, outputs: bool = False) -> list[str]:
     """The files ``path`` names: itself, or the YAML files of a directory."""
     if path == "-":
         return [STDIN]
     if not os.path.lexists(path):
         raise OmeError(f"no such file or directory: {path}")
     real = pathrules.resolve(path)
-    return _yaml_files(path, real, skipped, kustomizations) if os.path.isdir(real) else [path]
+    return _yaml_files(path, real, skipped, kustomizations, outputs) if os.path.isdir(real) else [path]
 
 
 def _read_stdin(stdin) -> str:
@@ -161,7 +161,7 @@ def read_named_file(path: str) -> str:
 
 
 def _yaml_files(directory: str, real: str, skipped: list[str],
-                kustomizations: list[str] | None = None) -> list[str]:
+                kustomizations: list[str] | None = None, outputs: bool = False) -> list[str]:
     """YAML files under ``directory``. Symbolic links are not followed: one leading outside is an error, and
     the target of one inside is read under its own name (reading it twice would duplicate its objects).
     ``real`` is the resolved ``directory``, the boundary of every link below it.
@@ -169,7 +169,7 @@ def _yaml_files(directory: str, real: str, skipped: list[str],
     What is passed over is decided by the rules :func:`walk_skips` applies to a named file."""
     found = []
     for root, dirs, files in os.walk(directory):
-        if _is_output(files):
+        if not outputs and _is_output(files):
             skipped.append(root)
             dirs[:] = []
             continue

@@ -1,8 +1,8 @@
 """The one schema check for every rendered object: the Kubernetes API schema for core kinds, the CRD
 schema for the kinds the API does not have (NON_CORE).
 
-LeaderWorkerSet and ScaledObject are checked against hand-written JSON Schemas of the fields omerender
-writes. HTTPRoute, BackendTrafficPolicy, PodMonitor and TriggerAuthentication are checked against their published CRD schemas
+LeaderWorkerSet and ScaledObject are checked against the upstream CRDs omerender ships (omerender/kube/crds/,
+scripts/vendor_crds.py). HTTPRoute, BackendTrafficPolicy, PodMonitor and TriggerAuthentication are checked against their published CRD schemas
 (vendored by vendor.py), read as the API server reads a structural schema under strict field validation:
 - an object field the schema does not declare is refused (the server prunes it, or refuses it with
   fieldValidation=Strict, which is what `kubectl apply` asks for), unless x-kubernetes-preserve-unknown-fields;
@@ -17,6 +17,7 @@ CEL rules (x-kubernetes-validations) are NOT checked: no CEL evaluator here. The
 from __future__ import annotations
 
 import base64
+import gzip
 import binascii
 import json
 import re
@@ -31,6 +32,8 @@ import kubernetes_validate.utils
 kubernetes_validate.utils.schema_contents = lru_cache(maxsize=None)(kubernetes_validate.utils.schema_contents)
 
 HERE = Path(__file__).resolve().parent
+PACKAGE_CRDS = HERE.parents[1] / "omerender" / "kube" / "crds"
+PACKAGED = {"LeaderWorkerSet": "leaderworkerset.json.gz", "ScaledObject": "scaledobject.json.gz"}
 K8S_VERSION = "1.30"
 SCHEMA_FILES = {"LeaderWorkerSet": "leaderworkerset.json", "ScaledObject": "scaledobject.json",
                 "HTTPRoute": "httproute.json", "BackendTrafficPolicy": "backendtrafficpolicy.json",
@@ -80,6 +83,8 @@ def validate_all(objects: list[dict]) -> None:
 
 @lru_cache(maxsize=None)
 def _document(kind: str) -> dict:
+    if kind in PACKAGED:  # the upstream CRD omerender ships (omerender/kube/crds, scripts/vendor_crds.py)
+        return json.loads(gzip.decompress((PACKAGE_CRDS / PACKAGED[kind]).read_bytes()))
     return json.loads((HERE / SCHEMA_FILES[kind]).read_text())
 
 
