@@ -139,13 +139,15 @@ def catalog_pairs(catalog: Path = CATALOG) -> list[Pair]:
 
 # ---------------------------------------------------------------- accelerator classes
 
+CLASS_GPUS = 8  # every class's GPUs per pod
+
 def _accelerator_class(name: str, product: str, memory: str, cc: str, bandwidth: str, fp16: int, cost: str) -> dict:
     return {"apiVersion": "ome.io/v1beta1", "kind": "AcceleratorClass", "metadata": {"name": name},
             "spec": {"vendor": "nvidia", "family": name.split("-")[1],
                      "discovery": {"nodeSelector": {"nvidia.com/gpu.product": product}},
                      "capabilities": {"memoryGB": memory, "computeCapability": cc, "memoryBandwidthGBps": bandwidth,
                                       "features": ["tensor-cores", "fp8"], "performance": {"fp16Tflops": fp16}},
-                     "resources": [{"name": "nvidia.com/gpu", "quantity": "8"}],
+                     "resources": [{"name": "nvidia.com/gpu", "quantity": str(CLASS_GPUS)}],
                      "cost": {"perHour": cost}}}
 
 
@@ -187,9 +189,17 @@ def _variant_spec(spec: dict, index: int, pool: bool) -> dict:
     engine = spec["engineConfig"]
     engine["labels"] = {**(engine.get("labels") or {}), "fleet.example.com/variant": str(index)}
     engine["runner"] = _with_mem_frac(engine["runner"], f"0.{80 + index % 10}")
-    if pool:
+    if pool and _gpus(engine["runner"]) <= CLASS_GPUS:
+        # a class sets the GPUs of each pod: a runtime that asks for more would crash at start (and fail the render)
         spec["acceleratorRequirements"] = {"acceleratorClasses": CLASS_POOL[: 2 + index % 3]}
     return spec
+
+
+def _gpus(runner: dict) -> int:
+    resources = runner.get("resources") or {}
+    asked = (resources.get("limits") or {}).get("nvidia.com/gpu") or (resources.get("requests") or {}).get(
+        "nvidia.com/gpu") or 0
+    return int(str(asked))
 
 
 def _runtime_doc(kind: str, name: str, spec: dict, namespace: str | None = None,
