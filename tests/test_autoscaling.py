@@ -2,7 +2,7 @@
 and one test per rule and per message, through the CLI."""
 import pytest
 
-from conftest import render_objects
+from conftest import CHART_DEFAULTS_INFO, render_objects
 from omerender.errors import OmeError
 from omerender.ome.workloads.autoscaling import removed_field_warnings, validate_runtime_autoscalers
 from schemas import validate_all
@@ -318,7 +318,8 @@ def test_removed_component_fields_are_ignored_with_warnings(F):
     engine(F).update({"scaleMetric": "cpu", "scaleTarget": 50})
     F["isvc"]["spec"]["kedaConfig"] = {"enableKeda": True}
     run = ok(F)
-    assert run.lines == [f"warning: <stdin>: {ISVC}: spec.kedaConfig was removed in OME v1.3 and is ignored",
+    assert run.lines == [CHART_DEFAULTS_INFO,
+                         f"warning: <stdin>: {ISVC}: spec.kedaConfig was removed in OME v1.3 and is ignored",
                          f"warning: <stdin>: {ISVC}: spec.engine.scaleMetric was removed in OME v1.3 and is ignored",
                          f"warning: <stdin>: {ISVC}: spec.engine.scaleTarget was removed in OME v1.3 and is ignored"]
     assert run.find("HorizontalPodAutoscaler", COMP)["spec"]["metrics"] == CPU_80

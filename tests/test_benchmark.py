@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import FIXTURES, load_yaml, render_objects, run_cli, validate_k8s, worked_example
+from conftest import CHART_DEFAULTS_INFO, FIXTURES, load_yaml, render_objects, run_cli, validate_k8s, worked_example
 
 CHART_IMAGE = "ghcr.io/moirai-internal/genai-bench:0.1.113"
 SAMPLE_IMAGE = "ghcr.io/sgl-project/genai-bench:0.1.132"
@@ -801,16 +801,17 @@ def test_a_credential_in_the_output_parameters_is_a_warning_naming_the_secret_to
                                                                                       "aws_region": "us-west-2"}}))
     assert run.code == 0, run.stderr
     assert run.lines == [
+        CHART_DEFAULTS_INFO,
         f"warning: <stdin>: BenchmarkJob llama-demo/llama-bench: spec.outputLocation.parameters.{key} is a credential, "
         f"and OME writes it into the Job's arguments ({flag}), where anyone who can read the Job or its pods reads it: "
         f"keep it in a Secret (e.g. llama-bench-output-credentials, key {env}), give it to genai-bench as the "
         f"environment variable {env} (spec.podOverride.env: name {env}, valueFrom.secretKeyRef {{name: "
         f"llama-bench-output-credentials, key: {env}}}), and remove the parameter"]
-    assert run.codes == ["benchmark-credentials-in-args"]
+    assert run.codes == ["chart-defaults", "benchmark-credentials-in-args"]
 
 
 def test_parameters_that_are_no_credentials_or_not_passed_give_no_warning():
     for uri, params in (("s3://benchmark-results@us-east-1/llama", {"aws_region": "us-west-2", "aws_profile": "p"}),
                         ("gs://benchmark-results/llama", {"github_token": "not passed for gs://"})):
         run = render_objects(quickstart(outputLocation={"storageUri": uri, "parameters": params}))
-        assert (run.code, run.lines) == (0, []), run.stderr
+        assert (run.code, run.lines) == (0, [CHART_DEFAULTS_INFO]), run.stderr

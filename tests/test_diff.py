@@ -904,23 +904,32 @@ def test_a_download_mode_model_revision_names_the_new_claim_and_job_as_generated
     assert run.code == 0, run.stderr
     model = "ClusterBaseModel llama-3-1-8b-instruct"
     lines = run.stdout.splitlines()
-    assert "Generated objects: 2 added, 2 removed" in lines and "Pass-through objects" not in run.stdout
-    generated = lines[lines.index("Generated objects:") + 1:lines.index("Generated objects:") + 5]
+    # the class edit moves the 70B model's Job too: the Job's pod is placed where the serving pods run (its class's
+    # node selector), and a Job's template can't change in place, so it is a new Job on the same claim
+    other = "ClusterBaseModel llama-3-3-70b-instruct"
+    assert "Generated objects: 3 added, 3 removed" in lines and "Pass-through objects" not in run.stdout
+    generated = lines[lines.index("Generated objects:") + 1:lines.index("Generated objects:") + 7]
     assert [line.split(" (", 1)[1] for line in generated] == [
         f"the weights claim of {model})", f"the weights download Job of {model})",
-        f"the weights claim of {model})", f"the weights download Job of {model})"]
+        f"the weights download Job of {other})",
+        f"the weights claim of {model})", f"the weights download Job of {model})",
+        f"the weights download Job of {other})"]
     assert [line.split()[:3] for line in generated] == [["+", "v1", "PersistentVolumeClaim"], ["+", "batch/v1", "Job"],
-                                                        ["-", "v1", "PersistentVolumeClaim"], ["-", "batch/v1", "Job"]]
+                                                        ["+", "batch/v1", "Job"],
+                                                        ["-", "v1", "PersistentVolumeClaim"], ["-", "batch/v1", "Job"],
+                                                        ["-", "batch/v1", "Job"]]
     assert f"  edited: {model}" in lines  # the InferenceServices on it name the model as the reason
     result = diff_json("--model-weights", "download", str(BASE), str(head))
     assert [(o["kind"], o["change"], o["origin"]) for o in result["generated"]] == [
         ("PersistentVolumeClaim", "added", f"the weights claim of {model}"),
         ("Job", "added", f"the weights download Job of {model}"),
+        ("Job", "added", f"the weights download Job of {other}"),
         ("PersistentVolumeClaim", "removed", f"the weights claim of {model}"),
-        ("Job", "removed", f"the weights download Job of {model}")]
+        ("Job", "removed", f"the weights download Job of {model}"),
+        ("Job", "removed", f"the weights download Job of {other}")]
     assert result["objects"] == []
     comment = run_cli("diff", "--model-weights", "download", str(BASE), str(head), "--format", "markdown").stdout
-    assert "<summary>Generated objects: 2 added, 2 removed</summary>" in comment
+    assert "<summary>Generated objects: 3 added, 3 removed</summary>" in comment
     assert f"(the weights download Job of {model})`" in comment
 
 

@@ -193,5 +193,5 @@ def test_explain_suggests_inference_service_and_model_names():
 def test_tree_suggests_runtime_names():
     run = run_cli("tree", "sglang-llama-3-2-3", QUICKSTART)
     assert run.code == 1 and run.stdout == ""
-    assert run.lines == ['error: runtime "sglang-llama-3-2-3" not found in the input; did you mean '
-                         '"sglang-llama-3-2-3b"?']
+    assert run.lines == ['error: "sglang-llama-3-2-3" not found in the input: no runtime, AcceleratorClass, model or '
+                         'AutoscalerPolicy has that name; did you mean "sglang-llama-3-2-3b" or "llama-3-2-3b-instruct"?']

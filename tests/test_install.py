@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from omerender import __version__
+from conftest import CHART_DEFAULTS_INFO
 from schemas import CRDValidator, FORMATS, structural, validate_core
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -361,6 +362,7 @@ def test_the_action_renders_with_annotations_and_writes_the_yaml_to_a_file(works
     installed, rendered = ran["printed"]
     assert installed.startswith(f"omerender, version {__version__}\n")
     assert rendered.splitlines() == [
+        "::notice title=chart-defaults::" + CHART_DEFAULTS_INFO[len("info: "):],
         "::warning file=deploy/isvc.yaml,line=3,col=1,title=auto-selected-runtime::InferenceService "
         "llama-demo/llama-3-2-3b-instruct: Runtime sglang-llama-3-2-3b will be auto-selected for model "
         "llama-3-2-3b-instruct"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CATALOG, render_objects, run_cli, validate_k8s
+from conftest import CATALOG, CHART_DEFAULTS_INFO, render_objects, run_cli, validate_k8s
 
 CORPUS = CATALOG / "modelconfig"
 # Catalog model file, the corpus config of that model, its auto-selectable catalog runtime (None: none is).
@@ -452,7 +452,7 @@ def test_the_weights_size_annotation_is_added_once_and_sizes_the_download_claim(
     F["isvc"]["spec"]["engine"]["maxReplicas"] = 1
     rendered = render_objects(list(F.values()), "--model-weights", "download")
     assert rendered.code == 0, rendered.stderr
-    assert rendered.lines == []  # no weights-size-guessed warning
+    assert rendered.lines == [CHART_DEFAULTS_INFO]  # no weights-size-guessed warning
     claim = rendered.find("PersistentVolumeClaim")
     assert claim["spec"]["resources"]["requests"]["storage"] == "1Gi"
     for obj in rendered.objects:

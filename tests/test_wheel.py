@@ -28,13 +28,14 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import CHART_DEFAULTS_CODED, FIXTURES, ROOT, run_cli
 
 from omerender import __version__, version_text
 
 # one worker builds and installs the wheel once for the whole module (pytest-xdist --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("wheel")
-QUICKSTART_WARNING = ("warning: fixtures/quickstart/isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
+QUICKSTART_WARNING = (CHART_DEFAULTS_CODED + "\n"
+                      "warning: fixtures/quickstart/isvc.yaml:3:1: InferenceService llama-demo/llama-3-2-3b-instruct: "
                       "Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct "
                       "[auto-selected-runtime]\n")
 
@@ -212,7 +213,8 @@ def test_the_installed_krm_function_renders_a_resource_list(installed):
     assert [(o["kind"], o["metadata"]["name"]) for o in out["items"]][:3] == [
         ("ClusterBaseModel", "llama-3-2-3b-instruct"), ("Namespace", "llama-demo"),
         ("Deployment", "llama-3-2-3b-instruct-engine")]
-    assert [(r["severity"], r["tags"]["code"]) for r in out["results"]] == [("warning", "auto-selected-runtime")]
+    assert [(r["severity"], r["tags"]["code"]) for r in out["results"]] == [("info", "chart-defaults"),
+                                                                          ("warning", "auto-selected-runtime")]
     assert done.stdout == run_cli("fn", input=resource_list).stdout
     done = _run(venv, work, "omerender-fn", "--version")
     assert (done.returncode, done.stdout) == (0, version_text("omerender-fn"))
