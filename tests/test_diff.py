@@ -944,3 +944,20 @@ def test_a_cluster_setting_edit_is_named_for_the_services_it_changes(tmp_path):
                                             "settings": [c["setting"] for c in result["clusterConfig"]]}]
                            for i in changed)
     assert "  edited: ConfigMap ome/inferenceservice-config (" in run_cli("diff", str(BASE), str(head)).stdout
+
+
+def test_an_inference_services_routes_are_named_as_what_they_are(tmp_path):
+    """An HTTPRoute (or Ingress, BackendTrafficPolicy, TriggerAuthentication) changed under an InferenceService says
+    what it is, in text and JSON, beside the ConfigMap key edited."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    text = (FIXTURES / "gateway-api" / "inputs.yaml").read_text()
+    for side, domain in ((base, "example.com"), (head, "example.net")):
+        side.mkdir()
+        (side / "inputs.yaml").write_text(text.replace('"ingressDomain": "example.com"', f'"ingressDomain": "{domain}"', 1))
+    run = run_cli("diff", str(base), str(head))
+    assert run.code == 0, run.stderr
+    assert "  edited: ConfigMap ome/inferenceservice-config (ingress.ingressDomain)" in run.stdout.splitlines()
+    assert "  ~ gateway.networking.k8s.io/v1 HTTPRoute llama-chat (the InferenceService's route)" in run.stdout.splitlines()
+    result = diff_json(str(base), str(head))
+    (isvc,) = result["inferenceServices"]
+    assert {(o["kind"], o.get("origin")) for o in isvc["objects"]} == {("HTTPRoute", "the InferenceService's route")}

@@ -74,9 +74,17 @@ def compare_isvcs(base: Side, head: Side, cluster: list[dict] = ()) -> list[Isvc
     return diffs
 
 
+# What an InferenceService's object is, where its kind alone doesn't say (a route, a trigger's credentials).
+ROLES = {"HTTPRoute": "the InferenceService's route", "Ingress": "the InferenceService's route",
+         "BackendTrafficPolicy": "the route's traffic policy",
+         "TriggerAuthentication": "the KEDA credentials of its autoscaler policy"}
+
+
 def _isvc_diff(base: Side, head: Side, key: tuple[str, str]) -> IsvcDiff:
     old, new = base.result.isvcs.get(key), head.result.isvcs.get(key)
     objects = compare_objects(old.objects if old else [], new.objects if new else [])
+    for change in objects:
+        change.origin = ROLES.get(change.kind)
     runtime = runtime_change(base, head, key)
     classes = accelerator_changes(old, new)
     if old is None or new is None:
