@@ -288,7 +288,7 @@ def relayed_warning(line: str) -> Message | None:
         return None
     text = line[len("warning: "):]
     placed = _PLACED.match(text)  # the function names file:line:column as the CLI does: read them back
-    file, origin = (placed.group(1), _Placed(int(placed.group(2)), int(placed.group(3)))) if placed else (None, None)
+    file, origin = (placed.group(1), At(int(placed.group(2)), int(placed.group(3)))) if placed else (None, None)
     text = text[placed.end():] if placed else text
     match = _CODE_SUFFIX.search(text)
     if match and match.group(1) in CODES:
@@ -300,8 +300,9 @@ def _warning(text: str, code: str, file: str | None, origin) -> Message:
     return Message("warning", text, file=file, origin=origin, code=code)
 
 
-class _Placed:
-    """The line and column a relayed line named."""
+class At:
+    """A fixed place in a file: the line and column a relayed line named, or text that is no object (malformed
+    YAML: omerender.yamlio.marks)."""
 
     __slots__ = ("line", "column")
     index = None

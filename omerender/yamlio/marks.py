@@ -191,20 +191,6 @@ def _locate(root, composed, item: int | None, field: str | None) -> tuple[int, i
     return first_line + mark.line + 1, mark.column + 1
 
 
-class At:
-    """A fixed place in a file, for a message about text that is no object (malformed YAML)."""
-
-    __slots__ = ("line", "column")
-    index = None
-    item = None
-
-    def __init__(self, line: int, column: int):
-        self.line, self.column = line, column
-
-    def mark(self, field: str | None) -> tuple[int, int]:
-        return self.line, self.column
-
-
 class InScalar:
     """Where a message points inside a string value: ``offset`` characters into the string at ``field`` of the
     object ``origin`` read (a JSON syntax error inside a ConfigMap's data value, say). The line and column are

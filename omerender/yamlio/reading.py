@@ -14,9 +14,9 @@ from typing import Any, Iterable
 
 import yaml
 
-from omerender.errors import Message, OmeError, OmeErrors
+from omerender.errors import At, Message, OmeError, OmeErrors
 from . import limits, paths as pathrules
-from .marks import At, Origin, Source
+from .marks import Origin, Source
 from .yamlread import Budget, load_all, tab_problem, yaml_error_text
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
