@@ -19,6 +19,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vendor_crds import without_descriptions  # noqa: E402 - the CRDs' vendoring drops descriptions the same way
+
 OUT = Path(__file__).resolve().parents[1] / "tests" / "schemas" / "install"
 CHART_KEYS = (("repoServer", "extraContainers"), ("repoServer", "volumes"), ("configs", "cmp", "create"),
               ("configs", "cmp", "plugins"))
@@ -32,14 +35,6 @@ def show(git_dir: str, ref: str, path: str) -> str:
 def commit(git_dir: str, ref: str) -> str:
     return subprocess.run(["git", "--git-dir", git_dir, "rev-parse", f"{ref}^{{commit}}"], check=True,
                           capture_output=True, text=True).stdout.strip()
-
-
-def without_descriptions(node):
-    if isinstance(node, dict):
-        return {key: without_descriptions(value) for key, value in node.items() if key != "description"}
-    if isinstance(node, list):
-        return [without_descriptions(item) for item in node]
-    return node
 
 
 def chart(git_dir: str, ref: str) -> dict:
