@@ -62,7 +62,7 @@ def test_a_domain_change_in_the_named_configmap_is_a_change_of_the_overlay(repo)
     run = run_cli("diff", "--exit-code", "--cluster-config", CFG, "HEAD~1", "HEAD", "--", "overlays/prod")
     assert run.code == 1, run.stderr
     assert run.stdout.splitlines()[0] == "InferenceServices: 0 added, 0 removed, 1 changed, 0 unchanged; 0 roll out"
-    assert (f"  ~ gateway.networking.k8s.io/v1 HTTPRoute {ISVC}\n"
+    assert (f"  ~ gateway.networking.k8s.io/v1 HTTPRoute {ISVC} (the InferenceService's route)\n"
             "      spec.hostnames[0]: llm.example.com -> llm.prod.example.net\n") in run.stdout
     assert run.stdout.endswith("Cluster configuration (inferenceservice-config):\n"
                                "  ingress.ingressDomain: example.com -> prod.example.net\n")
