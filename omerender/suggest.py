@@ -103,10 +103,15 @@ def did_you_mean(name, candidates: Callable[[], Iterable[str]], cost: int, owner
 
 
 def _budget(owner: object) -> list[int]:
+    return per_owner(_BUDGETS, owner, COMPARISONS_PER_INPUT)
+
+
+def per_owner(table: dict, owner: object, initial: int) -> list[int]:
+    """A budget of ``initial`` kept in ``table`` for as long as ``owner`` (one input) lives: ``[what is left]``."""
     key = id(owner)
-    cached = _BUDGETS.get(key)
+    cached = table.get(key)
     if cached is not None and cached[0]() is owner:
         return cached[1]
-    budget = [COMPARISONS_PER_INPUT]
-    _BUDGETS[key] = (weakref.ref(owner, lambda _ref: _BUDGETS.pop(key, None)), budget)
+    budget = [initial]
+    table[key] = (weakref.ref(owner, lambda _ref: table.pop(key, None)), budget)
     return budget

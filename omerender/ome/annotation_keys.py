@@ -13,9 +13,9 @@ and the ``ome.io/btp.`` and ``ome.io/dr.`` prefixes), with ome-projects/ome pkg/
 from __future__ import annotations
 
 import difflib
-import weakref
 
 from omerender.errors import ObjRef, Report
+from omerender.suggest import per_owner
 
 PREFIXES = ("ome.io/", "rdma.ome.io/", "runtime.ome.io/", "models.ome.io/")
 
@@ -105,9 +105,6 @@ def nearest_read(key: str, owner: object) -> str | None:
 
 
 def _spend(owner: object) -> bool:
-    key = id(owner)
-    entry = _LOOKUPS.get(key)
-    if entry is None or entry[0]() is not owner:
-        entry = _LOOKUPS[key] = (weakref.ref(owner, lambda _ref: _LOOKUPS.pop(key, None)), [MAX_LOOKUPS])
-    entry[1][0] -= 1
-    return entry[1][0] >= 0
+    left = per_owner(_LOOKUPS, owner, MAX_LOOKUPS)
+    left[0] -= 1
+    return left[0] >= 0
