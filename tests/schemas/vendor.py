@@ -14,20 +14,8 @@ from pathlib import Path
 
 import yaml
 
-
-def without_descriptions(node):
-    if isinstance(node, dict):
-        return {key: without_descriptions(value) for key, value in node.items() if key != "description"}
-    if isinstance(node, list):
-        return [without_descriptions(item) for item in node]
-    return node
-
-
-def served_schema(crd: dict, version: str) -> dict:
-    (entry,) = [v for v in crd["spec"]["versions"] if v["name"] == version and v.get("served")]
-    schema = without_descriptions(entry["schema"]["openAPIV3Schema"])
-    schema.get("properties", {}).pop("status", None)
-    return schema
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from vendor_crds import served_schema  # noqa: E402 - the package's CRDs are vendored the same way
 
 
 def main(crd_file: str, version: str, out: str, provenance: str) -> None:
