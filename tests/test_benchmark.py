@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from omerender.kube.envexpand import expand
+
 from conftest import CHART_DEFAULTS_INFO, FIXTURES, load_yaml, render_objects, run_cli, validate_k8s, worked_example
 
 CHART_IMAGE = "ghcr.io/moirai-internal/genai-bench:0.1.113"
@@ -494,6 +496,54 @@ def test_protocol_version_and_a_model_path_without_a_served_name():
     args = the_job(objs)["spec"]["template"]["spec"]["containers"][0]["args"]
     assert args[1:3] == ["--api-backend", "oci-cohere"]
     assert args[args.index("--api-model-name") + 1] == "/raid/models/meta/llama-3-2-3b-instruct"
+
+
+@pytest.mark.parametrize("env, served, engine_serves, job_arg", [
+    # a variable defined before: expanded in the engine's env, then in its argument
+    ([{"name": "ORG", "value": "meta-llama"}, {"name": "NAME", "value": "$(ORG)/llama"}], "$(NAME)",
+     "meta-llama/llama", "meta-llama/llama"),
+    # $$ is an escaped $: the engine serves the text $(NAME); the Job's argument is escaped for the kubelet in turn
+    ([{"name": "NAME", "value": "llama"}], "$$(NAME)", "$(NAME)", "$$(NAME)"),
+    # an unknown reference stays as written
+    ([], "$(NOT_SET)", "$(NOT_SET)", "$$(NOT_SET)"),
+    # a reference to a later variable: not defined yet where NAME is expanded, so NAME is the text $(LATER)
+    ([{"name": "NAME", "value": "$(LATER)"}, {"name": "LATER", "value": "llama"}], "$(NAME)", "$(LATER)",
+     "$$(LATER)"),
+    # nested: the name read is "A$(B", no variable, so all stays as written
+    ([{"name": "A", "value": "a"}, {"name": "B", "value": "b"}], "$(A$(B))", "$(A$(B))", "$$(A$$(B))"),
+])
+def test_the_served_name_is_what_the_kubelet_gives_the_engine_and_reaches_genai_bench_unchanged(
+        env, served, engine_serves, job_arg):
+    objs = quickstart()
+    runner = objs[1]["spec"]["engineConfig"]["runner"]
+    runner["command"][runner["command"].index("--served-model-name") + 1] = served
+    runner["env"] = env
+    run = render_objects(objs)
+    assert run.code == 0, run.stderr
+    job = next(o for o in run.objects if o["kind"] == "Job")
+    validate_k8s(job)
+    args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--api-model-name") + 1] == job_arg
+    assert expand(job_arg, lambda _: "never") == engine_serves   # the kubelet's expansion of the Job's argument
+    assert [line for line in run.lines if line.startswith("warning:")] == []
+
+
+def test_a_served_name_set_in_the_cluster_is_a_warning_naming_the_variable():
+    objs = quickstart()
+    runner = objs[1]["spec"]["engineConfig"]["runner"]
+    runner["command"][runner["command"].index("--served-model-name") + 1] = "$(NAME)"
+    runner["env"] = [{"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+                     {"name": "NAME", "value": "llama-$(NS)"}]
+    run = render_objects(objs)
+    assert run.code == 0, run.stderr
+    args = next(o for o in run.objects if o["kind"] == "Job")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--api-model-name") + 1] == "llama-$$(NS)"
+    assert [line for line in run.lines if line.startswith("warning:")] == [
+        "warning: <stdin>: BenchmarkJob llama-demo/llama-bench: the served model name of "
+        "InferenceService llama-demo/llama-3-2-3b-instruct, llama-$(NS), refers to NAME, whose value the cluster "
+        "sets (valueFrom): OME reads only literal values, so genai-bench asks for the model llama-$(NS) and the engine "
+        "rejects requests for a model it doesn't serve; write the name literally in the runtime's "
+        "--served-model-name, or benchmark a URL with spec.endpoint.endpoint and its modelName"]
 
 
 # ---------------------------------------------------------------- the webhook's checks, with OME's texts

@@ -209,6 +209,29 @@ def test_a_size_that_is_not_a_number_is_not_judged(tmp_path):
     assert code == 0 and only(lines, "parallelism") == []
 
 
+@pytest.mark.parametrize("env,args,need", [
+    # an env value expanded against the variables before it, as the kubelet does
+    ([{"name": "BASE", "value": "16"}, {"name": "TP", "value": "$(BASE)"}], ["--tp-size", "$(TP)"],
+     "--tp-size 16 need 16"),
+    # a later variable isn't defined yet where TP is expanded: TP stays $(BASE), no number
+    ([{"name": "TP", "value": "$(BASE)"}, {"name": "BASE", "value": "16"}], ["--tp-size", "$(TP)"], None),
+    # $$ is an escaped $: the server gets the text $(TP)
+    ([{"name": "TP", "value": "16"}], ["--tp-size", "$$(TP)"], None),
+    # a value only the cluster knows
+    ([{"name": "TP", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "tp"}}}], ["--tp-size=$(TP)"], None),
+])
+def test_flags_are_read_after_the_kubelet_s_expansion(tmp_path, env, args, need):
+    files = _runner_with(seventy_b("8", "8"), ["python3", "-m", "sglang.launch_server"], args, env=env)
+    code, _, lines = cli(tmp_path, files)
+    if need is None:
+        assert code == 0 and only(lines, "parallelism") == [] and only(lines, "error") == []
+    else:
+        assert code == 1
+        assert [line.split(": engine runner ome-container: ")[1] for line in only(lines, "error:")] == [
+            f"{need} GPUs and the pod holds 8: the server fails at start; lower the flags to 8 GPUs in all, or give "
+            "the pods more GPUs"]
+
+
 def test_a_leader_worker_set_counts_the_gpus_of_all_its_pods(tmp_path):
     files = quickstart()
     (isvc,) = files["isvc.yaml"]

@@ -46,8 +46,8 @@ def _render_one(bench: Obj, inputs: Inputs, rendered: dict, model_selector: bool
         target = isvc_target(endpoint["inferenceService"], rendered, inputs.cluster_config.ingress.url_scheme, inputs)
         if target is None:
             return None   # the InferenceService's own error says why it did not render
-        if target.warning:
-            messages.append(Message("warning", target.warning, bench.ref, bench.file, "spec.endpoint",
+        for warning in target.warnings:
+            messages.append(Message("warning", warning, bench.ref, bench.file, "spec.endpoint",
                                     code="benchmark-endpoint"))
     location = bench.spec["outputLocation"]
     try:

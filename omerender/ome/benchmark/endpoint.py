@@ -11,8 +11,11 @@ omerender renders for that InferenceService, as OME reads them from the cluster 
   fronted component's port (raw_ingress_strategy.go) or to the HTTPRoute's host alone (gateway_api_strategy.go);
 * the API format is ``PROTOCOL_VERSION`` of ``spec.engine.runner.env``, else ``openai``;
 * the model name (since v1.3) is the engine pods' ``--served-model-name``, else ``--model`` or ``--model-path``,
-  with ``$(VAR)`` references to the container's literal variables expanded: omerender reads the rendered engine
-  pod template, which is what those pods are made from;
+  with ``$(VAR)`` expanded as the kubelet expands the engine's arguments (:mod:`omerender.kube.envexpand`), since
+  that is the name the engine serves, and written into the Job's arguments escaped (``$`` as ``$$``), since the
+  kubelet expands those too: genai-bench receives the served name exactly (benchmarks.md §2 has the decision, and
+  where OME's controller differs). omerender reads the rendered engine pod template, which is what those pods are
+  made from;
 * the tokenizer is the model's ``storage.path``, mounted read-only from the node.
 """
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omerender.errors import OmeError
+from omerender.kube.envexpand import container_env, escape, expand_argument, unresolved
 from omerender.suggest import did_you_mean
 from ..load import Obj
 
@@ -44,11 +48,11 @@ class Target:
 
     api_backend: str
     api_base: str
-    model_name: str
+    model_name: str          # --api-model-name as written into the Job's arguments
     api_key: str = ""
     tokenizer: str = ""
     model: Obj | None = None
-    warning: str = ""        # what the Job will do that its author may not expect
+    warnings: tuple[str, ...] = ()   # what the Job will do that its author may not expect
 
 
 def url_target(endpoint: dict) -> Target:
@@ -77,9 +81,22 @@ def isvc_target(ref: dict, rendered: dict[tuple[str, str], Rendered], url_scheme
         raise OmeError(f"BaseModel {model_name} has missing Storage or Path information: OME reads the tokenizer "
                        f"from the model's storage.path on the node, so it can't benchmark a model without one (such "
                        f"as a pvc:// model)", field="spec.endpoint.inferenceService")
-    served = _served_model_name(found)   # before the URL, in the controller's order
-    return Target(_api_backend(isvc), _base_url(found, url_scheme), served, "sample-key", path, found.model,
-                  _prefix_note(found))
+    served, unknown = _served_model_name(found)   # before the URL, in the controller's order
+    notes = (_unknown_note(found, served, unknown), _prefix_note(found))
+    return Target(_api_backend(isvc), _base_url(found, url_scheme), escape(served), "sample-key", path, found.model,
+                  tuple(note for note in notes if note))
+
+
+def _unknown_note(found: Rendered, served: str, unknown: list[str]) -> str:
+    """A served name that names a variable only the cluster resolves: neither OME nor omerender knows its value."""
+    if not unknown:
+        return ""
+    isvc = found.isvc
+    named = ", ".join(unknown)
+    return (f"the served model name of InferenceService {isvc.namespace}/{isvc.name}, {served}, refers to {named}, "
+            f"whose value the cluster sets (valueFrom): OME reads only literal values, so genai-bench asks for the model "
+            f"{served} and the engine rejects requests for a model it doesn't serve; write the name literally in the "
+            f"runtime's --served-model-name, or benchmark a URL with spec.endpoint.endpoint and its modelName")
 
 
 def _prefix_note(found: Rendered) -> str:
@@ -129,24 +146,30 @@ def _base_url(found: Rendered, url_scheme: str) -> str:
                    f"instead", field="spec.endpoint.inferenceService")
 
 
-def _served_model_name(found: Rendered) -> str:
+def _served_model_name(found: Rendered) -> tuple[str, list[str]]:
+    """The name the engine serves, and the variables it still refers to whose value only the cluster knows."""
     isvc = found.isvc
-    location = ""
+    location: tuple[str, list[str]] = ("", [])
     for pod in _engine_pods(found):
         for container in pod.get("containers") or []:
             argv = list(container.get("command") or []) + list(container.get("args") or [])
-            env = container.get("env") or []
             name = _flag_value(argv, SERVED_NAME_FLAG)
             if name:
-                return _expand(name, env)
-            if not location:
+                return _as_run(name, container)
+            if not location[0]:
                 value = _flag_value(argv, VLLM_MODEL_FLAG) or _flag_value(argv, SGLANG_MODEL_FLAG)
-                location = _expand(value, env) if value else ""
-    if location:
+                location = _as_run(value, container) if value else location
+    if location[0]:
         return location
     raise OmeError(f"cannot determine the served model name of InferenceService {isvc.namespace}/{isvc.name}: no "
                    f"engine pod container specifies {SERVED_NAME_FLAG}, {VLLM_MODEL_FLAG} or {SGLANG_MODEL_FLAG}",
                    field="spec.endpoint.inferenceService")
+
+
+def _as_run(value: str, container: dict) -> tuple[str, list[str]]:
+    """``value``, an argument of ``container``, as the kubelet hands it to the engine."""
+    env = container_env(container)
+    return expand_argument(value, env), unresolved(value, env)
 
 
 def _engine_pods(found: Rendered) -> list[dict]:
@@ -177,11 +200,3 @@ def _flag_value(argv: list, flag: str) -> str:
         if arg == flag and i + 1 < len(argv) and isinstance(argv[i + 1], str) and not argv[i + 1].startswith("-"):
             return argv[i + 1]
     return ""
-
-
-def _expand(value: str, env: list) -> str:
-    """$(VAR) references to the container's own literal variables, replaced in the order they are listed."""
-    for var in env:
-        if isinstance(var, dict) and var.get("value"):
-            value = value.replace(f"$({var['name']})", var["value"])
-    return value

@@ -11,9 +11,10 @@ nodes of a multi-node group; SGLang's ``--enable-dp-attention`` runs its data-pa
 tensor-parallel GPUs, so ``--dp-size`` adds none. More than the pod (or the LeaderWorkerSet's pods together) holds and
 the server fails at start: an error. Fewer: GPUs sit idle, a warning.
 
-The flags are read from the runner as the pod runs it: after placeholders are filled, with ``$(VAR)`` of a literal
-``env`` value expanded as the kubelet does, and a shell script (``sh -c "..."``) split into words with its
-``$VAR``/``${VAR}`` of a literal ``env`` value expanded. A size that is still not a number is not judged.
+The flags are read from the runner as the pod runs it: after placeholders are filled, with ``$(VAR)`` expanded as the
+kubelet expands it (:mod:`omerender.kube.envexpand`), and a shell script (``sh -c "..."``) split into words with its
+``$VAR``/``${VAR}`` of an ``env`` value known before the cluster expanded. A size that is still not a number is not
+judged.
 """
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ import shlex
 from dataclasses import dataclass
 
 from omerender.errors import OmeError, Report
+from omerender.kube.envexpand import Env, container_env, expand_argument
 
 TP = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp")
 PP = ("--pipeline-parallel-size", "--pp-size", "--pp", "-pp")
 DP = ("--data-parallel-size", "--dp-size", "--dp", "-dp")
 DP_ATTENTION = "--enable-dp-attention"
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
-_KUBELET_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _SPACE = re.compile(r"\s")
 _SHELL_QUOTING = re.compile(r"[\"'\\]")
@@ -75,15 +76,14 @@ def check(path: str, container: dict, gpus: int, pods: int, report: Report, caus
 
 def container_words(container: dict) -> list[str]:
     """The words of ``command`` then ``args`` as the server's argv sees them (see the module)."""
-    env = {e["name"]: e["value"] for e in container.get("env") or []
-           if isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("value"), str)}
+    env = container_env(container)
     items = [str(item) for part in ("command", "args")
              for item in (container.get(part) if isinstance(container.get(part), list) else [])]
     shell = bool(items) and items[0].rsplit("/", 1)[-1] in SHELLS
     words: list[str] = []
     for index, item in enumerate(items):
         if "$" in item:
-            item = _kubelet_expand(item, env)
+            item = expand_argument(item, env)
         if shell and index > 0 and items[index - 1] == "-c":
             words.extend(_split(_shell_expand(item, env)))
         elif _SPACE.search(item):
@@ -93,14 +93,11 @@ def container_words(container: dict) -> list[str]:
     return words
 
 
-def _kubelet_expand(text: str, env: dict) -> str:
-    if "$" not in text:
-        return text
-    return _KUBELET_VAR.sub(lambda m: "$" if m.group() == "$$" else env.get(m.group(1), m.group()), text)
-
-
-def _shell_expand(text: str, env: dict) -> str:
-    return _SHELL_VAR.sub(lambda m: env.get(m.group(1) or m.group(2), m.group()), text) if "$" in text else text
+def _shell_expand(text: str, env: Env) -> str:
+    def value(match) -> str:
+        found = env.get(match.group(1) or match.group(2))
+        return match.group() if found is None else found
+    return _SHELL_VAR.sub(value, text) if "$" in text else text
 
 
 def _split(text: str) -> list[str]:
