@@ -180,7 +180,7 @@ def test_the_marked_plain_directory_renders_without_its_config(tmp_path):
 
 def test_options_beside_the_marked_directory_config_are_refused(tmp_path):
     work = repo_copy(tmp_path)
-    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {podMonitors: false}"))
+    (work / "apps" / "plain" / "omerender.yaml").write_text(CONFIG.replace("spec: {}", "spec: {keepInputs: false}"))
     done = generate_in(work, "apps/plain", parameters=[{"name": "keep-inputs", "string": "true"}])
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("error: keep-inputs=true (KEEP_INPUTS): this app's directory holds the OMERender config "

@@ -95,13 +95,15 @@ def test_build_takes_the_flags_for_a_kustomization_without_an_omerender_config(t
 def test_flags_an_overlays_omerender_config_sets_are_refused_and_the_config_sets_them(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES / "kustomize", tmp_path / "kustomize")
     monkeypatch.chdir(tmp_path / "kustomize")
+    path = tmp_path / "kustomize" / "overlays" / "prod" / "omerender.yaml"
+    cfg = yaml.safe_load(path.read_text())
+    cfg["spec"].update(modelWeights="agent")
+    path.write_text(yaml.safe_dump(cfg))
     for command in ("render", "build"):
         run = run_cli(command, "overlays/prod", *WEIGHTS_FLAGS)
         assert (run.code, run.stdout, run.lines) == (1, "", [
             "error: --model-weights download: this kustomization lists the OMERender transformer; set "
             "modelWeights: download in that config's spec instead, not as command-line flags"])
-    path = tmp_path / "kustomize" / "overlays" / "prod" / "omerender.yaml"
-    cfg = yaml.safe_load(path.read_text())
     cfg["spec"].update(modelWeights="download", weightsStorageClass="fast")
     path.write_text(yaml.safe_dump(cfg))
     for command in ("render", "build"):
@@ -199,12 +201,11 @@ def test_bad_argocd_values_fail_readably(tmp_path, env, text):
     assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: {text}\n")
 
 
-def test_argocd_weights_on_a_kustomization_with_the_transformer_are_refused(tmp_path):
-    done = cmp(tmp_path, "fixtures/kustomize/overlays/dev", env={"MODEL_WEIGHTS": "download"})
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.startswith("error: model-weights=download (MODEL_WEIGHTS): this kustomization lists the "
-                                  "OMERender transformer; set modelWeights: download in that config's spec instead, "
-                                  "not in the Application's plugin env or parameters\n")
+def test_argocd_weights_on_a_kustomization_with_the_transformer_add_to_its_config(tmp_path):
+    # the config (overlays/dev) sets no modelWeights: the parameter adds it (test_settings_beside_config.py has
+    # the refusal of one it sets)
+    assert {"PersistentVolumeClaim", "Job"} <= kinds_of(cmp(tmp_path, "fixtures/kustomize/overlays/dev",
+                                                            env={"MODEL_WEIGHTS": "download"}))
 
 
 # ---------------------------------------------------------------- agent mode: the models reach the cluster (D3)

@@ -13,9 +13,9 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from omerender.yamlio.emit import write_stream
-from .shell import (allow_option, allowed, check_cluster, cluster_config_option, cluster_flags, deprecated_spelling,
-                    fail, for_cluster, leave_out_infos, messages_option, relay, render_options, report_run, say,
-                    weights_flags)
+from .shell import (allow_option, allowed, built_overlay, check_cluster, cluster_config_option, cluster_flags,
+                    deprecated_spelling, fail, for_cluster, leave_out_infos, messages_option, relay, render_options,
+                    report_run, say, weights_flags)
 
 RENDER_EXAMPLE = """
 \b
@@ -88,8 +88,9 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     notices go to stderr. Exit status 1 on any error (with --strict, on any warning too),
     with nothing on stdout.
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
     paths = paths or (".",)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    built_overlay(*paths))
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
     config_strict: list = []   # an overlay's OMERender config's (strict, allow), which --strict beside it adds to

@@ -6,8 +6,9 @@ nobody vetted, so it runs no program the repository names (:mod:`omerender.gitop
 * a kustomization: the safe build (the pipeline, or the installed omerender function where needed);
 * a plain directory of OME YAML: ``omerender render .``.
 
-Options come from the OMERender config in the tree (read as data) or, where there is none, from the
-Application's plugin env (``ARGOCD_ENV_<NAME>``) and parameters (``PARAM_<NAME>``, which win).
+Options come from the OMERender config in the tree (read as data) and from the Application's plugin env
+(``ARGOCD_ENV_<NAME>``) and parameters (``PARAM_<NAME>``, which win), which add to the config's: one the config sets
+too is an error.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from omerender.gitops.buildrun import (BOUNDARY_HINT, Interrupted, ToolFailed, b
                                        remote_setting, timeout_setting, write_output)
 from omerender.gitops.clusterfile import OPTION, checked
 from omerender.yamlio.emit import dump_stream
+from omerender.yamlio.reading import find_kustomization
 from omerender.gitops.overlays import RENDER_FLAGS
 from .shell import (allow_option, allowed, check_cluster, cluster_config_option, cluster_flags, deprecated_spelling,
                     fail, fail_if_strict, for_cluster, leave_out_infos, messages_option, relay, render_options, say,
@@ -51,9 +52,9 @@ def build_cmd(directory, output, old_output, root, timeout, no_remote, verbose, 
     anything else is refused. A git repository on this machine (file://…) is refused as a base;
     remote bases over the network are fetched by kustomize. Uses kustomize, else `kubectl kustomize`."""
     output = deprecated_spelling("-o/--output FILE", "--output-file", output, old_output)
-    options, named = render_options(False, False, False)
+    options, named = render_options(False, False, False, overlay=find_kustomization(directory) is not None)
 
-    def run():  # with a weights flag, the tree may hold no OMERender config (which sets them instead)
+    def run():  # the flags add to the tree's OMERender configs, or stand alone where it holds none
         boundary = root or default_boundary(directory)
         if cluster_config is not None:
             checked(cluster_config, OPTION, boundary, f"{boundary}, what the build may read (--root)")

@@ -13,8 +13,8 @@ from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
 from .app import looks_like_file
-from .shell import (allow_option, check_cluster, cluster_config_option, cluster_flags, fail, for_cluster,
-                    messages_option, render_options, report_run, weights_flags)
+from .shell import (allow_option, built_overlay, check_cluster, cluster_config_option, cluster_flags, fail,
+                    for_cluster, messages_option, render_options, report_run, weights_flags)
 
 
 @click.command("check", epilog="\b\nExample (CI):\n  omerender check omedeploy/ rendered/")
@@ -44,7 +44,8 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     if looks_like_file(dir_rendered):
         raise click.BadParameter(f"{dir_rendered} is named like a file, and this takes the directory that "
                                  f"`omerender render --output-dir` wrote", param_hint="'DIR_RENDERED'")
-    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, named = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    built_overlay(dir_in))
     flags = "".join(f" {flag}" for flag in named if flag != "--locked")  # the fix re-renders; it need not lock
     flags += f" --lock {lock_path}" if lock_path else ""
     flags += f" --cluster-config {cluster_config}" if cluster_config else ""

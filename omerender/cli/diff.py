@@ -15,8 +15,8 @@ from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
 from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
-from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, check_cluster, cluster_flags, fail, fail_if_strict,
-                    for_cluster, github_mode, messages_option, render_options, say, weights_flags)
+from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, built_overlay, check_cluster, cluster_flags, fail,
+                    fail_if_strict, for_cluster, github_mode, messages_option, render_options, say, weights_flags)
 
 EXIT_CHANGED, EXIT_ERROR = 1, 2
 EXAMPLE = """
@@ -112,7 +112,8 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     Exit status: 0, or with --exit-code 1 when something changes; 2 on any error, with the side named
     (with --strict, on any warning of head's render too: what would ship).
     """
-    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors)
+    options, flags = render_options(keep_inputs, no_model_node_selector, locked, pod_monitors,
+                                    built_overlay(base, head, *paths))
     read = functools.partial(_read_sides, base, head, options=options, lock_path=lock_path, debug=debug,
                              separated=separated, flags=flags)
     each = _each_on_its_own(base, head, paths, separated)

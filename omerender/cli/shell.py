@@ -19,7 +19,8 @@ WEIGHTS_FLAGS = (
     ("mode", dict(flag="--model-weights", type=click.Choice(["agent", "download"]),
      help="Who puts the model weights on the nodes: agent (default: OME's model agent runs on the nodes) or download "
           "(no OME at all: a PersistentVolumeClaim and a download Job per model and namespace; "
-          "docs/how-to/model-weights.md).")),
+          "docs/how-to/model-weights.md). An overlay's OMERender config may set it instead (modelWeights): the "
+          "download flags below then add to the config's settings.")),
     ("storage_class", dict(flag="--weights-storage-class", metavar="NAME",
      help="With --model-weights download: the claims' StorageClass (default: the cluster's default).")),
     ("access_mode", dict(flag="--weights-access-mode", metavar="MODE",
@@ -119,11 +120,12 @@ def given_weights() -> dict:
 
 
 def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool,
-                   pod_monitors: bool = False) -> tuple[Options, tuple[str, ...]]:
-    """The render options of ``render``, ``check``, ``diff`` and ``build``, and the flags that gave them (an
-    overlay's OMERender config may not be contradicted by flags; ``check`` prints them in its fix)."""
+                   pod_monitors: bool = False, overlay: bool = False) -> tuple[Options, tuple[str, ...]]:
+    """The render options of ``render``, ``check``, ``diff`` and ``build``, and the flags that gave them (they add
+    to what an overlay's OMERender config sets, which they may not contradict; ``check`` prints them in its fix).
+    ``overlay``: the inputs are built, so a config may set the weights mode the flags' settings need."""
     weights = given_weights()
-    mode, settings = cli_weights(weights)
+    mode, settings = cli_weights(weights, overlay)
     options = Options(keep_inputs=keep_inputs, model_node_selector=not no_model_node_selector, locked=locked,
                       pod_monitors=pod_monitors, model_weights=mode, weights=settings)
     given = (("keep_inputs", keep_inputs), ("no_model_node_selector", no_model_node_selector), ("locked", locked),
@@ -131,10 +133,11 @@ def render_options(keep_inputs: bool, no_model_node_selector: bool, locked: bool
     return options, tuple(CLI_FRONT.given(key) for key, on in given if on) + weights_flag_names(weights)
 
 
-def cli_weights(given: dict):
-    """The checked mode and settings; a bad value or a download setting without download is a usage error."""
+def cli_weights(given: dict, overlay: bool = False):
+    """The checked mode and settings; a bad value or a download setting without download is a usage error (with
+    ``overlay``, the latter is the build's to decide: its OMERender config may set the mode)."""
     try:
-        return weights_options(given)
+        return weights_options(given, mode_elsewhere=overlay)
     except OmeError as err:
         raise click.UsageError(err.text) from None
 
@@ -298,3 +301,16 @@ def deprecated_spelling(old: str, new: str, value: str | None, old_value: str | 
     say(Message("warning", f"{old} is deprecated and goes away in the next release (-o will be the output format, "
                 f"as in explain, tree and model-info); use: {new} {old_value}", code="deprecated-option"))
     return old_value
+
+
+def built_overlay(*paths: str) -> bool:
+    """Whether any of ``paths`` is a directory built with kustomize (an overlay, or ``build``'s DIR), where an
+    OMERender config may set options beside the flags."""
+    from omerender.gitops.overlays import is_overlay
+    for path in paths:
+        try:
+            if is_overlay(path):
+                return True
+        except OmeError:   # not one to build (a link out of it, say): reading the PATHs says why, in its place
+            continue
+    return False

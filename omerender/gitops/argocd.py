@@ -7,8 +7,8 @@ import os
 from omerender.codes import parse_allow
 from omerender.errors import OmeError
 from omerender.ome.render import Options
-from omerender.ome.frontend import ARGOCD_FRONT, env_name, in_config
-from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
+from omerender.ome.frontend import ARGOCD_FRONT, env_name, in_config, set_by_config
+from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, given_options, weights_options
 from omerender.ome.weights.settings import WeightsSettings
 from omerender.yamlio import paths
 from . import clusterfile
@@ -56,7 +56,8 @@ def weights_values(environ: dict) -> tuple[str, WeightsSettings, dict]:
         value = array_parameter(environ, name) if key in LISTS else parameter(environ, name)
         if value not in ("", []):
             given[key] = value
-    mode, settings = weights_options(given, {key: name for name, key in WEIGHTS.items()}, ARGOCD_FRONT)
+    mode, settings = weights_options(given, {key: name for name, key in WEIGHTS.items()}, ARGOCD_FRONT,
+                                     mode_elsewhere=True)   # an OMERender config may set it: split_config, the build
     return mode, settings, given
 
 
@@ -195,27 +196,28 @@ MARKER = "omerender.yaml"   # plugin.yaml's discover.fileName: an OMERender conf
 
 
 def split_config(docs: list, flag_names: tuple[str, ...]) -> tuple[list, Options | None]:
-    """A plain directory's documents without its OMERender config, and the options that config sets (None when
-    there is none, or an empty spec beside the Application's flags). The config is read as data and never written
-    out (no cluster serves its kind); flags from the Application beside a spec are an error, so the two can't
-    silently disagree."""
+    """A plain directory's documents without its OMERender config, and the options that config sets with the
+    Application's options added (None when there is none, or an empty spec beside the Application's options:
+    those apply alone). The config is read as data and never written out (no cluster serves its kind); an
+    Application option the config's spec sets too is an error, so the two can't silently disagree."""
     from .krm import CONFIG_API, CONFIG_KIND, function_options
     configs = [d for d in docs if isinstance(d.data, dict)
                and (d.data.get("apiVersion"), d.data.get("kind")) == (CONFIG_API, CONFIG_KIND)]
-    if not configs:
-        return docs, None
     if len(configs) > 1:
         raise OmeError(f"{len(configs)} OMERender configs ({', '.join(d.file for d in configs)}); an app's "
                        f"directory holds one, {MARKER}")
+    if not configs or (flag_names and not configs[0].data.get("spec")):   # none, or a bare marker
+        given_options(flag_names)   # a download setting with no mode anywhere
+        return [d for d in docs if not configs or d is not configs[0]], None
     config, rest = configs[0], [d for d in docs if d is not configs[0]]
-    if flag_names and not config.data.get("spec"):
-        return rest, None   # a bare marker: the Application's options apply
-    if flag_names:
-        raise OmeError(f"{', '.join(flag_names)}: this app's directory holds the OMERender config {config.file}; set "
-                       f"{in_config(flag_names)} in that config's spec instead, not in the Application's plugin env "
+    spec = config.data.get("spec")
+    refused = set_by_config(flag_names, spec if isinstance(spec, dict) else {})
+    if refused:
+        raise OmeError(f"{', '.join(refused)}: this app's directory holds the OMERender config {config.file}; set "
+                       f"{in_config(refused)} in that config's spec instead, not in the Application's plugin env "
                        f"or parameters")
     try:
-        options = function_options(config.data)
+        options = function_options(config.data, flag_names)
     except OmeError as err:
         raise err.located(None, config.file) from None
     return rest, options

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field as dc_field
 import yaml
 
 from omerender.errors import Message, OmeError
-from omerender.ome.frontend import in_config
+from omerender.ome.frontend import in_config, set_by_config
+from omerender.ome.weights.options import given_options
 from omerender.ome.load import Inputs, index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, Result, render
@@ -28,6 +29,7 @@ from omerender.yamlio.reading import Doc, parse_text, read_paths
 from omerender.yamlio.yamlread import SafeLoader
 from omerender.yamlio.provenance import Sources
 from . import atomicdir, kbuild, namerefs, native, patches
+from .fngiven import GIVEN_ENV, given_env
 from .fnsource import ROOT_ENV
 from .legacy import install_legacy_plugin
 from .remote import git_allow_protocol
@@ -139,8 +141,8 @@ def build(directory: str, boundary: str, options: Options | None = None,
         if built is not None and native_mode == "on":
             plan.reason += ("; omerender read the kustomization itself, without running kustomize (it uses only what "
                             "omerender reproduces exactly)")
-            return _pipeline(tree, plan, _placed(built[0], tree), built[1], _chosen(options, plan, default_options),
-                             extra, extra_name, inputs_only)
+            return _pipeline(tree, plan, _placed(built[0], tree), built[1],
+                             _chosen(options, plan, default_options, flag_names), extra, extra_name, inputs_only)
         work = tempfile.mkdtemp(prefix="omerender-build-")
         try:
             base = kbuild.copy_tree(tree, os.path.join(work, "tree"))
@@ -149,13 +151,13 @@ def build(directory: str, boundary: str, options: Options | None = None,
                 docs, stderr = _kustomize_docs(tree, plan, run)
                 if built is not None:
                     _verify(built, (docs, stderr))
-                return _pipeline(tree, plan, docs, stderr, _chosen(options, plan, default_options), extra,
+                return _pipeline(tree, plan, docs, stderr, _chosen(options, plan, default_options, flag_names), extra,
                                  extra_name, inputs_only)
             if extra:
                 raise OmeError(f"{extra_name} can't be added to this build: {plan.reason}, so kustomize runs "
                                f"omerender inside the build; list the ConfigMap inferenceservice-config under "
                                f"resources: in the kustomization instead")
-            return _function(tree, plan, run)
+            return _function(tree, plan, run, flag_names)
         finally:
             _remove(work)
 
@@ -253,9 +255,11 @@ def remote_setting(flag_off: bool, environ: dict) -> bool:
 
 
 def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], remote: bool, flags_from: str) -> None:
-    if tree.refs and flag_names:
-        raise OmeError(f"{', '.join(flag_names)}: this kustomization lists the OMERender transformer; set "
-                       f"{in_config(flag_names)} in that config's spec instead, not {flags_from}")
+    for ref in tree.refs:   # the others add to what the configs set (krm.function_options)
+        refused = set_by_config(flag_names, _spec(ref.config))
+        if refused:
+            raise OmeError(f"{', '.join(refused)}: this kustomization lists the OMERender transformer; set "
+                           f"{in_config(refused)} in that config's spec instead, not {flags_from}")
     if plan.path == "function" and tree.remote:
         kfile, entry = tree.remote[0]
         raise OmeError(f"remote {entry!r} can't be checked for programs it would run, and this layout needs "
@@ -267,9 +271,18 @@ def _check(tree: kbuild.Tree, plan: kbuild.Plan, flag_names: tuple[str, ...], re
                        f"copy it into the repository and name it by a relative path", file=kbuild.shown(kfile))
 
 
-def _config_options(config: dict | None) -> Options:
+def _config_options(config: dict | None, beside: tuple = ()) -> Options:
     from .krm import function_options
-    return function_options(config)
+    return function_options(config, beside)
+
+
+def _spec(config) -> dict:
+    """What an OMERender config sets: its ``spec`` (a kpt ConfigMap's ``data``); an unreadable one, nothing (the
+    function names what is wrong with it)."""
+    if not isinstance(config, dict):
+        return {}
+    values = config.get("data") if config.get("kind") == "ConfigMap" else config.get("spec")
+    return values if isinstance(values, dict) else {}
 
 
 def _kustomize_docs(tree, plan, run: Run) -> tuple[list[Doc], str]:
@@ -306,11 +319,16 @@ def _verify(native_built: tuple[list[Doc], str], kustomize_built: tuple[list[Doc
     raise OmeError(f"{NATIVE_ENV}=verify: the build without kustomize differs from kustomize's: {where}")
 
 
-def _chosen(options: Options | None, plan, default_options: Options | None) -> Options:
-    """The caller's options, else the tree's OMERender config's, else the caller's defaults."""
-    if options:
+def _chosen(options: Options | None, plan, default_options: Options | None, flag_names: tuple = ()) -> Options:
+    """The tree's OMERender config's options with the caller's settings (``flag_names``) added, else the caller's
+    options (checked again for a download setting without download: the caller left that to the build, since a
+    config could have set the mode), else the caller's defaults."""
+    if plan.config is not None:
+        return _config_options(plan.config, flag_names)
+    if options is not None:
+        given_options(flag_names)
         return options
-    return _config_options(plan.config) if plan.config is not None or default_options is None else default_options
+    return default_options if default_options is not None else _config_options(None)
 
 
 def _pipeline(tree, plan, docs: list[Doc], stderr: str, options: Options, extra: tuple[str, ...] = (),
@@ -340,7 +358,7 @@ def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]
     return added
 
 
-def _function(tree, plan, run: Run) -> Built:
+def _function(tree, plan, run: Run, flag_names: tuple = ()) -> Built:
     bin_dir = os.path.join(run.work, "bin")
     os.makedirs(bin_dir)
     wrapper = os.path.join(bin_dir, kbuild.FN_NAME)
@@ -356,7 +374,8 @@ def _function(tree, plan, run: Run) -> Built:
     argv = [run.binary, "build", *flags, staged] if kustomize else [run.binary, "kustomize", *flags, staged]
     # Nothing but omerender is on PATH: a function reference that slipped through finds no program.
     env = {"PATH": bin_dir, "HOME": run.work, "KUSTOMIZE_PLUGIN_HOME": plugin_home, "LANG": "C.UTF-8",
-           ROOT_ENV: os.path.join(run.work, "tree")}  # the function's messages name the staged files: see _unstaged
+           ROOT_ENV: os.path.join(run.work, "tree"),  # the function's messages name the staged files: see _unstaged
+           GIVEN_ENV: given_env(flag_names)}  # each config gets the caller's settings added, as on the pipeline path
     stdout, stderr = _run(argv, env, run, directory=tree.root)
     documents = [o for o in yaml.load_all(stdout, Loader=SafeLoader) if isinstance(o, dict)]
     namerefs.check_references(documents)   # never a silently broken reference (a field the rules miss)

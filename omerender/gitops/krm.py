@@ -12,6 +12,7 @@ warnings ``strict`` accepts); a ConfigMap's ``data`` with the same keys (``"true
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import yaml
@@ -24,13 +25,14 @@ from omerender.kube.validation import rendered_errors
 from omerender.ome.load import index
 from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
-from omerender.ome.frontend import CONFIG_FRONT
+from omerender.ome.frontend import CONFIG_FRONT, given_values, set_by_config
 from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
 from omerender.yamlio import limits
 from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
 from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_problem
 from . import fnsource as provenance
+from .fngiven import given_from_env
 
 RESOURCE_LIST = ("config.kubernetes.io/v1", "ResourceList")
 CONFIG_API = "omerender.io/v1alpha1"
@@ -38,6 +40,7 @@ CONFIG_KIND = "OMERender"
 # The --model-weights settings, each named in an error as the config spells it.
 WEIGHTS_FIELDS = {key: CONFIG_FRONT.name(key) for key in WEIGHTS_KEYS}
 WEIGHTS_STRINGS = ("mode", "storage_class", "access_mode", "image")   # the rest: jobsettings reads each
+SWITCHES = ("keep_inputs", "no_model_node_selector", "locked", "pod_monitors", "strict")
 CLUSTER_FIELDS = ("kubeVersion", "apiVersions")
 OPTION_FIELDS = ("allow", "keepInputs", "locked", "noModelNodeSelector", "podMonitors", "quiet", "strict",
                  *WEIGHTS_FIELDS.values(), *CLUSTER_FIELDS, "validate")
@@ -70,7 +73,8 @@ def run_with_lines(text: str) -> tuple[dict, int, list[str]]:
 
 def _run(text: str) -> tuple[list, list[Message], int]:
     resource_list = _parse(text)
-    options = function_options(resource_list.get("functionConfig"))
+    config = resource_list.get("functionConfig")
+    options = function_options(config, given_from_env(os.environ) if config is not None else ())
     items = resource_list.get("items") or []
     sources = provenance.function_sources(items)
     docs = []
@@ -178,8 +182,11 @@ def _load_piece(text: str, budget: Budget, position):
         raise
 
 
-def function_options(config) -> Options:
-    """The render options an OMERender config (or a kpt ConfigMap) sets, read as data."""
+def function_options(config, beside: tuple = ()) -> Options:
+    """The render options an OMERender config (or a kpt ConfigMap) sets, read as data, with the settings ``beside``
+    it (:class:`~omerender.ome.frontend.Given` flags or Argo CD parameters, none of which the config sets: see
+    :func:`~omerender.ome.frontend.set_by_config`) added: a download setting given beside a config that sets
+    ``modelWeights: download`` applies, and one given where no mode is download is the same error either way."""
     if config is None:
         return Options()
     if not isinstance(config, dict):
@@ -210,7 +217,13 @@ def function_options(config) -> Options:
     for key, value in values.items():
         if key not in WEIGHTS_FIELDS.values() and not isinstance(value, bool):
             raise OmeError(f"functionConfig.spec.{key} must be true or false", field=f"functionConfig.spec.{key}")
-    mode, settings = _weights(values, where)
+    added, added_names = given_values(beside)
+    twice = set_by_config(beside, values)   # the callers refuse these first, in their front end's words
+    if twice:
+        raise OmeError(f"{', '.join(twice)}: the OMERender config sets it too; set it in the config only",
+                       field=f"{where}.{CONFIG_FRONT.name(twice[0].key)}")
+    values.update({CONFIG_FRONT.name(key): True for key in added if key in SWITCHES})
+    mode, settings = _weights(values, where, {key: added[key] for key in added if key in WEIGHTS_KEYS}, added_names)
     return Options(keep_inputs=values.get("keepInputs", False),
                    model_node_selector=not values.get("noModelNodeSelector", False),
                    locked=values.get("locked", False), strict=values.get("strict", False),
@@ -232,14 +245,21 @@ def _cluster(kube_version, api_versions, where: str):
             parse_api_versions(api_versions or [], f"{where}.apiVersions"))
 
 
-def _weights(values: dict, where: str):
-    """The --model-weights mode and settings the config sets; a value of the wrong type is an error."""
+def _weights(values: dict, where: str, added: dict | None = None, added_names: dict | None = None):
+    """The --model-weights mode and settings the config sets, with those ``added`` beside it (named as given there:
+    ``added_names``; the mode, where neither sets it, as the front end that added settings spells it); a value of
+    the wrong type is an error."""
     for option in WEIGHTS_STRINGS:
         key = WEIGHTS_FIELDS[option]
         if values.get(key) is not None and not isinstance(values[key], str):
             raise OmeError(f"{where}.{key} must be a string", field=f"{where}.{key}")
     names = {option: f"{where}.{key}" for option, key in WEIGHTS_FIELDS.items()}
     given = {option: values.get(key) for option, key in WEIGHTS_FIELDS.items()}
+    if added:
+        names.update({option: added_names[option] for option in added})
+        given.update(added)
+        if given.get("mode") is None:
+            names["mode"] = added_names["mode"]
     return weights_options(given, names, CONFIG_FRONT)
 
 

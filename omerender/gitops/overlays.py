@@ -59,10 +59,15 @@ def _kustomization(kfile: str, budget: list[int] | None):
 def overlay_path(paths: list[str]) -> str | None:
     """The PATH that is an overlay (a directory whose kustomization changes what it lists), if any. An
     overlay is built on its own: given with other PATHs, it is an error."""
-    overlays = [p for p in paths if p != "-" and os.path.isdir(pathrules.resolve(p)) and _is_overlay(p)]
+    overlays = [p for p in paths if is_overlay(p)]
     if overlays and len(paths) > 1:
         raise OmeError(f"{overlays[0]} is a kustomize overlay, built on its own: give it as the only PATH")
     return overlays[0] if overlays else None
+
+
+def is_overlay(path: str) -> bool:
+    """Whether ``path`` is a directory that is an overlay (see :func:`overlay_path`)."""
+    return path != "-" and os.path.isdir(pathrules.resolve(path)) and _is_overlay(path)
 
 
 def _is_overlay(directory: str) -> bool:

@@ -46,14 +46,16 @@ def env_name(parameter: str) -> str:
 
 class Given(str):
     """A setting as the user gave it, in their front end's words (``--keep-inputs``, ``keep-inputs=true``), that
-    still knows which setting it is, so a message about it can say how another front end spells it."""
+    still knows which setting it is and where it was given, so a message about it can say how another front end
+    spells it."""
 
     key: str
     value: object
+    front: "FrontEnd"
 
-    def __new__(cls, text: str, key: str, value: object = None):
+    def __new__(cls, text: str, key: str, value: object = None, front: "FrontEnd | None" = None):
         made = super().__new__(cls, text)
-        made.key, made.value = key, value
+        made.key, made.value, made.front = key, value, front or CLI_FRONT
         return made
 
 
@@ -66,14 +68,19 @@ class FrontEnd:
         spelling = SETTINGS[key]
         return {CLI: spelling.flag, CONFIG: spelling.config, ARGOCD: spelling.parameter}[self.kind]
 
+    def field(self, key: str) -> str:
+        """The setting's name as an error about its value names it (``--weights-storage-class``,
+        ``WEIGHTS_STORAGE_CLASS``: the plugin.env name)."""
+        return env_name(self.name(key)) if self.kind == ARGOCD else self.name(key)
+
     def given(self, key: str, value=None) -> Given:
         """The setting as this front end writes it with ``value`` (None: a switch)."""
         name = self.name(key)
         if self.kind == CLI:
-            return Given(name if value is None else f"{name} {shlex.quote(str(value))}", key, value)
+            return Given(name if value is None else f"{name} {shlex.quote(str(value))}", key, value, self)
         if self.kind == CONFIG:
-            return Given(f"{name}: {'true' if value is None else value}", key, value)
-        return Given(f"{name}={'true' if value is None else value} ({env_name(name)})", key, value)
+            return Given(f"{name}: {'true' if value is None else value}", key, value, self)
+        return Given(f"{name}={'true' if value is None else value} ({env_name(name)})", key, value, self)
 
     def set(self, *settings: tuple[str, object]) -> str:
         """The fix that sets each (key, value): "render with --a X --b Y", "set a: X and b: Y in the OMERender
@@ -94,3 +101,33 @@ def in_config(given: tuple[str, ...]) -> str:
     """Where settings given outside an OMERender config go instead: its spec keys, each with its value."""
     keys = [CONFIG_FRONT.given(item.key, item.value) if isinstance(item, Given) else str(item) for item in given]
     return ", ".join(keys)
+
+
+# An OMERender config's spec key -> the setting it sets.
+BY_CONFIG_KEY = {spelling.config: key for key, spelling in SETTINGS.items()}
+
+
+def set_by_config(given: tuple, spec: dict) -> tuple:
+    """The settings given beside an OMERender config (flags, Argo CD parameters) that the config's ``spec`` sets
+    too: those are refused, so the two can't silently disagree. The others add to what the config sets."""
+    return tuple(item for item in given if isinstance(item, Given) and SETTINGS[item.key].config in spec)
+
+
+def given_values(given: tuple) -> tuple[dict, dict]:
+    """The settings ``given`` (flags, Argo CD parameters) as setting key -> value (None for a switch, a list for a
+    setting given once per item), and each setting's name (:meth:`FrontEnd.field`) in the front end they were given
+    in (empty when nothing is given)."""
+    values: dict = {}
+    names: dict = {}
+    for item in given:
+        if not isinstance(item, Given):
+            continue
+        names = names or {key: item.front.field(key) for key in SETTINGS}
+        if item.key in LIST_SETTINGS:
+            values.setdefault(item.key, []).append(item.value)
+        else:
+            values[item.key] = item.value
+    return values, names
+
+
+LIST_SETTINGS = frozenset({"allow", "node_selector", "tolerations", "env", "env_from"})
