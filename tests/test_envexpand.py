@@ -2,6 +2,8 @@
 third_party/forked/golang/expansion/expand_test.go: doExpansionTest and TestMapReference)."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from omerender.kube.envexpand import container_env, escape, expand, expand_argument, unresolved
@@ -83,3 +85,14 @@ def test_a_later_entry_of_a_name_replaces_the_earlier_one():
 @pytest.mark.parametrize("text", ["", "plain", "$", "$$", "a$(B)c", "$$(B)", "$(", "x$", "$(A$(B))", "é$(é)"])
 def test_an_escaped_text_comes_back_unchanged(text):
     assert expand(escape(text), CONTEXT.get) == text
+
+
+@pytest.mark.parametrize("text", ["$(" * 500_000, "$$" * 500_000, "$(A)" * 250_000, "x$" * 500_000,
+                                  "$(" * 250_000 + ")"])
+def test_a_megabyte_of_operators_is_expanded_in_linear_time(text):
+    started = time.process_time()
+    expanded = expand(text, {"A": "b"}.get)
+    assert time.process_time() - started < 2
+    expected = {"$$$$": "$" * 500_000, "$(A)": "b" * 250_000}.get(text[:4], text)
+    assert expanded == expected
+    assert expand(escape(text), {}.get) == text

@@ -66,6 +66,11 @@ def test_build_hands_the_flags_to_the_function_on_the_function_path(tree):
     assert (refused.code, refused.stdout, refused.lines) == (1, "", [
         "error: --model-weights agent: this kustomization lists the OMERender transformer; set modelWeights: agent "
         "in that config's spec instead, not as command-line flags"])
+    above_dev = Path("overlays/above-dev")   # overlays/dev's config sets no modelWeights
+    above_dev.mkdir()
+    (above_dev / "kustomization.yaml").write_text("resources: [../dev]\nnamePrefix: team-\n")
+    no_mode = run_cli("build", "overlays/above-dev", "--downloader-env", MIRROR)
+    assert (no_mode.code, no_mode.stdout, no_mode.lines[0]) == (1, "", NO_MODE)   # the function's, then kustomize's
     alone = run_cli("build", "overlays/above", "--model-weights", "agent", "--downloader-env", MIRROR)
     assert alone.code == 2 and alone.stderr.strip().splitlines()[-1] == (
         "Error: --downloader-env is used only with --model-weights download")

@@ -35,33 +35,33 @@ class Env(dict):
 
 
 def expand(text: str, lookup: Callable[[str], str | None]) -> str:
-    """``text`` with each ``$(NAME)`` replaced by ``lookup(NAME)`` (None: left as written) and ``$$`` as ``$``."""
+    """``text`` with each ``$(NAME)`` replaced by ``lookup(NAME)`` (None: left as written) and ``$$`` as ``$``.
+    Linear in ``text``: each ``$`` and each ``)`` is looked for once."""
     if "$" not in text:
         return text
     out: list[str] = []
-    checkpoint = cursor = 0
-    end = len(text)
-    while cursor < end:
-        if text[cursor] == "$" and cursor + 1 < end:
-            out.append(text[checkpoint:cursor])
-            following = text[cursor + 1]
-            advance = 1
-            if following == "$":
-                out.append("$")   # escaped operator
-            elif following == "(":
-                closer = text.find(")", cursor + 2)
-                if closer < 0:
-                    out.append("$(")   # incomplete reference: as written
-                else:
-                    name = text[cursor + 2:closer]
-                    value = lookup(name)
-                    out.append(f"$({name})" if value is None else value)
-                    advance = closer - cursor
+    checkpoint = 0
+    closer = -2   # the next ")" at or after where it was last looked for; -1: there is none
+    cursor = text.find("$")
+    last = len(text) - 1
+    while 0 <= cursor < last:   # a "$" at the very end stays as written
+        out.append(text[checkpoint:cursor])
+        following = text[cursor + 1]
+        after = cursor + 2
+        if following == "(":
+            if closer != -1 and closer < after:
+                closer = text.find(")", after)
+            if closer < 0:
+                out.append("$(")   # incomplete reference: as written
             else:
-                out.append("$" + following)   # not a reference: the operator and the character after it
-            cursor += advance
-            checkpoint = cursor + 1
-        cursor += 1
+                name = text[after:closer]
+                value = lookup(name)
+                out.append(f"$({name})" if value is None else value)
+                after = closer + 1
+        else:   # "$$" is an escaped "$"; "$" before anything else stays with it
+            out.append("$" if following == "$" else "$" + following)
+        checkpoint = after
+        cursor = text.find("$", after)
     out.append(text[checkpoint:])
     return "".join(out)
 
