@@ -78,6 +78,10 @@ SETUP = {
         "mkdir demo && cd demo && git init -q -b main . && cp -r ../fixtures/many-clusters/. .\n"
         "git add . && git -c user.name=docs -c user.email=docs@example.com commit -qm base\n"
         "git update-ref refs/remotes/origin/main HEAD",
+    # an overlay whose OMERender config sets modelWeights: download
+    ("docs/how-to/model-weights.md",
+     "omerender render overlays/prod --downloader-env HF_ENDPOINT=https://hf-mirror.example"):
+        "cd fixtures/kustomize && printf '  modelWeights: download\\n' >> overlays/prod/omerender.yaml",
     ("docs/tutorials/flux.md", "omerender render omedeploy/ --output-dir rendered/"):
         "cp -r fixtures/quickstart omedeploy",   # the reader's directory of OME objects
     # the catalog's model file and the model's own config.json, as a user has them
