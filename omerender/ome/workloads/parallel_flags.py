@@ -13,8 +13,8 @@ the server fails at start: an error. Fewer: GPUs sit idle, a warning.
 
 The flags are read from the runner as the pod runs it: after placeholders are filled, with ``$(VAR)`` expanded as the
 kubelet expands it (:mod:`omerender.kube.envexpand`), and a shell script (``sh -c "..."``) split into words with its
-``$VAR``/``${VAR}`` of an ``env`` value known before the cluster expanded. A size that is still not a number is not
-judged.
+``$VAR``/``${VAR}`` of an ``env`` value known here (not ``valueFrom``) expanded. A size that is still not a number is
+not judged.
 """
 from __future__ import annotations
 
