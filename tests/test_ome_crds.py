@@ -6,11 +6,14 @@ file:line:column; the valid twin passes; OME's catalog rendered in both weights 
 validates clean (the samples: tests/test_validate.py)."""
 from __future__ import annotations
 
+import gzip
+import json
+
 import pytest
 import yaml
 
 from catalog import completed_model, isvc_for, models, paired_model_name
-from conftest import render_objects, run_cli
+from conftest import ROOT, render_objects, run_cli
 from samples import catalog_runtimes
 
 ISVC = """apiVersion: ome.io/v1beta1
@@ -183,3 +186,27 @@ def test_ome_s_catalog_rendered_in_both_weights_modes_and_with_its_inputs_valida
     path.write_text(run.stdout)
     done = run_cli("validate", str(path), "--strict")
     assert (done.code, done.printed) == (0, "")
+
+
+def test_ome_s_crds_given_with_schema_location_replace_the_pinned_ones_whole(tmp_path):
+    # the pinned InferenceService CRD, less acceleratorSelector, as a cluster's own CRD: it alone decides
+    pinned = json.loads(gzip.decompress((ROOT / "omerender" / "kube" / "crds" / "ome-inferenceservices.json.gz")
+                                        .read_bytes()))
+    schema = pinned["openAPIV3Schema"]
+    del schema["properties"]["spec"]["properties"]["acceleratorSelector"]
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "inferenceservices.ome.io"},
+           "spec": {"group": "ome.io", "names": {"kind": "InferenceService", "plural": "inferenceservices"},
+                    "scope": "Namespaced",
+                    "versions": [{"name": "v1beta1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": schema}}]}}
+    (tmp_path / "ome-crds.yaml").write_text(yaml.safe_dump(crd))
+    given = ("--schema-location", str(tmp_path / "ome-crds.yaml"))
+    v13 = ISVC.replace("  acceleratorSelector:\n    policy: BestFit\n", "  deploymentMode: RawDeployment\n")
+    assert _validate(tmp_path, v13).code == 0
+    done = _validate(tmp_path, v13, *given)
+    assert done.code == 1
+    assert done.placed_lines == [f"error: {tmp_path / 'ome.yaml'}:11:3: InferenceService serving/chat: "
+                                 'spec.deploymentMode: unknown field "deploymentMode"']
+    refused = _validate(tmp_path, ISVC, *given)
+    assert refused.code == 1 and 'spec.acceleratorSelector: unknown field "acceleratorSelector"' in refused.placed
