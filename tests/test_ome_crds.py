@@ -210,3 +210,9 @@ def test_ome_s_crds_given_with_schema_location_replace_the_pinned_ones_whole(tmp
                                  'spec.deploymentMode: unknown field "deploymentMode"']
     refused = _validate(tmp_path, ISVC, *given)
     assert refused.code == 1 and 'spec.acceleratorSelector: unknown field "acceleratorSelector"' in refused.placed
+
+
+def test_a_status_is_ignored_as_the_api_server_ignores_it_on_create(tmp_path):
+    # `kubectl get -o yaml` writes it; the pinned CRDs were vendored without it
+    assert _validate(tmp_path, MODEL + "status:\n  state: Ready\n").code == 0
+    assert _validate(tmp_path, MODEL + "statuses: {}\n").code == 1

@@ -154,6 +154,8 @@ def _object(value: dict, schema: dict, path: str, problems: list, depth: int) ->
     for name, item in value.items():
         if path == "" and name in ("apiVersion", "kind", "metadata"):
             continue  # every object's; the caller checks metadata against the core ObjectMeta
+        if path == "" and name == "status" and name not in properties:
+            continue  # a pinned CRD's status, removed when vendored: the API server ignores it on create
         child = properties.get(name)
         if child is None and isinstance(extra, dict):
             child = extra
