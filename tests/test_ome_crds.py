@@ -216,3 +216,10 @@ def test_a_status_is_ignored_as_the_api_server_ignores_it_on_create(tmp_path):
     # `kubectl get -o yaml` writes it; the pinned CRDs were vendored without it
     assert _validate(tmp_path, MODEL + "status:\n  state: Ready\n").code == 0
     assert _validate(tmp_path, MODEL + "statuses: {}\n").code == 1
+
+
+def test_below_a_field_the_input_shapes_take_as_any_value_the_crd_decides(tmp_path):
+    # the shapes read spec.predictor as any value (it is ignored); its fields are the CRD's
+    done = _validate(tmp_path, ISVC.replace("  engine:\n", "  predictor: {minReplicas: 1, replica: 2}\n  engine:\n"))
+    assert done.code == 1
+    assert [line.split(": ", 3)[3] for line in done.placed_lines] == ['spec.predictor.replica: unknown field "replica"']

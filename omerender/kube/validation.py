@@ -133,8 +133,8 @@ def _v13_shape(kind: str, field: str):
     shape = SPEC_SHAPES[kind]
     for step in steps[1:]:
         shape = shape.shape if isinstance(shape, Rule) else shape
-        if step == REQUIRED:
-            return None
+        if step == REQUIRED or shape is object:
+            return None  # below ``object`` (any value), the shapes declare no field: the CRD's word stands
         if isinstance(step, int):
             shape = shape[0] if isinstance(shape, list) else None
         elif isinstance(shape, Component):
@@ -143,7 +143,7 @@ def _v13_shape(kind: str, field: str):
             shape = shape.values
         elif isinstance(shape, dict):
             shape = shape.get(step)
-        elif shape is not object:
+        else:
             shape = None
         if shape is None:
             return None
