@@ -1,7 +1,7 @@
 """OME's own kinds in ``omerender validate`` (issue 43): checked against OME's pinned CRDs (omerender/kube/crds/ome-*,
 scripts/vendor_crds.py), as the API server checks a create under strict field validation, rather than with the input
-shapes; a field OME v1.3 added, which those CRDs (the newest OME publishes as files) predate, against its input
-shape. OME objects written here by hand, each breaking one rule of its CRD, get exactly their error with
+shapes; a field OME v1.3 added, which those CRDs (of the commit tests/data/ome comes from) predate, against its
+input shape. OME objects written here by hand, each breaking one rule of its CRD, get exactly their error with
 file:line:column; the valid twin passes; OME's catalog rendered in both weights modes and with --keep-inputs
 validates clean (the samples: tests/test_validate.py)."""
 from __future__ import annotations
