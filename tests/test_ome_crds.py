@@ -223,3 +223,15 @@ def test_below_a_field_the_input_shapes_take_as_any_value_the_crd_decides(tmp_pa
     done = _validate(tmp_path, ISVC.replace("  engine:\n", "  predictor: {minReplicas: 1, replica: 2}\n  engine:\n"))
     assert done.code == 1
     assert [line.split(": ", 3)[3] for line in done.placed_lines] == ['spec.predictor.replica: unknown field "replica"']
+
+
+def test_the_pod_fields_of_an_ome_object_are_those_of_ome_s_crd_not_of_the_kube_version(tmp_path):
+    # OME's CRDs hold Kubernetes 1.33's pod fields: the API server of 1.30 takes an image volume in an
+    # InferenceService (the render refuses it for 1.30, naming the pod OME would create: test_kube_versions.py)
+    volume = ISVC.replace("    runner:\n", "    volumes:\n      - name: extra\n        image: {reference: "
+                                            "registry.example/m:v1}\n    runner:\n")
+    assert _validate(tmp_path, volume, "--kube-version", "1.30").code == 0
+    done = _validate(tmp_path, volume.replace("image: {reference", "image: {refrence"), "--kube-version", "1.30")
+    assert done.code == 1
+    assert [line.split(": ", 3)[3] for line in done.placed_lines] == [
+        'spec.engine.volumes[0].image.refrence: unknown field "refrence"']
