@@ -189,8 +189,9 @@ this file.
 {rows}
 
 What was trimmed: {trimmed}. The rest of OME's repository (its Go source, the CRDs in
-`config/crd/`, charts, docs) is not copied: no test reads it; `omerender/kube/shapes.py` and
-`docs/spec/api.md` §1.1 cite the CRDs at OME's public source instead. `modelconfig/README.md` and this file
+`config/crd/`, charts, docs) is not copied here: OME's CRDs of this commit ship, descriptions and status removed,
+in `omerender/kube/crds/ome-*.json.gz` (`scripts/vendor_crds.py`, which records each file's sha256), and
+`omerender validate` checks OME's kinds against them. `modelconfig/README.md` and this file
 are omerender's.
 
 Used by the catalog sweep (`tests/catalog.py`), the samples sweep (`tests/samples.py`), the multi-node and

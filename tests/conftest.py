@@ -112,8 +112,9 @@ def load_yaml(path: Path) -> list[dict]:
 
 def validate_k8s(obj: dict) -> None:
     """Validate a rendered object: the Kubernetes API schema (strict: unknown fields fail) for core kinds,
-    the CRD schema in tests/schemas/ for the NON_CORE kinds (LeaderWorkerSet, ScaledObject, HTTPRoute,
-    BackendTrafficPolicy, PodMonitor). Raises jsonschema.ValidationError."""
+    the CRD omerender ships (omerender/kube/crds/, read by tests/schemas/) for the NON_CORE kinds (LeaderWorkerSet,
+    ScaledObject, TriggerAuthentication, HTTPRoute, BackendTrafficPolicy, PodMonitor). Raises
+    jsonschema.ValidationError."""
     validate_object(obj)
 
 

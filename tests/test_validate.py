@@ -308,3 +308,13 @@ def test_the_krm_function_validates_with_validate_true(tmp_path):
         assert done.returncode == code, done.stderr
     assert "spec.paused: Invalid value" in done.stderr
 
+
+
+def test_a_format_byte_field_takes_base64_only(tmp_path):
+    checked = POLICY.replace("  loadBalancer:\n", "  healthCheck:\n    active:\n      type: TCP\n      tcp:\n"
+                                                   "        send: {type: Binary, binary: aGVsbG8=}\n  loadBalancer:\n")
+    assert _validate(tmp_path, checked).code == 0
+    broken = _validate(tmp_path, checked.replace("aGVsbG8=", "hello!"))
+    assert broken.code == 1
+    assert broken.lines[0].endswith('BackendTrafficPolicy serving/chat: spec.healthCheck.active.tcp.send.binary: '
+                                    'Invalid value: "hello!": must be of type byte (base64)'), broken.lines

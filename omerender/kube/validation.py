@@ -1,18 +1,23 @@
 """One object checked as the target cluster's API server would check its create: built-in kinds against the field
-table of the Kubernetes version (:mod:`.coreschema`), the kinds omerender writes outside the Kubernetes API against
-their pinned CRDs (``crds/``, written by ``scripts/vendor_crds.py``) with their CEL rules (:mod:`.crdschema`), OME's
-own kinds against the shapes of OME's CRDs (:mod:`.shapes`), and the kinds of CRDs the user gives
-(``--schema-location``) against those."""
+table of the Kubernetes version (:mod:`.coreschema`), the kinds omerender writes outside the Kubernetes API, OME's own
+among them, against their pinned CRDs (``crds/``, written by ``scripts/vendor_crds.py``) with their CEL rules
+(:mod:`.crdschema`), and the kinds of CRDs the user gives (``--schema-location``) against those.
+
+OME's pinned CRDs (those of the commit ``tests/data/ome`` comes from) predate OME v1.3: a field v1.3 added
+(``deploymentMode``, a component's ``autoscaler``...) is not in them. Such a field, and only such a field (one the CRD does not declare
+where the input shapes of :mod:`.shapes`, which follow v1.3, do), is checked against its input shape instead of
+being an unknown field. AutoscalerPolicy, new in v1.3, has no pinned CRD and is checked with its input shape whole."""
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 
 from omerender.errors import ObjRef, OmeError
 from . import coreschema, crdschema, k8stypes
-from .shapes import SPEC_SHAPES, check_spec
+from .shapes import REQUIRED, SPEC_SHAPES, Component, MapOf, Rule, check, check_spec
 
 OME_API = "ome.io/v1beta1"
 
@@ -57,7 +62,8 @@ def problems(obj: dict, version: str, extra: dict[str, dict] | None = None) -> l
         return coreschema.check(obj, core, version)
     document = (extra or {}).get(f"{api}/{kind}") or pinned_crds().get(f"{api}/{kind}")
     if document is not None:
-        return _custom(obj, document, version)
+        found = _custom(obj, document, version)
+        return _with_v13_fields(obj, kind, found, version) if api == OME_API and "source" in document else found
     if api == OME_API and kind in SPEC_SHAPES:
         return _ome(obj, kind, version)
     return None
@@ -92,6 +98,77 @@ def _custom(obj: dict, document: dict, version: str) -> list[tuple[str, str]]:
     return found
 
 
+def _with_v13_fields(obj: dict, kind: str, found: list[tuple[str, str]], version: str) -> list[tuple[str, str]]:
+    """``found`` (an OME object's problems against its pinned, pre-v1.3 CRD) with each unknown field that v1.3
+    declares checked against its input shape instead."""
+    kept = []
+    for field, text in found:
+        shape = _v13_shape(kind, field) if text.startswith('unknown field "') else None
+        value = _value_at(obj, field) if shape is not None else _MISSING
+        if value is _MISSING:
+            kept.append((field, text))
+            continue
+        with k8stypes.kube_version_in_use(version):
+            try:
+                check(value, shape, field)
+            except OmeError as err:
+                kept.append(_problem(err))
+    return kept
+
+
+_STEP = re.compile(r"\[(\d+)\]|[^.\[\]]+")
+
+
+def _steps(field: str) -> list:
+    return [int(index) if index else name for index, name in
+            ((m.group(1), m.group(0)) for m in _STEP.finditer(field))]
+
+
+def _v13_shape(kind: str, field: str):
+    """The input shape of ``field`` (``spec.engine.autoscaler``), where the shapes declare it as an OME field (not a
+    Kubernetes type's, which the CRD holds as OME's Kubernetes release has it); else None."""
+    steps = _steps(field)
+    if steps[:1] != ["spec"] or kind not in SPEC_SHAPES:
+        return None
+    shape = SPEC_SHAPES[kind]
+    for step in steps[1:]:
+        shape = shape.shape if isinstance(shape, Rule) else shape
+        if step == REQUIRED or shape is object:
+            return None  # below ``object`` (any value), the shapes declare no field: the CRD's word stands
+        if isinstance(step, int):
+            shape = shape[0] if isinstance(shape, list) else None
+        elif isinstance(shape, Component):
+            shape = shape.extension.get(step)
+        elif isinstance(shape, MapOf):
+            shape = shape.values
+        elif isinstance(shape, dict):
+            shape = shape.get(step)
+        else:
+            shape = None
+        if shape is None:
+            return None
+    return shape
+
+
+_MISSING = object()
+
+
+def _value_at(obj: dict, field: str):
+    """The value at ``field``; _MISSING where the path does not lead to one (a field name holding "." or "[")."""
+    value = obj
+    for step in _steps(field):
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return value
+
+
+def _problem(err: OmeError) -> tuple[str, str]:
+    text = err.text.split(": ", 1)[1] if err.field and err.text.startswith(err.field + ": ") else err.text
+    return err.field or "spec", text
+
+
 def _ome(obj: dict, kind: str, version: str) -> list[tuple[str, str]]:
     found = _metadata(obj, version)
     unknown = sorted(set(obj) - {"apiVersion", "kind", "metadata", "spec", "status"})
@@ -101,6 +178,5 @@ def _ome(obj: dict, kind: str, version: str) -> list[tuple[str, str]]:
         try:
             check_spec(kind, spec if spec is not None else {})
         except OmeError as err:
-            text = err.text.split(": ", 1)[1] if err.field and err.text.startswith(err.field + ": ") else err.text
-            found.append((err.field or "spec", text))
+            found.append(_problem(err))
     return found

@@ -1,9 +1,10 @@
 """The one schema check for every rendered object: the Kubernetes API schema for core kinds, the CRD
 schema for the kinds the API does not have (NON_CORE).
 
-LeaderWorkerSet and ScaledObject are checked against the upstream CRDs omerender ships (omerender/kube/crds/,
-scripts/vendor_crds.py). HTTPRoute, BackendTrafficPolicy, PodMonitor and TriggerAuthentication are checked against their published CRD schemas
-(vendored by vendor.py), read as the API server reads a structural schema under strict field validation:
+Each is checked against the upstream CRD omerender ships (omerender/kube/crds/, written by scripts/vendor_crds.py:
+LeaderWorkerSet, ScaledObject, TriggerAuthentication, HTTPRoute, BackendTrafficPolicy, PodMonitor), converted here to
+JSON Schema 2020-12 and read as the API server reads a structural schema under strict field validation -- a second
+reading of the same schemas, apart from omerender's own (omerender/kube/crdschema.py):
 - an object field the schema does not declare is refused (the server prunes it, or refuses it with
   fieldValidation=Strict, which is what `kubectl apply` asks for), unless x-kubernetes-preserve-unknown-fields;
 - x-kubernetes-int-or-string takes an integer or a string;
@@ -12,7 +13,7 @@ scripts/vendor_crds.py). HTTPRoute, BackendTrafficPolicy, PodMonitor and Trigger
 - `pattern` is a Go regular expression (`$` is the end of the text, never before a final newline);
 - formats int32, int64 and byte are checked; list-type set and map refuse duplicates;
 - metadata is a core ObjectMeta, checked against the Kubernetes schema.
-CEL rules (x-kubernetes-validations) are NOT checked: no CEL evaluator here. They stay in the vendored files.
+CEL rules (x-kubernetes-validations) are NOT checked here: `omerender validate` evaluates them (tests/test_validate.py).
 """
 from __future__ import annotations
 
@@ -31,13 +32,11 @@ import kubernetes_validate.utils
 # kubernetes_validate reads and parses a schema file (and its definitions) on every call; they never change.
 kubernetes_validate.utils.schema_contents = lru_cache(maxsize=None)(kubernetes_validate.utils.schema_contents)
 
-HERE = Path(__file__).resolve().parent
-PACKAGE_CRDS = HERE.parents[1] / "omerender" / "kube" / "crds"
-PACKAGED = {"LeaderWorkerSet": "leaderworkerset.json.gz", "ScaledObject": "scaledobject.json.gz"}
+PACKAGE_CRDS = Path(__file__).resolve().parents[2] / "omerender" / "kube" / "crds"
 K8S_VERSION = "1.30"
-SCHEMA_FILES = {"LeaderWorkerSet": "leaderworkerset.json", "ScaledObject": "scaledobject.json",
-                "HTTPRoute": "httproute.json", "BackendTrafficPolicy": "backendtrafficpolicy.json",
-                "PodMonitor": "podmonitor.json", "TriggerAuthentication": "triggerauthentication.json"}
+SCHEMA_FILES = {"LeaderWorkerSet": "leaderworkerset.json.gz", "ScaledObject": "scaledobject.json.gz",
+                "HTTPRoute": "httproute.json.gz", "BackendTrafficPolicy": "backendtrafficpolicy.json.gz",
+                "PodMonitor": "podmonitor.json.gz", "TriggerAuthentication": "triggerauthentication.json.gz"}
 # Kinds whose schemas are not in the Kubernetes API.
 NON_CORE = frozenset(SCHEMA_FILES)
 PASSED_MODELS = ("BaseModel", "ClusterBaseModel")  # the input's own objects, not rendered ones
@@ -64,8 +63,7 @@ def validate_object(obj: dict) -> None:
         validate_core(obj)
         return
     validator(kind).validate(obj)
-    if "openAPIV3Schema" in _document(kind):
-        validate_core({"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj["metadata"]})
+    validate_core({"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj["metadata"]})
     if kind == "LeaderWorkerSet":
         group = obj["spec"]["leaderWorkerTemplate"]
         for key in ("leaderTemplate", "workerTemplate"):
@@ -83,17 +81,13 @@ def validate_all(objects: list[dict]) -> None:
 
 @lru_cache(maxsize=None)
 def _document(kind: str) -> dict:
-    if kind in PACKAGED:  # the upstream CRD omerender ships (omerender/kube/crds, scripts/vendor_crds.py)
-        return json.loads(gzip.decompress((PACKAGE_CRDS / PACKAGED[kind]).read_bytes()))
-    return json.loads((HERE / SCHEMA_FILES[kind]).read_text())
+    return json.loads(gzip.decompress((PACKAGE_CRDS / SCHEMA_FILES[kind]).read_bytes()))
 
 
 @lru_cache(maxsize=None)
 def schema(kind: str) -> dict:
     """The JSON Schema a kind is checked against (a vendored CRD schema converted by `structural`)."""
     document = _document(kind)
-    if "openAPIV3Schema" not in document:
-        return document
     converted = structural(document["openAPIV3Schema"])
     converted["properties"]["apiVersion"] = {"const": f"{document['group']}/{document['version']}"}
     converted["properties"]["kind"] = {"const": document["kind"]}
