@@ -383,6 +383,15 @@ def test_unknown_fields_deeper_in_runtime_model_and_class_specs_are_errors():
         'unknown field "requiredDuringScheduling"']
 
 
+def test_a_runtime_entry_takes_v1_3_model_cache_providers_as_a_list_of_names():
+    """api.md §6: supportedModelFormats[].modelCacheProviders is a v1.3 field with no effect yet; OME admits it."""
+    def providers(value):
+        return lambda o: o["runtime"]["spec"]["supportedModelFormats"][0].update(modelCacheProviders=value)
+    assert render_we(providers(["node-cache"])).code == 0
+    assert failed(render_we(providers("node-cache"))) == [
+        RUNTIME + 'spec.supportedModelFormats[0].modelCacheProviders: Invalid value: "string": must be of type array']
+
+
 def test_labels_and_annotations_must_be_strings_but_null_is_unset():
     assert failed(render_objects([configmap("x", labels={"replicas": 3})])) == [
         'error: <stdin>: ConfigMap apps/x: metadata.labels.replicas: Invalid value: "number": must be of type string']

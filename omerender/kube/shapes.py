@@ -128,6 +128,7 @@ SUPPORTED_FORMAT = {
     "name": object, "version": object, "modelFormat": FORMAT, "modelFramework": FORMAT, "modelArchitecture": object,
     "modelType": object, "quantization": object, "autoSelect": object, "priority": object,
     "acceleratorConfig": ACCELERATOR_CONFIG, "diffusionPipeline": DIFFUSION_PIPELINE,
+    "modelCacheProviders": [str],  # v1.3, for Sharded models; no provider exists yet, so OME does nothing with it
 }
 RUNTIME_SPEC = {
     "supportedModelFormats": [SUPPORTED_FORMAT], "modelSizeRange": {"min": object, "max": object}, "disabled": bool,
