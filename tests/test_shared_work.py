@@ -17,6 +17,7 @@ from omerender.ome import shared as shared_module
 from omerender.ome.load import index
 from omerender.ome.pinning import lock as lock_module
 from omerender.ome.render import Options, render
+from omerender.ome.workloads import parallel_flags
 from omerender.yamlio.data import fingerprint
 from omerender.yamlio.reading import read_paths
 
@@ -79,6 +80,28 @@ def test_a_shared_selection_warns_each_inferenceservice_at_its_own_line(repo, mo
     assert [line for line in run.printed.splitlines() if "runtime-unsupported-model" in line] == [
         f"warning: ./a.yaml:3:1: InferenceService demo/a: {text}",
         f"warning: ./b.yaml:1:1: InferenceService demo/b: {text}",
+    ]
+
+
+def test_a_shared_runner_check_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
+    """The runtime's runner asks for one GPU's tensor parallelism in pods of two GPUs: the parallelism check runs
+    once for the runner both InferenceServices share, and each gets the warning at its own place."""
+    runtime = (repo / "runtime.yaml").read_text().replace("nvidia.com/gpu: 1}", "nvidia.com/gpu: 2}")
+    assert runtime.count("nvidia.com/gpu: 2}") == 2
+    (repo / "runtime.yaml").write_text(runtime)
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct"))
+    (repo / "b.yaml").write_text("# a comment\n# and another\n# and a third\n" + isvc("b", model="llama-3-2-3b-instruct"))
+    calls = []
+    real = parallel_flags.check
+    monkeypatch.setattr(parallel_flags, "check", lambda *args: calls.append(args[0]) or real(*args))
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["engine"]
+    text = ("engine runner ome-container: --tp-size 1 use 1 GPUs and the pod holds 2: 1 sit idle; raise the flags to "
+            "2 GPUs in all, or give the pods fewer GPUs [parallelism-gpu-mismatch]")
+    assert [line for line in run.printed.splitlines() if "parallelism-gpu-mismatch" in line] == [
+        f"warning: ./a.yaml:11:3: InferenceService demo/a: {text}",
+        f"warning: ./b.yaml:14:3: InferenceService demo/b: {text}",
     ]
 
 

@@ -9,6 +9,8 @@ the caller, as every error of an InferenceService is).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
@@ -41,11 +43,11 @@ class Recorder(Report):
             say(text, ref=ref, field=where, file=file, code=code)
 
 
-def shared(table: dict, key, report: Report, compute: Callable[[Report], T], owner: object) -> T:
+def shared(table: dict, key, report: Report, compute: Callable[[Report], T], owner: object | None) -> T:
     """``compute(report)``, computed once per ``key`` in ``table`` (None: not shared) and its messages replayed
     into each caller's ``report``. ``compute`` must depend on nothing but what ``key`` names, and return a value
     its callers only read. Work that spends ``owner``'s suggestion budget (:mod:`omerender.suggest`) is not
-    shared, so that the budget runs out where it did before."""
+    shared, so that the budget runs out where it did before (None: work that suggests nothing)."""
     if key is None:
         return compute(report)
     found = table.get(key)
@@ -54,13 +56,32 @@ def shared(table: dict, key, report: Report, compute: Callable[[Report], T], own
         recorder.replay(report)
         return value
     recorder = Recorder()
-    budget = remaining(owner)
+    budget = None if owner is None else remaining(owner)
     try:
         value = compute(recorder)
     except OmeError:
         recorder.replay(report)  # what was said before the error, then the error itself: never shared
         raise
-    if remaining(owner) == budget:
+    if owner is None or remaining(owner) == budget:
         table[key] = (value, recorder)
     recorder.replay(report)
     return value
+
+
+_TABLE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("omerender_shared_work", default=None)
+
+
+@contextlib.contextmanager
+def shared_work():
+    """One table of shared work for the render inside (render opens it): nothing outlives the render."""
+    token = _TABLE.set({})
+    try:
+        yield
+    finally:
+        _TABLE.reset(token)
+
+
+def render_table() -> dict:
+    """The open render's table; outside a render, an empty one each time (nothing is shared)."""
+    table = _TABLE.get()
+    return {} if table is None else table
