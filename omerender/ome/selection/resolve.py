@@ -33,10 +33,19 @@ def selection_key(isvc: Obj) -> tuple | None:
     """Everything of ``isvc`` that :func:`resolve` reads when it succeeds, so that InferenceServices with equal
     keys resolve alike (ome.shared); None where that is not plain data."""
     spec = isvc.spec
-    model, runtime = fingerprint(spec.get("model")), fingerprint(spec.get("runtime"))
+    model, runtime = _content(spec.get("model")), _content(spec.get("runtime"))
     if model is None or runtime is None:
         return None
     try:
         return (isvc.namespace, model, runtime, _request(isvc), tuple(_class_requests(isvc)), _admission_checked(isvc))
     except TypeError:  # an unhashable value where a name belongs: resolve reports it
         return None
+
+
+def _content(value) -> tuple | None:
+    """``value`` as a key equal only for equal content: a map of strings as its items (the usual reference), else a
+    digest of it (ome.shared); None where it has none."""
+    if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+        return ("strings", tuple(value.items()))
+    digest = fingerprint(value)
+    return None if digest is None else ("digest", digest)
