@@ -115,3 +115,8 @@ def per_owner(table: dict, owner: object, initial: int) -> list[int]:
     budget = [initial]
     table[key] = (weakref.ref(owner, lambda _ref: table.pop(key, None)), budget)
     return budget
+
+
+def remaining(owner: object) -> int:
+    """What is left of ``owner``'s budget of comparisons (work shared across InferenceServices compares it)."""
+    return _budget(owner)[0]

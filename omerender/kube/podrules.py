@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from omerender.errors import OmeError
+from omerender.yamlio.data import fingerprint
 from .apirules import is_extended_resource, shown
 from .quantities import parse_quantity
 
@@ -45,9 +46,28 @@ class Refusal:
 
 
 def pod_refusal(pod: dict) -> Refusal | None:
-    """The first rule ``pod`` (a pod spec, as omerender writes it) breaks, None when it breaks none."""
+    """The first rule ``pod`` (a pod spec, as omerender writes it) breaks, None when it breaks none.
+
+    A pod spec that breaks none is remembered by a digest of its exact content, as shapes.check_pod remembers
+    those it found valid: InferenceServices that share a runtime, a model and a class write the same one."""
     if not isinstance(pod, dict):
         return None
+    digest = fingerprint(pod)
+    if digest is not None and digest in _FINE:
+        return None
+    found = _first_refusal(pod)
+    if found is None and digest is not None:
+        if len(_FINE) >= _FINE_MAX:
+            _FINE.clear()
+        _FINE.add(digest)
+    return found
+
+
+_FINE: set = set()  # digests of the pod specs that break no rule
+_FINE_MAX = 100_000
+
+
+def _first_refusal(pod: dict) -> Refusal | None:
     volumes = [v for v in pod.get("volumes") or [] if isinstance(v, dict)]
     found = _volumes(volumes)
     if found:

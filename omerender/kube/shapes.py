@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from omerender.errors import OmeError, type_name
+from omerender.yamlio.data import fingerprint
 from . import k8stypes
 from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
                        check_labels, check_port, check_resource_list)
@@ -242,8 +243,25 @@ def _pruned(value):
 
 
 def check_pod(pod: dict, path: str) -> None:
-    """A rendered pod spec, required fields included (what the API server would refuse)."""
+    """A rendered pod spec, required fields included (what the API server would refuse).
+
+    A pod spec found valid is not checked again: InferenceServices that share a runtime, a model and a class
+    render the same pod spec (4,852 distinct among 12,639 pods at 10,000 InferenceServices), and the check is a
+    pure function of its content, its path and the Kubernetes version (an invalid one is checked each time, so
+    each InferenceService gets its error)."""
+    digest = fingerprint(pod)
+    key = (k8stypes.in_use(), path, digest)
+    if digest is not None and key in _VALID_PODS:
+        return
     _check_k8s(pod, "PodSpec", path, required=True)
+    if digest is not None:
+        if len(_VALID_PODS) >= _VALID_PODS_MAX:
+            _VALID_PODS.clear()
+        _VALID_PODS.add(key)
+
+
+_VALID_PODS: set = set()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
+_VALID_PODS_MAX = 100_000
 
 
 def check(value, shape, path: str) -> None:

@@ -26,6 +26,7 @@ from .runtimes.components import (MODE_KEY, Component, as_mapping, check_pairing
 from .runtimes.inherit import Chains, check_runner_names, rt_ref, validate_runtime_chain
 from .runtimes.presets import check_engine_annotation
 from .selection.result import Resolution
+from .shared import shared_work
 from .selection.validation import validate_runtime
 from .workloads import multinode, objects as workloads
 from .workloads import autoscaler_policy
@@ -107,7 +108,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
 
     ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
     """
-    with render_budget(), copy_budget(inputs):
+    with render_budget(), copy_budget(inputs), shared_work():
         return _render(inputs, options, lock)
 
 

@@ -9,6 +9,8 @@ aliased input never grows in the copy; any other type goes to deepcopy.
 from __future__ import annotations
 
 import copy
+import hashlib
+import pickle
 from typing import Any
 
 _IMMUTABLE = frozenset((str, int, float, bool, type(None)))
@@ -66,3 +68,13 @@ def count_values(value: Any) -> int:
         elif kind is list:
             pending.extend(item)
     return count
+
+
+def fingerprint(value: Any) -> bytes | None:
+    """A digest of ``value``'s exact content (types, order and all: 1, 1.0, True and "1" differ), for caches of
+    results that depend on the content alone; None for what pickle cannot serialize (then nothing is cached)."""
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+    return hashlib.blake2b(data, digest_size=16).digest()

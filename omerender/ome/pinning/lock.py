@@ -18,7 +18,8 @@ from ..budget import charge_copy
 from ..load import OME_API_VERSION, Inputs, Obj
 from ..runtimes.inherit import Chains, ChainError, rt_ref, warn_auto_selected
 from ..selection.lookup import find_runtime
-from ..selection.resolve import resolve
+from ..selection.resolve import resolve, selection_key
+from ..shared import shared
 from ..selection.result import Resolution
 from .lockfile import LOCK_FILE, Entry, Lock, Revision
 from .revisions import auto_sync, check_revision_field, revision_name, runtime_ref_of, snapshot_of, spec_hash
@@ -70,13 +71,15 @@ def _per_runtime(chains: Chains, resolution: Resolution, compute: Callable[[dict
     return found
 
 
-def _charged_copy(chains: Chains, resolution: Resolution) -> dict:
-    """A fresh copy of the spec ``resolution`` renders from, charged to the copied-values limit first."""
+def _charged_spec(chains: Chains, resolution: Resolution) -> dict:
+    """The spec ``resolution`` renders from, charged to the copied-values limit first: the InferenceService
+    copies it into its objects (the component merge copies what it keeps). It is the one spec every
+    InferenceService on that runtime shares (ome.shared): the render only reads it."""
     runtime = resolution.runtime
     charge_copy(_per_runtime(chains, resolution, count_values), rt_ref(runtime))
     if resolution.auto_selected:
-        return copy_data(chains.own_spec(runtime))
-    return chains.merged_spec(runtime)
+        return chains.own_spec(runtime)
+    return chains.merged_view(runtime)
 
 
 def _snapshot_copy(record: Revision, live: Live) -> dict:
@@ -103,11 +106,14 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
             disabled = False  # resolve() below reports the chain error (E-I6)
         if disabled:
             resolution = Resolution(None, runtime, False, None)
-            return _live_of(isvc, chains, resolution, _charged_copy(chains, resolution), disabled=True)
-    resolution = resolve(isvc, inputs, report, merged_spec=chains.merged_view)  # selection only reads it
+            return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution), disabled=True)
+    key = selection_key(isvc)
+    resolution = dataclasses.replace(shared(chains.spec_facts, key and ("resolve", key), report,
+                                            lambda said: resolve(isvc, inputs, said, merged_spec=chains.merged_view),
+                                            inputs))  # selection only reads the merged spec
     if resolution.auto_selected:
         warn_auto_selected(resolution.runtime, report)
-    return _live_of(isvc, chains, resolution, _charged_copy(chains, resolution))
+    return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution))
 
 
 def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disabled: bool = False) -> Live:

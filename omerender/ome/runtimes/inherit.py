@@ -69,7 +69,8 @@ class Chains:
         self.own_spec = own_spec or preset_spec
         self._chains: dict[int, list[Obj] | ChainError] = {}
         self._merged: dict[int, dict] = {}
-        self.spec_facts: dict[tuple, object] = {}  # lock.py: hash and size of a runtime's rendering spec
+        # lock.py: hash and size of a runtime's rendering spec, and each selection shared by InferenceServices
+        self.spec_facts: dict[tuple, object] = {}
 
     def chain(self, runtime: Obj) -> list[Obj]:
         """The chain leaf (``runtime``) first. Raises :class:`ChainError` (E-I1 to E-I3)."""

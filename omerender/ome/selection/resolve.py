@@ -4,11 +4,13 @@ from __future__ import annotations
 from typing import Callable
 
 from omerender.errors import OmeError, Report
+from omerender.yamlio.data import fingerprint
 from ..load import Inputs, Obj
-from .auto import _auto
+from .auto import _admission_checked, _auto
 from .fields import _mapping, _string
 from .lookup import _lookup_model
 from .named import _named
+from .request import _class_requests, _request
 from .result import Resolution
 
 
@@ -25,3 +27,25 @@ def resolve(isvc: Obj, inputs: Inputs, report: Report,
     if runtime_name:
         return _named(isvc, inputs, report, merged_spec, model, runtime_ref, runtime_name)
     return _auto(isvc, inputs, report, model)
+
+
+def selection_key(isvc: Obj) -> tuple | None:
+    """Everything of ``isvc`` that :func:`resolve` reads when it succeeds, so that InferenceServices with equal
+    keys resolve alike (ome.shared); None where that is not plain data."""
+    spec = isvc.spec
+    model, runtime = _content(spec.get("model")), _content(spec.get("runtime"))
+    if model is None or runtime is None:
+        return None
+    try:
+        return (isvc.namespace, model, runtime, _request(isvc), tuple(_class_requests(isvc)), _admission_checked(isvc))
+    except TypeError:  # an unhashable value where a name belongs: resolve reports it
+        return None
+
+
+def _content(value) -> tuple | None:
+    """``value`` as a key equal only for equal content: a map of strings as its items (the usual reference), else a
+    digest of it (ome.shared); None where it has none."""
+    if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+        return ("strings", tuple(value.items()))
+    digest = fingerprint(value)
+    return None if digest is None else ("digest", digest)

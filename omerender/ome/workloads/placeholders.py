@@ -21,6 +21,7 @@ import contextvars
 
 from omerender.errors import OmeError
 from omerender.yamlio import limits
+from omerender.yamlio.data import copy_data
 from ..budget import BudgetError
 
 MAX_TEXT_CHARS = 1 << 20
@@ -96,6 +97,8 @@ def expand_container(container: dict, meta: dict, path: str) -> dict:
 
     Errors name the field: ``invalid placeholder in <path>.command[17]: <reason>``.
     """
+    if "{{" not in repr(container):  # no string holds one (repr keeps braces): a copy, without the walk
+        return copy_data(container)
     return {key: _expand_value(value, meta, path, key) for key, value in container.items()}
 
 

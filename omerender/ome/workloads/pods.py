@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 
 from omerender.errors import OmeError, Report
 from omerender.kube.shapes import check_pod
-from omerender.yamlio.data import copy_data
+from omerender.yamlio.data import copy_data, fingerprint
 from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
 from ..runtimes.presets import preset_image_warnings
+from ..shared import render_table, shared
 from . import parallel_flags
 from .placeholders import expand_container
 from .storage import ModelStorage, OverlayStorage
@@ -82,7 +83,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
                        field=f"spec.{plan.path}.runner")
     containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
     if plan.serves_model and runner is not None:
-        parallel_flags.check(plan.path, containers[main], plan.gpus, plan.pods_per_replica, report, plan.class_change)
+        _check_parallel_flags(plan, containers[main], report)
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
@@ -108,6 +109,15 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     for text in preset_image_warnings(pod, plan.path):
         report.warn(text, code="preset-image")
     return pod
+
+
+def _check_parallel_flags(plan: PodPlan, runner: dict, report: Report) -> None:
+    """parallel_flags.check, once per runner and GPU count: InferenceServices on one runtime, model and class run
+    the same runner; each gets the warning, at its own place (ome.shared)."""
+    digest = fingerprint(runner)
+    key = digest and ("parallel flags", plan.path, digest, plan.gpus, plan.pods_per_replica, plan.class_change)
+    shared(render_table(), key, report, lambda said: parallel_flags.check(
+        plan.path, runner, plan.gpus, plan.pods_per_replica, said, plan.class_change), None)
 
 
 # ---------------------------------------------------------------- the runner (step 9)

@@ -1,0 +1,217 @@
+"""Work shared across InferenceServices (issue 42 part 3, docs/explanation/performance.md): what depends only on
+the runtime, the model, the class and the cluster's settings is computed once, yet each InferenceService gets the
+messages of that work at its own file:line, and what one InferenceService changes in its objects never reaches
+another's."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from conftest import FIXTURES, run_cli
+from omerender.errors import OmeError, Report
+from omerender.kube.apirules import check_annotations, check_labels
+from omerender.kube.shapes import check_pod
+from omerender.ome import shared as shared_module
+from omerender.ome.load import index
+from omerender.ome.pinning import lock as lock_module
+from omerender.ome.render import Options, render
+from omerender.ome.workloads import parallel_flags
+from omerender.yamlio.data import fingerprint
+from omerender.yamlio.reading import read_paths
+
+MODEL_AND_RUNTIME = (FIXTURES / "worked-example" / "inputs.yaml").read_text().split("\n---\n")[:2]
+RUNTIME = "srt-llama-3-2-3b-instruct"
+# A model of 70B parameters: the runtime (modelSizeRange 2B-4B) does not declare support for it, which selection
+# warns about for every InferenceService that names the runtime with it.
+BIG_MODEL = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: big-model
+spec:
+  storage: {storageUri: "hf://meta-llama/Llama-3.3-70B-Instruct", path: /raid/models/big}
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.45.0.dev0"}
+  modelArchitecture: LlamaForCausalLM
+  modelParameterSize: 70B
+"""
+
+
+def isvc(name: str, model: str = "big-model", engine: dict | None = None) -> str:
+    return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+                           "metadata": {"name": name, "namespace": "demo"},
+                           "spec": {"model": {"name": model}, "runtime": {"name": RUNTIME},
+                                    "engine": engine or {"minReplicas": 1}}}, sort_keys=False)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    (tmp_path / "runtime.yaml").write_text("\n---\n".join(MODEL_AND_RUNTIME) + "\n")
+    (tmp_path / "big.yaml").write_text(BIG_MODEL)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def counting_resolve(monkeypatch) -> list:
+    """Count the selections actually computed (the rest are shared)."""
+    calls = []
+    real = lock_module.resolve
+
+    def counted(*args, **kwargs):
+        calls.append(args[0].name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lock_module, "resolve", counted)
+    return calls
+
+
+def test_a_shared_selection_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
+    (repo / "a.yaml").write_text("# two lines before the object\n# so that it starts on line 3\n" + isvc("a"))
+    (repo / "b.yaml").write_text(isvc("b"))
+    calls = counting_resolve(monkeypatch)
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["a"]  # b shares a's selection
+    text = ('runtime "srt-llama-3-2-3b-instruct" does not declare support for model "big-model" (runtime '
+            "srt-llama-3-2-3b-instruct does not support model safetensors: model size 70B is outside supported "
+            "range [2B, 4B]); proceeding because the runtime was named explicitly [runtime-unsupported-model]")
+    assert [line for line in run.printed.splitlines() if "runtime-unsupported-model" in line] == [
+        f"warning: ./a.yaml:3:1: InferenceService demo/a: {text}",
+        f"warning: ./b.yaml:1:1: InferenceService demo/b: {text}",
+    ]
+
+
+def test_a_shared_runner_check_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
+    """The runtime's runner asks for one GPU's tensor parallelism in pods of two GPUs: the parallelism check runs
+    once for the runner both InferenceServices share, and each gets the warning at its own place."""
+    runtime = (repo / "runtime.yaml").read_text().replace("nvidia.com/gpu: 1}", "nvidia.com/gpu: 2}")
+    assert runtime.count("nvidia.com/gpu: 2}") == 2
+    (repo / "runtime.yaml").write_text(runtime)
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct"))
+    (repo / "b.yaml").write_text("# a comment\n# and another\n# and a third\n" + isvc("b", model="llama-3-2-3b-instruct"))
+    calls = []
+    real = parallel_flags.check
+    monkeypatch.setattr(parallel_flags, "check", lambda *args: calls.append(args[0]) or real(*args))
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["engine"]
+    text = ("engine runner ome-container: --tp-size 1 use 1 GPUs and the pod holds 2: 1 sit idle; raise the flags to "
+            "2 GPUs in all, or give the pods fewer GPUs [parallelism-gpu-mismatch]")
+    assert [line for line in run.printed.splitlines() if "parallelism-gpu-mismatch" in line] == [
+        f"warning: ./a.yaml:11:3: InferenceService demo/a: {text}",
+        f"warning: ./b.yaml:14:3: InferenceService demo/b: {text}",
+    ]
+
+
+def test_an_error_is_never_shared(repo, monkeypatch):
+    """A selection that fails is computed again by every InferenceService that reaches it, each with its error at
+    its own spec.model.name."""
+    (repo / "a.yaml").write_text(isvc("a", model="missing-model"))
+    (repo / "b.yaml").write_text("# one line before\n" + isvc("b", model="missing-model"))
+    calls = counting_resolve(monkeypatch)
+    run = run_cli("render", ".")
+    assert run.code == 1 and run.stdout == ""
+    assert calls == ["a", "b"]
+    errors = [line for line in run.printed.splitlines() if line.startswith("error:")]
+    assert [e.split(": InferenceService")[0] for e in errors] == ["error: ./a.yaml:8:5", "error: ./b.yaml:9:5"]
+    assert all('referenced model "missing-model" not found in namespace "demo"' in e for e in errors)
+
+
+OVERRIDES = {"minReplicas": 1,
+             "labels": {"tier": "gold"}, "annotations": {"note": "a only"},
+             "nodeSelector": {"pool": "a-pool"},
+             "tolerations": [{"key": "a-only", "operator": "Exists", "effect": "NoSchedule"}],
+             "volumes": [{"name": "a-scratch", "emptyDir": {}}],
+             "runner": {"args": ["--a-only"], "env": [{"name": "A_ONLY", "value": "1"}],
+                        "volumeMounts": [{"name": "a-scratch", "mountPath": "/a"}],
+                        "resources": {"requests": {"cpu": "3", "memory": "7Gi"},
+                                      "limits": {"cpu": "3", "memory": "7Gi"}}}}
+
+
+def objects_of(run, name: str) -> list[dict]:
+    return [o for o in run.objects if o["metadata"]["name"].startswith(f"{name}-")]
+
+
+def test_one_inferenceservices_overrides_do_not_reach_another_on_the_same_runtime(repo):
+    """a (rendered first) lays overrides over the shared runtime spec; b, on the same runtime and model, renders
+    exactly as it does alone, and a exactly as it does alone."""
+    (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
+    alone_b = run_cli("render", ".")
+    (repo / "b.yaml").unlink()
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct", engine=OVERRIDES))
+    alone_a = run_cli("render", ".")
+    (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
+    both = run_cli("render", ".")
+    assert alone_a.code == alone_b.code == both.code == 0, both.stderr
+    assert objects_of(both, "a") == objects_of(alone_a, "a")
+    assert objects_of(both, "b") == objects_of(alone_b, "b")
+    pod_a = both.find("Deployment", "a-engine")["spec"]["template"]["spec"]
+    pod_b = both.find("Deployment", "b-engine")["spec"]["template"]["spec"]
+    assert pod_a["nodeSelector"]["pool"] == "a-pool" and "pool" not in (pod_b.get("nodeSelector") or {})
+    assert "--a-only" in pod_a["containers"][0]["args"] and "--a-only" not in (pod_b["containers"][0].get("args") or [])
+    assert pod_b["containers"][0]["resources"]["requests"]["cpu"] == "10"
+
+
+def test_a_render_leaves_its_inputs_and_the_shared_runtime_specs_as_they_were(repo):
+    """Auto-selected InferenceServices read the runtime's own spec, named ones its merged spec, both shared."""
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct", engine=OVERRIDES))
+    (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
+    inputs = index(read_paths(["."]))
+    before = [fingerprint(obj.data) for obj in inputs.objects]
+    first = render(inputs, Options())
+    assert [fingerprint(obj.data) for obj in inputs.objects] == before
+    again = render(inputs, Options())
+    assert again.objects == first.objects
+
+
+class Owner:
+    """Stands for the Inputs whose suggestion budget the shared work may spend."""
+
+
+def test_shared_computes_once_replays_each_time_and_keeps_no_error():
+    table: dict = {}
+    owner = Owner()
+    done = []
+
+    def compute(report):
+        done.append(1)
+        report.warn("said while computing", field="spec.x", code="removed-field")
+        return {"value": 1}
+
+    first, second = Report(ref=None, file="first.yaml"), Report(ref=None, file="second.yaml")
+    assert shared_module.shared(table, "k", first, compute, owner) == {"value": 1}
+    assert shared_module.shared(table, "k", second, compute, owner) == {"value": 1}
+    assert len(done) == 1
+    assert [(m.text, m.file, m.field) for m in first.messages + second.messages] == [
+        ("said while computing", "first.yaml", "spec.x"), ("said while computing", "second.yaml", "spec.x")]
+
+    def failing(report):
+        report.warn("before the error", code="removed-field")
+        raise OmeError("it fails")
+
+    for name in ("one.yaml", "two.yaml"):
+        report = Report(file=name)
+        with pytest.raises(OmeError, match="it fails"):
+            shared_module.shared(table, "bad", report, failing, owner)
+        assert [(m.text, m.file) for m in report.messages] == [("before the error", name)]
+    assert "bad" not in table
+
+
+def test_a_pod_found_valid_does_not_let_a_different_one_pass():
+    """The pod check's cache tells values apart by type: "80" is no container port, True no string."""
+    pod = {"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 80}]}]}
+    check_pod(pod, "spec.template.spec")
+    check_pod(copy.deepcopy(pod), "spec.template.spec")
+    wrong = copy.deepcopy(pod)
+    wrong["containers"][0]["ports"][0]["containerPort"] = "80"
+    with pytest.raises(OmeError, match="containerPort"):
+        check_pod(wrong, "spec.template.spec")
+    labels = {"app": "x"}
+    check_labels(labels, "metadata.labels")
+    with pytest.raises(OmeError, match="must be of type string"):
+        check_labels({"app": True}, "metadata.labels")
+    check_annotations({"note": "x"}, "metadata.annotations")
+    with pytest.raises(OmeError, match="Too long"):
+        check_annotations({"note": "x" * 300_000}, "metadata.annotations")
