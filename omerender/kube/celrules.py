@@ -1,54 +1,67 @@
-"""CRD validation rules (``x-kubernetes-validations``) evaluated as the API server evaluates them on create, with the
-CEL library of PyPI's ``common-expression-language`` (a compiled evaluator: an expression never runs Python code).
+"""CRD validation rules (``x-kubernetes-validations``) evaluated as the API server evaluates them on create
+(k8s.io/apiextensions-apiserver's ``validateExpressions``), with the CEL evaluator of PyPI's
+``common-expression-language`` (compiled: an expression never runs Python code) and Kubernetes' CEL libraries
+(:mod:`.cellib`).
 
 Per rule: ``self`` is the value of the schema node that holds the rule; a rule that reads ``oldSelf`` (a transition
 rule) is skipped, as the API server skips it on create, unless ``optionalOldSelf`` is true, where ``oldSelf`` is an
-empty optional; ``messageExpression`` gives the message when it evaluates to a string, else ``message``, else the
-API server's ``failed rule: RULE``; ``fieldPath`` names the field the message is about. Kubernetes' own CEL library
-functions that the vendored CRDs use (and the strings of its library) are defined here. The API server's runtime cost
-limit of one rule (1,000,000, apiextensions-apiserver's PerCallLimit) is held by an estimate from the value's size and
-the nesting of the rule's comprehensions (``all``, ``exists``, ``exists_one``, ``filter``, ``map``), checked before the
-rule runs: a rule that could cost more is an error, never a long run.
+empty optional. A failed rule's message is its ``messageExpression``'s value when that evaluates to a non-empty
+one-line string (else, as in the API server, the failure is dropped and) its ``message``, else ``failed rule:
+RULE``; ``fieldPath`` names the field the message is about and ``reason`` its kind (``FieldValueForbidden``...).
+An evaluation error is the API server's ``ERROR evaluating rule: RULE``; a function no library here defines is an
+error naming it, never a pass.
+
+Cost: the evaluator has no cost tracking, so the API server's runtime limits (1,000,000 per expression,
+apiextensions-apiserver's PerCallLimit; 10,000,000 per object, RuntimeCELCostBudget) are held by an estimate made
+before an expression runs, from the value's size and the nesting of its comprehensions (:func:`estimated_cost`):
+an expression that could cost more is reported with the API server's text, never run.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-PER_CALL_LIMIT = 1_000_000
-MAX_RULE_LENGTH = 10_000  # longer rule text is refused before it is compiled
+from . import cellib
+
+PER_CALL_LIMIT = 1_000_000          # celconfig.PerCallLimit
+RUNTIME_BUDGET = 10_000_000         # celconfig.RuntimeCELCostBudget, for all the rules of one object
+MAX_MESSAGE_BYTES = 5 * 1024        # celconfig.MaxEvaluatedMessageExpressionSizeBytes
+MAX_RULE_LENGTH = 10_000            # longer rule text is refused before it is compiled
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 _MACROS = re.compile(r"\.\s*(all|exists|exists_one|filter|map)\s*\(")
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_CALL_FAILED = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
+_REASONS = {"FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
+            "FieldValueDuplicate": "Duplicate value", "FieldValueInvalid": "Invalid value"}
+_budget: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("cel_budget", default=None)
 
 
 @dataclass(frozen=True)
 class Failure:
-    field: str  # the path of the node (with the rule's fieldPath)
-    text: str
+    field: str   # the path of the node (with the rule's fieldPath)
+    text: str    # the rule's message, or the API server's text for an error
+    reason: str = "Invalid value"
+
+    def line(self, type_name: str) -> str:
+        """The API server's field error text: ``Invalid value: "object": TEXT``, ``Forbidden: TEXT``..."""
+        if self.reason == "Invalid value":
+            return f'Invalid value: "{type_name}": {self.text}'
+        if self.reason == "Duplicate value":
+            return f'Duplicate value: "{type_name}"'
+        return f"{self.reason}: {self.text}"
 
 
-def _lower_ascii(text: str) -> str:
-    return "".join(c.lower() if c.isascii() else c for c in text)
-
-
-def _upper_ascii(text: str) -> str:
-    return "".join(c.upper() if c.isascii() else c for c in text)
-
-
-# Kubernetes' CEL library (k8s.io/apiserver/pkg/cel/library) and cel-go's strings extension, as far as the rules of
-# the vendored CRDs use them.
-FUNCTIONS = {
-    "lowerAscii": _lower_ascii,
-    "upperAscii": _upper_ascii,
-    "trim": lambda text: text.strip(" \t\n\r\v\f"),
-}
-
-
-@lru_cache(maxsize=4096)
-def _program(rule: str):
-    import cel
-    return cel.compile(rule)
+@contextlib.contextmanager
+def object_budget():
+    """Rules evaluated inside share one object's runtime budget (RuntimeCELCostBudget), as in the API server."""
+    token = _budget.set([RUNTIME_BUDGET])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
 
 
 def nesting(rule: str) -> int:
@@ -78,7 +91,8 @@ def nesting(rule: str) -> int:
 
 
 def size(value, cap: int = PER_CALL_LIMIT) -> int:
-    """The number of values in ``value`` (itself, its items and map entries, at every depth), counted up to ``cap``."""
+    """The number of values in ``value`` (itself, its items and map entries, at every depth; a string counts one
+    per 64 characters), counted up to ``cap``."""
     count, todo = 0, [value]
     while todo and count < cap:
         item = todo.pop()
@@ -94,72 +108,157 @@ def size(value, cap: int = PER_CALL_LIMIT) -> int:
 
 
 def estimated_cost(rule: str, value) -> int:
-    """An upper estimate of the rule's cost on ``value``: the value's size to the power of the nesting of the rule's
-    comprehensions (each may visit every value once per visit of the one around it), plus the rule's length."""
+    """An upper estimate of the expression's cost on ``value``: the value's size to the power of the nesting of its
+    comprehensions (each may visit every value once per visit of the one around it), plus its length."""
     depth = nesting(rule)
     return len(rule) + (size(value) ** depth if depth else size(value))
 
 
 def evaluate(rules: list, value, path: str) -> list[Failure]:
     """The failures of a node's ``rules`` on ``value`` (a create: no old object)."""
-    failures = []
+    budget = _budget.get() or [RUNTIME_BUDGET]
+    failures: list[Failure] = []
     for rule in rules:
-        if not isinstance(rule, dict) or not isinstance(rule.get("rule"), str):
-            continue
-        failure = _one(rule, value, path)
-        if failure is not None:
-            failures.append(failure)
+        if budget[0] < 0:
+            break  # the object ran out of budget: the API server runs no further rule
+        if isinstance(rule, dict) and isinstance(rule.get("rule"), str) and rule["rule"].strip():
+            failure = _one(rule, value, path, budget)
+            if failure is not None:
+                failures.append(failure)
     return failures
 
 
-def _one(rule: dict, value, path: str) -> Failure | None:
+def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
     text = rule["rule"]
     variables = {"self": value}
     if _OLD_SELF.search(text):
-        if not rule.get("optionalOldSelf"):
+        if rule.get("optionalOldSelf") is not True:
             return None  # a transition rule: the API server runs it on updates only
-        import cel
-        variables["oldSelf"] = cel.OptionalValue.none()
-    field = path + _field_path(rule.get("fieldPath"))
-    if len(text) > MAX_RULE_LENGTH or estimated_cost(text, value) > PER_CALL_LIMIT:
-        return Failure(field, f"the rule {_short(text)} could cost more than the API server's limit of one rule "
-                              f"({PER_CALL_LIMIT:,}) on this value; the API server refuses it (\"estimated rule "
-                              f"cost exceeds budget\")")
+        variables["oldSelf"] = cellib.engine().OptionalValue.none()
+    problem = _compile_problem(text)
+    if problem:
+        return Failure(path, problem)
+    cost = estimated_cost(text, value)
+    if cost > PER_CALL_LIMIT:
+        budget[0] = -1
+        return Failure(path, f"'operation cancelled: actual cost limit exceeded': no further validation rules will be "
+                             f"run due to call cost exceeds limit for rule: {_rule_name(rule)}")
+    if cost > budget[0]:
+        budget[0] = -1
+        return Failure(path, OUT_OF_BUDGET)
+    budget[0] -= cost
     result = _run(text, variables)
     if result is True:
         return None
-    if not isinstance(result, bool):
-        return Failure(field, f"the rule {_short(text)} could not be evaluated: {result}")
-    return Failure(field, _message(rule, variables))
+    field = path + _field_path(rule.get("fieldPath"))
+    if isinstance(result, _Error):
+        return Failure(path, result.message(rule))
+    if result is not False:
+        return Failure(path, f"rule {_rule_name(rule)} evaluated to {type(result).__name__}, not a bool")
+    return _message(rule, {"self": value}, field, budget)
+
+
+@lru_cache(maxsize=4096)
+def _program(text: str):
+    """The compiled expression, or the text of why it cannot be."""
+    try:
+        return cellib.engine().compile(text)
+    except Exception as err:  # noqa: BLE001 - the evaluator raises ValueError and others for a parse error
+        return _first_line(err)
+
+
+def _compile_problem(text: str) -> str | None:
+    """The API server's text for a rule omerender cannot run: too long, not compiled, or calling a function no
+    library here defines."""
+    if len(text) > MAX_RULE_LENGTH:
+        return f"rule compile error: the rule is longer than {MAX_RULE_LENGTH:,} characters"
+    program = _program(text)
+    if isinstance(program, str):
+        return f"rule compile error: {program}"
+    missing = cellib.unimplemented(program.functions())
+    if missing:
+        names = ", ".join(missing)
+        return (f"rule {_short(text)} calls {names}, which omerender's CEL libraries do not define; it cannot check "
+                f"this rule (a function of Kubernetes' CEL libraries not implemented, or a misspelled name)")
+    return None
+
+
+class _Error:
+    """An evaluation error, as cel-go words it."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def message(self, rule: dict) -> str:
+        if self.text.startswith("no such overload"):
+            return (f"'{self.text}': call arguments did not match a supported operator, function or macro signature "
+                    f"for rule: {_rule_name(rule)}")
+        return f"{self.text} evaluating rule: {_rule_name(rule)}"
 
 
 def _run(text: str, variables: dict):
-    """The rule's value, or the text of the error evaluating it."""
-    import cel
+    """The expression's value, or an :class:`_Error`."""
+    cel = cellib.engine()
     try:
-        context = cel.Context(variables=variables, functions=FUNCTIONS)
-        return _program(text).execute(context)
-    except Exception as err:  # noqa: BLE001 - the library raises many types (KeyError for a missing field...)
-        return _error_text(err)
+        return _program(text).execute(cel.Context(variables=variables, functions=cellib.FUNCTIONS))
+    except Exception as err:  # noqa: BLE001 - the evaluator raises many types (KeyError for a missing field...)
+        return _Error(_error_text(err))
 
 
 def _error_text(err: Exception) -> str:
+    """cel-go's text for the evaluator's error."""
+    text = str(err)
+    called = _CALL_FAILED.search(text)
+    if called:
+        return _shorter(called.group(1))
     if isinstance(err, KeyError):
         return f"no such key: {err.args[0] if err.args else ''}"
-    text = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
+    if isinstance(err, OverflowError):
+        return "integer overflow"
+    if isinstance(err, ZeroDivisionError):
+        return "modulus by zero" if "modulo" in text else "division by zero"
+    if isinstance(err, TypeError) and text.lower().startswith(("no such overload", "unsupported operation")):
+        return "no such overload"
+    if isinstance(err, IndexError):
+        return text.replace("index out of bounds", "index out of range")
+    return _shorter(_first_line(err))
 
 
-def _message(rule: dict, variables: dict) -> str:
+def _message(rule: dict, variables: dict, field: str, budget: list[int]) -> Failure:
+    """The failure of a rule that evaluated to false, its message from ``messageExpression`` where that gives a
+    usable string (the API server drops any other outcome, and takes ``message``), else ``message``."""
+    reason = _REASONS.get(rule.get("reason"), "Invalid value")
     expression = rule.get("messageExpression")
-    if isinstance(expression, str) and len(expression) <= MAX_RULE_LENGTH and \
-            estimated_cost(expression, variables["self"]) <= PER_CALL_LIMIT:
+    if isinstance(expression, str) and expression.strip() and not _compile_problem(expression):
+        cost = estimated_cost(expression, variables["self"])
+        if cost > PER_CALL_LIMIT:
+            budget[0] = -1
+            return Failure(field, f"no further validation rules will be run due to call cost exceeds limit for "
+                                  f"messageExpression: {_go_quoted(expression)}")
+        if cost > budget[0]:
+            budget[0] = -1
+            return Failure(field, "messageExpression evaluation failed due to running out of cost budget, no further "
+                                  "validation rules will be run")
+        budget[0] -= cost
         message = _run(expression, variables)
-        if isinstance(message, str) and message.strip() and "\n" not in message:
-            return message
-    if isinstance(rule.get("message"), str) and rule["message"]:
-        return rule["message"]
-    return f"failed rule: {rule['rule']}"
+        if isinstance(message, str):
+            message = message.strip()
+            if message and "\n" not in message and len(message.encode()) <= MAX_MESSAGE_BYTES:
+                return Failure(field, message, reason)
+    return Failure(field, _message_or_default(rule), reason)
+
+
+def _message_or_default(rule: dict) -> str:
+    message = rule.get("message")
+    if isinstance(message, str) and message:
+        return message.strip()
+    return f"failed rule: {_rule_name(rule)}"
+
+
+def _rule_name(rule: dict) -> str:
+    """ruleErrorString: the rule's message, else its text."""
+    message = rule.get("message")
+    return message.strip() if isinstance(message, str) and message else rule["rule"].strip()
 
 
 def _field_path(field_path) -> str:
@@ -167,6 +266,18 @@ def _field_path(field_path) -> str:
     if not isinstance(field_path, str) or not field_path:
         return ""
     return field_path if field_path.startswith(("[", ".")) else "." + field_path
+
+
+def _go_quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def _shorter(text: str) -> str:
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _short(text: str) -> str:
