@@ -14,6 +14,7 @@ OK = None
 
 def value_of(expression: str, self=None):
     """The expression's value, or its error as the API server words it."""
+    assert celrules._compile_problem(expression) is None
     result = celrules._run(expression, {"self": self})
     return result.text if isinstance(result, celrules._Error) else result
 
@@ -198,7 +199,7 @@ def test_every_function_the_vendored_crds_call_is_defined_and_every_rule_compile
                 for key in ("rule", "messageExpression"):
                     if key in rule:
                         assert celrules._compile_problem(rule[key]) is None, rule[key]
-                        seen.update(celrules._program(rule[key]).functions())
+                        seen.update(celrules._compiled(rule[key]).program.functions())
             for child in node.values():
                 walk(child)
         elif isinstance(node, list):
@@ -316,3 +317,13 @@ def test_the_evaluator_is_loaded_without_the_packages_repl_and_an_error_prints_n
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["index out of range: 9 evaluating rule: self.charAt(9) == 'a'", "[]"]
     assert done.stderr == ""
+
+
+def test_size_counts_code_points_as_cel_does_not_utf8_bytes():
+    rule = {"rule": "self.name.size() <= 5 && size(self.name) <= 5 && size(self.tags) == 1", "message": "long"}
+    assert evaluate([rule], {"name": "héllo", "tags": ["é"]}, "spec") == []
+    assert evaluate([rule], {"name": "héllos", "tags": ["é"]}, "spec") == [Failure("spec", "long")]
+    assert evaluate([{"rule": "'size(é)'.size() == 7 && self.size() == 1"}], ["é"], "spec") == []
+    assert evaluate([{"rule": "'é'.size() == 1"}], "ascii", "spec") == []
+    assert celrules._code_point_sized("x.size() + size(y) + 'size(' + \"a\\\"size(\" + resize(z)") == \
+        "x.codePointSize() + codePointSize(y) + 'size(' + \"a\\\"size(\" + resize(z)"

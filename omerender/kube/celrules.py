@@ -33,6 +33,7 @@ MAX_RULE_LENGTH = 10_000            # longer rule text is refused before it is c
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 _MACROS = re.compile(r"\.\s*(all|exists|exists_one|filter|map)\s*\(")
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_SIZE_CALL = re.compile(r"size\s*\(")
 _CALL_FAILED = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
 _REASONS = {"FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
             "FieldValueDuplicate": "Duplicate value", "FieldValueInvalid": "Invalid value"}
@@ -93,18 +94,25 @@ def nesting(rule: str) -> int:
 def size(value, cap: int = PER_CALL_LIMIT) -> int:
     """The number of values in ``value`` (itself, its items and map entries, at every depth; a string counts one
     per 64 characters), counted up to ``cap``."""
-    count, todo = 0, [value]
+    return _measure(value, cap)[0]
+
+
+def _measure(value, cap: int = PER_CALL_LIMIT) -> tuple[int, bool]:
+    """:func:`size`, and whether a string in ``value`` (as far as counted) holds a non-ASCII character."""
+    count, todo, wide = 0, [value], False
     while todo and count < cap:
         item = todo.pop()
         count += 1
         if isinstance(item, dict):
             todo.extend(item.values())
+            todo.extend(key for key in item if isinstance(key, str) and not key.isascii())
             count += len(item)
         elif isinstance(item, list):
             todo.extend(item)
         elif isinstance(item, str):
             count += len(item) // 64
-    return count
+            wide = wide or not item.isascii()
+    return count, wide
 
 
 def estimated_cost(rule: str, value) -> int:
@@ -138,7 +146,8 @@ def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
     problem = _compile_problem(text)
     if problem:
         return Failure(path, problem)
-    cost = estimated_cost(text, value)
+    count, wide = _measure(value)
+    cost = len(text) + (count ** nesting(text) if nesting(text) else count)
     if cost > PER_CALL_LIMIT:
         budget[0] = -1
         return Failure(path, f"'operation cancelled: actual cost limit exceeded': no further validation rules will be "
@@ -147,7 +156,7 @@ def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
         budget[0] = -1
         return Failure(path, OUT_OF_BUDGET)
     budget[0] -= cost
-    result = _run(text, variables)
+    result = _run(text, variables, wide or not text.isascii())
     if result is True:
         return None
     field = path + _field_path(rule.get("fieldPath"))
@@ -158,13 +167,29 @@ def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
     return _message(rule, {"self": value}, field, budget)
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    program: object
+    functions: dict    # the library functions it calls: only these are handed to each run (each costs ~0.4 us)
+    missing: tuple     # the functions it calls that no library defines
+    functions_called: frozenset
+
+
 @lru_cache(maxsize=4096)
-def _program(text: str):
-    """The compiled expression, or the text of why it cannot be."""
+def _compiled(text: str) -> _Compiled | str:
+    """The compiled expression, or the text of why it cannot be compiled."""
     try:
-        return cellib.engine().compile(text)
+        program = cellib.engine().compile(text)
     except Exception as err:  # noqa: BLE001 - the evaluator raises ValueError and others for a parse error
         return _first_line(err)
+    names, spaces = program.functions(), program.variables()
+    # a namespaced call (sets.contains, format.named) is named by its last part, its namespace as a variable
+    called = {full for name in names for full in (name, *(f"{space}.{name}" for space in spaces))
+              if full in cellib.FUNCTIONS}
+    return _Compiled(program, {name: cellib.FUNCTIONS[name] for name in called},
+                     tuple(cellib.unimplemented(name for name in names
+                                                if not any(full.rpartition(".")[2] == name for full in called))),
+                     frozenset(names))
 
 
 def _compile_problem(text: str) -> str | None:
@@ -172,12 +197,11 @@ def _compile_problem(text: str) -> str | None:
     library here defines."""
     if len(text) > MAX_RULE_LENGTH:
         return f"rule compile error: the rule is longer than {MAX_RULE_LENGTH:,} characters"
-    program = _program(text)
-    if isinstance(program, str):
-        return f"rule compile error: {program}"
-    missing = cellib.unimplemented(program.functions())
-    if missing:
-        names = ", ".join(missing)
+    compiled = _compiled(text)
+    if isinstance(compiled, str):
+        return f"rule compile error: {compiled}"
+    if compiled.missing:
+        names = ", ".join(compiled.missing)
         return (f"rule {_short(text)} calls {names}, which omerender's CEL libraries do not define; it cannot check "
                 f"this rule (a function of Kubernetes' CEL libraries not implemented, or a misspelled name)")
     return None
@@ -196,13 +220,52 @@ class _Error:
         return f"{self.text} evaluating rule: {_rule_name(rule)}"
 
 
-def _run(text: str, variables: dict):
-    """The expression's value, or an :class:`_Error`."""
-    cel = cellib.engine()
+def _run(text: str, variables: dict, wide: bool = True):
+    """The expression's value, or an :class:`_Error`. ``wide``: a string it reads may hold a non-ASCII character,
+    where the evaluator's own ``size`` (which counts UTF-8 bytes) gives way to CEL's (which counts code points)."""
+    compiled = _compiled(text)
+    if wide and "size" in compiled.functions_called:
+        compiled = _compiled(_code_point_sized(text))
     try:
-        return _program(text).execute(cel.Context(variables=variables, functions=cellib.FUNCTIONS))
+        return compiled.program.execute(cellib.engine().Context(variables=variables, functions=compiled.functions))
     except Exception as err:  # noqa: BLE001 - the evaluator raises many types (KeyError for a missing field...)
         return _Error(_error_text(err))
+
+
+def _code_point_sized(text: str) -> str:
+    """The expression with each call of ``size`` (``size(x)``, ``x.size()``) made a call of
+    :func:`cellib.strings.code_point_size`, string literals left as they are."""
+    out, i = [], 0
+    while i < len(text):
+        char = text[i]
+        if char in "'\"":
+            end = _literal_end(text, i)
+            out.append(text[i:end])
+            i = end
+            continue
+        found = _SIZE_CALL.match(text, i)
+        if found and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            out.append(cellib.CODE_POINT_SIZE)
+            i += len("size")
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _literal_end(text: str, start: int) -> int:
+    """Where the string literal opening at ``start`` ends (past its closing quote)."""
+    quote = text[start] * 3 if text.startswith(text[start] * 3, start) else text[start]
+    raw = start > 0 and text[start - 1] in "rR"
+    i = start + len(quote)
+    while i < len(text):
+        if text[i] == "\\" and not raw:
+            i += 2
+            continue
+        if text.startswith(quote, i):
+            return i + len(quote)
+        i += 1
+    return len(text)
 
 
 def _error_text(err: Exception) -> str:

@@ -97,9 +97,12 @@ def compare(name: str, a, b) -> int:
     return (a > b) - (a < b)
 
 
+CODE_POINT_SIZE = "codePointSize"  # what celrules calls for ``size`` where a string may not be ASCII
+
+
 def _functions() -> dict:
-    from . import formats, lists, net, quantity, regex, semver, strings, urls
-    table: dict = {}
+    from . import formats, lists, net, quantity, regex, semver, strings, urls  # here: they import this module
+    table: dict = {CODE_POINT_SIZE: strings.code_point_size}
     for module in (strings, lists, regex, urls, quantity, net, formats, semver):
         for name, function in module.FUNCTIONS.items():
             if name in table:

@@ -117,6 +117,13 @@ def quote(text):
     return '"' + "".join(_QUOTED.get(c, c) for c in text) + '"'
 
 
+def code_point_size(value):
+    """CEL's ``size``: a string's code points (cel-rust's native ``size`` counts its UTF-8 bytes)."""
+    if kind_of(value) not in ("string", "bytes", "list", "map"):
+        raise NoOverload("size")
+    return len(value)
+
+
 def to_bool(value):
     """cel-go's ``bool()`` of a string (cel-rust has none)."""
     if kind_of(value) == "bool":
