@@ -15,7 +15,7 @@ OK = None
 def value_of(expression: str, self=None):
     """The expression's value, or its error as the API server words it."""
     assert celrules._compile_problem(expression) is None
-    result = celrules._run(expression, {"self": self})
+    result = celrules._run(expression, celrules._Node(self))
     return result.text if isinstance(result, celrules._Error) else result
 
 

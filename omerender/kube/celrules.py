@@ -65,6 +65,7 @@ def object_budget():
         _budget.reset(token)
 
 
+@lru_cache(maxsize=4096)
 def nesting(rule: str) -> int:
     """How deep the rule's comprehensions nest (0: none), read from its text: each macro call opens a level that its
     closing parenthesis ends."""
@@ -118,36 +119,55 @@ def _measure(value, cap: int = PER_CALL_LIMIT) -> tuple[int, bool]:
 def estimated_cost(rule: str, value) -> int:
     """An upper estimate of the expression's cost on ``value``: the value's size to the power of the nesting of its
     comprehensions (each may visit every value once per visit of the one around it), plus its length."""
+    return _cost(rule, size(value))
+
+
+def _cost(rule: str, count: int) -> int:
     depth = nesting(rule)
-    return len(rule) + (size(value) ** depth if depth else size(value))
+    return len(rule) + (count ** depth if depth else count)
 
 
 def evaluate(rules: list, value, path: str) -> list[Failure]:
     """The failures of a node's ``rules`` on ``value`` (a create: no old object)."""
     budget = _budget.get() or [RUNTIME_BUDGET]
     failures: list[Failure] = []
+    node = _Node(value)
     for rule in rules:
         if budget[0] < 0:
             break  # the object ran out of budget: the API server runs no further rule
         if isinstance(rule, dict) and isinstance(rule.get("rule"), str) and rule["rule"].strip():
-            failure = _one(rule, value, path, budget)
+            failure = _one(rule, node, path, budget)
             if failure is not None:
                 failures.append(failure)
     return failures
 
 
-def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
+class _Node:
+    """One node's value, measured and handed to the evaluator once for all its rules."""
+
+    def __init__(self, value):
+        self.value = value
+        self.count, self.wide = _measure(value)
+        self._contexts: dict = {}
+
+    def context(self, functions: dict, old_self: bool):
+        key = (tuple(functions), old_self)
+        if key not in self._contexts:
+            cel = cellib.engine()
+            variables = {"self": self.value, **({"oldSelf": cel.OptionalValue.none()} if old_self else {})}
+            self._contexts[key] = cel.Context(variables=variables, functions=functions)
+        return self._contexts[key]
+
+
+def _one(rule: dict, node: _Node, path: str, budget: list[int]) -> Failure | None:
     text = rule["rule"]
-    variables = {"self": value}
-    if _OLD_SELF.search(text):
-        if rule.get("optionalOldSelf") is not True:
-            return None  # a transition rule: the API server runs it on updates only
-        variables["oldSelf"] = cellib.engine().OptionalValue.none()
+    old_self = _reads_old_self(text)
+    if old_self and rule.get("optionalOldSelf") is not True:
+        return None  # a transition rule: the API server runs it on updates only
     problem = _compile_problem(text)
     if problem:
         return Failure(path, problem)
-    count, wide = _measure(value)
-    cost = len(text) + (count ** nesting(text) if nesting(text) else count)
+    cost = _cost(text, node.count)
     if cost > PER_CALL_LIMIT:
         budget[0] = -1
         return Failure(path, f"'operation cancelled: actual cost limit exceeded': no further validation rules will be "
@@ -156,7 +176,7 @@ def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
         budget[0] = -1
         return Failure(path, OUT_OF_BUDGET)
     budget[0] -= cost
-    result = _run(text, variables, wide or not text.isascii())
+    result = _run(text, node, old_self)
     if result is True:
         return None
     field = path + _field_path(rule.get("fieldPath"))
@@ -164,7 +184,7 @@ def _one(rule: dict, value, path: str, budget: list[int]) -> Failure | None:
         return Failure(path, result.message(rule))
     if result is not False:
         return Failure(path, f"rule {_rule_name(rule)} evaluated to {type(result).__name__}, not a bool")
-    return _message(rule, {"self": value}, field, budget)
+    return _message(rule, node, field, budget)
 
 
 @dataclass(frozen=True)
@@ -220,16 +240,22 @@ class _Error:
         return f"{self.text} evaluating rule: {_rule_name(rule)}"
 
 
-def _run(text: str, variables: dict, wide: bool = True):
-    """The expression's value, or an :class:`_Error`. ``wide``: a string it reads may hold a non-ASCII character,
-    where the evaluator's own ``size`` (which counts UTF-8 bytes) gives way to CEL's (which counts code points)."""
+def _run(text: str, node: _Node, old_self: bool = False):
+    """The expression's value on the node (``oldSelf`` an empty optional if ``old_self``), or an :class:`_Error`.
+    Where a string it reads may hold a non-ASCII character, the evaluator's own ``size`` (which counts UTF-8 bytes)
+    gives way to CEL's (which counts code points)."""
     compiled = _compiled(text)
-    if wide and "size" in compiled.functions_called:
+    if "size" in compiled.functions_called and (node.wide or not text.isascii()):
         compiled = _compiled(_code_point_sized(text))
     try:
-        return compiled.program.execute(cellib.engine().Context(variables=variables, functions=compiled.functions))
+        return compiled.program.execute(node.context(compiled.functions, old_self))
     except Exception as err:  # noqa: BLE001 - the evaluator raises many types (KeyError for a missing field...)
         return _Error(_error_text(err))
+
+
+@lru_cache(maxsize=4096)
+def _reads_old_self(text: str) -> bool:
+    return _OLD_SELF.search(text) is not None
 
 
 def _code_point_sized(text: str) -> str:
@@ -287,13 +313,13 @@ def _error_text(err: Exception) -> str:
     return _shorter(_first_line(err))
 
 
-def _message(rule: dict, variables: dict, field: str, budget: list[int]) -> Failure:
+def _message(rule: dict, node: _Node, field: str, budget: list[int]) -> Failure:
     """The failure of a rule that evaluated to false, its message from ``messageExpression`` where that gives a
     usable string (the API server drops any other outcome, and takes ``message``), else ``message``."""
     reason = _REASONS.get(rule.get("reason"), "Invalid value")
     expression = rule.get("messageExpression")
     if isinstance(expression, str) and expression.strip() and not _compile_problem(expression):
-        cost = estimated_cost(expression, variables["self"])
+        cost = _cost(expression, node.count)
         if cost > PER_CALL_LIMIT:
             budget[0] = -1
             return Failure(field, f"no further validation rules will be run due to call cost exceeds limit for "
@@ -303,7 +329,7 @@ def _message(rule: dict, variables: dict, field: str, budget: list[int]) -> Fail
             return Failure(field, "messageExpression evaluation failed due to running out of cost budget, no further "
                                   "validation rules will be run")
         budget[0] -= cost
-        message = _run(expression, variables)
+        message = _run(expression, node)  # with no oldSelf, as the API server runs it
         if isinstance(message, str):
             message = message.strip()
             if message and "\n" not in message and len(message.encode()) <= MAX_MESSAGE_BYTES:
