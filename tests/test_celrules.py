@@ -4,6 +4,8 @@ ext/*_test.go) where they exist, the binding of ``self``/``oldSelf``, ``messageE
 ``fieldPath``, the cost limits, and an unimplemented function named, never passed."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from omerender.kube import celrules
@@ -283,7 +285,8 @@ def test_an_expression_over_the_per_call_limit_is_reported_as_the_api_server_rep
 
 def test_the_object_s_budget_is_shared_by_its_rules_and_running_out_is_the_api_server_s_text():
     value = {"items": list(range(900))}
-    # estimated 903^2 + 56 (two nested comprehensions over 903 values), though || ends it at once: 12 fit in 10,000,000
+    # estimated (903 + 72)^2 + 72 (two nested comprehensions over 903 values and the rule's text), though || ends it
+    # at once: 10 fit in 10,000,000
     rule = {"rule": "self.items.size() > 0 || self.items.all(a, self.items.all(b, b != a))"}
     with celrules.object_budget():
         first = [f for _ in range(13) for f in evaluate([rule], value, "spec")]
@@ -327,3 +330,24 @@ def test_size_counts_code_points_as_cel_does_not_utf8_bytes():
     assert evaluate([{"rule": "'é'.size() == 1"}], "ascii", "spec") == []
     assert celrules._code_point_sized("x.size() + size(y) + 'size(' + \"a\\\"size(\" + resize(z)") == \
         "x.codePointSize() + codePointSize(y) + 'size(' + \"a\\\"size(\" + resize(z)"
+
+
+def test_lists_the_library_makes_are_charged_as_often_as_the_rule_may_visit_them():
+    exceeded = ("'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to "
+                "call cost exceeds limit for rule: {}")
+    for rule in ("[lists.range(2000)].all(r, r.all(x, r.all(y, x + y >= 0)))",
+                 "lists.range(1000000).size() > 0",
+                 "self.split('').all(x, self.split('').all(y, x != y || true))"):
+        started = time.monotonic()
+        assert failures(rule, "ab" * 2000) == [Failure("spec", exceeded.format(rule))], rule
+        assert time.monotonic() - started < 2
+    assert failures("lists.range(100).all(x, lists.range(100).all(y, x + y >= 0))", 1) == []
+    assert failures("[1, 2, 3].all(x, [4, 5].all(y, x < y))", 1) == []
+
+
+def test_a_literal_list_in_the_rule_counts_in_its_estimate():
+    items = ", ".join(["1"] * 1000)
+    rule = f"[{items}].all(a, [{items}].all(b, [{items}].all(c, a + b + c > 0)))"
+    started = time.monotonic()
+    assert failures(rule, 1)[0].text.startswith("'operation cancelled: actual cost limit exceeded'")
+    assert time.monotonic() - started < 2

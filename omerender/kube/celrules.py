@@ -123,8 +123,9 @@ def estimated_cost(rule: str, value) -> int:
 
 
 def _cost(rule: str, count: int) -> int:
+    """The estimate for a value of ``count`` values; a list the rule's text writes out is counted in its length."""
     depth = nesting(rule)
-    return len(rule) + (count ** depth if depth else count)
+    return len(rule) + ((count + len(rule)) ** depth if depth else count)
 
 
 def evaluate(rules: list, value, path: str) -> list[Failure]:
@@ -181,6 +182,8 @@ def _one(rule: dict, node: _Node, path: str, budget: list[int]) -> Failure | Non
         return None
     field = path + _field_path(rule.get("fieldPath"))
     if isinstance(result, _Error):
+        if result.text == cellib.COST_EXCEEDED:
+            budget[0] = -1
         return Failure(path, result.message(rule))
     if result is not False:
         return Failure(path, f"rule {_rule_name(rule)} evaluated to {type(result).__name__}, not a bool")
@@ -234,6 +237,9 @@ class _Error:
         self.text = text
 
     def message(self, rule: dict) -> str:
+        if self.text == cellib.COST_EXCEEDED:
+            return (f"'{self.text}': no further validation rules will be run due to call cost exceeds limit for rule: "
+                    f"{_rule_name(rule)}")
         if self.text.startswith("no such overload"):
             return (f"'{self.text}': call arguments did not match a supported operator, function or macro signature "
                     f"for rule: {_rule_name(rule)}")
@@ -248,7 +254,8 @@ def _run(text: str, node: _Node, old_self: bool = False):
     if "size" in compiled.functions_called and (node.wide or not text.isascii()):
         compiled = _compiled(_code_point_sized(text))
     try:
-        return compiled.program.execute(node.context(compiled.functions, old_self))
+        with cellib.metered(PER_CALL_LIMIT - len(text), node.count + len(text), nesting(text)):
+            return compiled.program.execute(node.context(compiled.functions, old_self))
     except Exception as err:  # noqa: BLE001 - the evaluator raises many types (KeyError for a missing field...)
         return _Error(_error_text(err))
 
@@ -330,6 +337,10 @@ def _message(rule: dict, node: _Node, field: str, budget: list[int]) -> Failure:
                                   "validation rules will be run")
         budget[0] -= cost
         message = _run(expression, node)  # with no oldSelf, as the API server runs it
+        if isinstance(message, _Error) and message.text == cellib.COST_EXCEEDED:
+            budget[0] = -1
+            return Failure(field, f"no further validation rules will be run due to call cost exceeds limit for "
+                                  f"messageExpression: {_go_quoted(expression)}")
         if isinstance(message, str):
             message = message.strip()
             if message and "\n" not in message and len(message.encode()) <= MAX_MESSAGE_BYTES:

@@ -8,6 +8,8 @@ as the API server's ``Equal`` does (``quantity('1') == quantity('1000m')``). Err
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib.machinery
 import importlib.util
 import logging
@@ -109,7 +111,56 @@ def _functions() -> dict:
                 table[name] = _either(table[name], function)
             else:
                 table[name] = function
-    return table
+    return {name: _charged(function) for name, function in table.items()}
+
+
+class Meter:
+    """What one expression's run may still spend on library calls, as cel-go's cost tracker would count it: each
+    call its arguments' and result's sizes, and the longest list or string a call made widens the values the
+    expression's comprehensions may visit (``base``, the estimate's count, to the power of their nesting). Past
+    the limit the call fails as cel-go fails it."""
+
+    def __init__(self, limit: int, base: int, depth: int):
+        self.limit, self.base, self.depth = limit, base, depth
+        self.spent = self.widest = 0
+
+    def charge(self, args: tuple, result) -> None:
+        self.spent += 1 + sum(len(arg) for arg in args if isinstance(arg, (str, list, dict)))
+        if isinstance(result, (str, list, dict)):
+            self.spent += len(result)
+            self.widest = max(self.widest, len(result))
+        values = self.base + self.widest
+        if self.spent + (values ** self.depth if self.depth else values) > self.limit:
+            raise CostExceeded()
+
+
+class CostExceeded(CelError):
+    def __init__(self):
+        super().__init__(COST_EXCEEDED)
+
+
+COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+_meter: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("cel_meter", default=None)
+
+
+@contextlib.contextmanager
+def metered(limit: int, base: int, depth: int):
+    """Library calls inside charge one :class:`Meter`."""
+    token = _meter.set(Meter(limit, base, depth))
+    try:
+        yield
+    finally:
+        _meter.reset(token)
+
+
+def _charged(function):
+    def call(*args):
+        result = function(*args)
+        meter = _meter.get()
+        if meter is not None:
+            meter.charge(args, result)
+        return result
+    return call
 
 
 def _either(first, second):
