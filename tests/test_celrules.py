@@ -221,6 +221,15 @@ def test_a_function_no_library_defines_is_an_error_naming_it_never_a_pass():
                                       "of Kubernetes' CEL libraries not implemented, or a misspelled name)")
 
 
+def test_syntax_the_evaluator_lacks_is_an_error_naming_it():
+    assert failures("self.?x.orValue(1) == 1", {}) == [Failure(
+        "spec", "rule compile error: Failed to parse expression 'self.?x.orValue(1) == 1': ERROR: <input>:1:5: "
+                "unsupported syntax '.?'")]
+    assert failures("self.all(k, v, v > 0)", {"a": 1}) == [Failure(
+        "spec", "rule 'self.all(k, v, v > 0)' uses the two-variable comprehension all(key, value, ...) (Kubernetes "
+                "1.32), which omerender's CEL evaluator does not support; it cannot check this rule")]
+
+
 def test_self_is_the_node_s_value_and_the_rule_s_field_path_and_reason_place_the_message():
     rule = {"rule": "self.min <= self.max", "message": "min must not exceed max", "fieldPath": ".min"}
     assert evaluate([rule], {"min": 1, "max": 2}, "spec.range") == []

@@ -33,6 +33,8 @@ MAX_RULE_LENGTH = 10_000            # longer rule text is refused before it is c
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 _MACROS = re.compile(r"\.\s*(all|exists|exists_one|filter|map)\s*\(")
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_TWO_VARIABLE_MACROS = ("all", "exists", "existsOne", "exists_one", "transformList", "transformMap",
+                        "transformMapEntry", "map", "filter")
 _SIZE_CALL = re.compile(r"size\s*\(")
 _CALL_FAILED = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
 _REASONS = {"FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
@@ -223,6 +225,10 @@ def _compile_problem(text: str) -> str | None:
     compiled = _compiled(text)
     if isinstance(compiled, str):
         return f"rule compile error: {compiled}"
+    macros = [name for name in compiled.missing if name in _TWO_VARIABLE_MACROS]
+    if macros:
+        return (f"rule {_short(text)} uses the two-variable comprehension {macros[0]}(key, value, ...) (Kubernetes "
+                f"1.32), which omerender's CEL evaluator does not support; it cannot check this rule")
     if compiled.missing:
         names = ", ".join(compiled.missing)
         return (f"rule {_short(text)} calls {names}, which omerender's CEL libraries do not define; it cannot check "
