@@ -360,3 +360,22 @@ def test_a_literal_list_in_the_rule_counts_in_its_estimate():
     started = time.monotonic()
     assert failures(rule, 1)[0].text.startswith("'operation cancelled: actual cost limit exceeded'")
     assert time.monotonic() - started < 2
+
+
+def test_the_documented_cost_limit_example(tmp_path):
+    import sys
+    from pathlib import Path
+    from test_validate import WIDGET_CRD
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "widget.yaml").write_text(WIDGET_CRD.replace(
+        '''                - rule: "self.mode == 'fast' ? self.size <= 8 : true"''',
+        '''                - rule: "self.items.all(a, self.items.all(b, self.items.all(c, self.items.all(d, a + b + c + d >= 0))))"''')
+        .replace("size: {type: integer, minimum: 1}", "size: {type: integer}\n                items: {type: array, items: {type: integer}}"))
+    (tmp_path / "widgets.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n"
+                                           "  size: 1\n  items: [%s]\n" % ", ".join(["1"] * 200))
+    import subprocess
+    done = subprocess.run([sys.executable, "-m", "omerender", "validate", "widgets.yaml", "--schema-location", "crds"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    documented = (Path(__file__).parents[1] / "docs/reference/validation.md").read_text()
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.rstrip("\n") in documented.splitlines()
