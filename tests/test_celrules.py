@@ -49,7 +49,18 @@ LIBRARY = [
     ("' \\ttrim\\n    '.trim()", "trim"), ("'\\u00a0 trim\\u2028'.trim()", "trim"), ("'\\x1ftrim'.trim()", "\x1ftrim"),
     ("['x', 'y'].join()", "xy"), ("['x', 'y'].join('-')", "x-y"), ("[].join()", ""),
     ("strings.quote('first\\nsecond')", '"first\\nsecond"'), ("strings.quote('bell\\a')", '"bell\\a"'),
-    ("strings.quote('\"')", '"\\""'), ("bool('true') && !bool('f')", True),
+    ("strings.quote('\"')", '"\\""'),
+    ("'this is a string: %s\\nand an integer: %d'.format(['str', 42])", "this is a string: str\nand an integer: 42"),
+    ("'a double substituted with %%s: %s'.format([64.2])", "a double substituted with %s: 64.2"),
+    ("'%f'.format([3.14])", "3.140000"), ("'%.2f'.format([3.14159])", "3.14"),
+    ("'5 in binary: %b'.format([5])", "5 in binary: 101"), ("'26 in hex: %x'.format([26])", "26 in hex: 1a"),
+    ("'26 in hex (uppercase): %X'.format([26])", "26 in hex (uppercase): 1A"),
+    ("'30 in octal: %o'.format([30])", "30 in octal: 36"),
+    ("'duration: %s'.format([duration('1h45m47s')])", "duration: 6347s"),
+    ("'true bool: %s - false bool: %s\\nbinary bool: %b'.format([true, false, true])",
+     "true bool: true - false bool: false\nbinary bool: 1"),
+    ("'%s %s'.format(['a'])", "index 1 out of range"),
+    ("'%z'.format([1])", 'could not parse formatting clause: unrecognized formatting clause "z"'), ("bool('true') && !bool('f')", True),
     ("bool('yes')", "type conversion error from 'string' to 'bool'"),
     # Kubernetes' lists library (pkg/cel/library/lists.go)
     ("[1, 2, 3].isSorted()", True), ("['a', 'b', 'b', 'c'].isSorted()", True), ("[2.0, 1.0].isSorted()", False),
@@ -379,3 +390,11 @@ def test_the_documented_cost_limit_example(tmp_path):
     documented = (Path(__file__).parents[1] / "docs/reference/validation.md").read_text()
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.rstrip("\n") in documented.splitlines()
+
+
+def test_hostile_quantities_and_ranges_are_refused_at_once():
+    started = time.monotonic()
+    assert value_of("quantity('1e999999999')") == "omerender does not evaluate a quantity of 10^999999999"
+    assert value_of("isQuantity('1e999999999')") is False
+    assert value_of("lists.range(10000000).size()") == "lists.range(10000000) would build more than 1,000,000 items"
+    assert time.monotonic() - started < 1

@@ -103,9 +103,9 @@ CODE_POINT_SIZE = "codePointSize"  # what celrules calls for ``size`` where a st
 
 
 def _functions() -> dict:
-    from . import formats, lists, net, quantity, regex, semver, strings, urls  # here: they import this module
+    from . import formats, formatting, lists, net, quantity, regex, semver, strings, urls  # they import this
     table: dict = {CODE_POINT_SIZE: strings.code_point_size}
-    for module in (strings, lists, regex, urls, quantity, net, formats, semver):
+    for module in (strings, formatting, lists, regex, urls, quantity, net, formats, semver):
         for name, function in module.FUNCTIONS.items():
             if name in table:
                 table[name] = _either(table[name], function)
