@@ -398,3 +398,60 @@ def test_hostile_quantities_and_ranges_are_refused_at_once():
     assert value_of("isQuantity('1e999999999')") is False
     assert value_of("lists.range(10000000).size()") == "lists.range(10000000) would build more than 1,000,000 items"
     assert time.monotonic() - started < 1
+
+
+POLICY = """apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: chat
+  namespace: serving
+spec:
+  targetRefs:
+    - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: chat}
+  healthCheck:
+    active:
+      type: HTTP
+      http:
+        path: /health
+        method: post
+        requestBody: {type: Text, text: ping}
+  http2:
+    connectionKeepalive: {interval: 10s, timeout: 5s}
+"""
+
+
+def test_the_shipped_crds_rules_with_kubernetes_functions_and_durations_on_their_nodes():
+    from conftest import run_cli
+    assert run_cli("validate", "-", input=POLICY).code == 0
+    done = run_cli("validate", "-", input=POLICY.replace("method: post", "method: get").replace("timeout: 5s",
+                                                                                                 "timeout: 30s"))
+    assert (done.code, done.stdout) == (1, "")
+    assert done.lines == [
+        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.healthCheck.active.http: Invalid value: \"object\": The "
+        "requestBody field can only be set when method is POST or PUT.",
+        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.http2.connectionKeepalive: Invalid value: \"object\": timeout "
+        "must be less than interval"]
+
+
+def test_self_is_bound_per_node_items_and_map_values_included():
+    from omerender.kube import crdschema
+    schema = {"type": "object", "properties": {
+        "ports": {"type": "array", "items": {
+            "type": "object", "properties": {"port": {"type": "integer"}, "name": {"type": "string"}},
+            "x-kubernetes-validations": [{"rule": "self.port > 1024", "messageExpression":
+                                          "'port ' + string(self.port) + ' of ' + self.name + ' is privileged'"}]},
+            "x-kubernetes-validations": [{"rule": "self.all(p, self.exists_one(q, q.name == p.name))",
+                                          "message": "names must be unique", "reason": "FieldValueDuplicate"}]},
+        "limits": {"type": "object", "additionalProperties": {
+            "type": "string", "x-kubernetes-validations": [{"rule": "isQuantity(self)", "message": "not a quantity",
+                                                            "reason": "FieldValueForbidden"}]}}}}
+    value = {"ports": [{"port": 8080, "name": "a"}, {"port": 80, "name": "b"}, {"port": 9090, "name": "a"}],
+             "limits": {"cpu": "2", "memory": "lots"}}
+    found: list = []
+    with celrules.object_budget():
+        crdschema.check(value, schema, "spec", found)
+    assert found == [("spec.ports[1]", 'Invalid value: "object": port 80 of b is privileged'),
+                     ("spec.limits.memory", "Forbidden: not a quantity")]
+    found = []
+    crdschema.check({"ports": [{"port": 8080, "name": "a"}, {"port": 9090, "name": "a"}]}, schema, "spec", found)
+    assert found == [("spec.ports", 'Duplicate value: "array"')]
