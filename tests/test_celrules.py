@@ -258,6 +258,7 @@ def test_self_is_the_node_s_value_and_the_rule_s_field_path_and_reason_place_the
 
 def test_transition_rules_are_skipped_on_create_and_optional_old_self_is_an_empty_optional():
     assert failures("self == oldSelf", 1, message="immutable") == []
+    assert failures("self != 'oldSelf'", "oldSelf") == [Failure("spec", "failed rule: self != 'oldSelf'")]
     assert failures("self.x == oldSelf.x", {"x": 1}, optionalOldSelf=False) == []
     assert failures("!oldSelf.hasValue()", 1, optionalOldSelf=True) == []
     assert failures("oldSelf.orValue(5) == self", 1, optionalOldSelf=True) == [

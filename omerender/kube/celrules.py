@@ -268,6 +268,11 @@ def _run(text: str, node: _Node, old_self: bool = False):
 
 @lru_cache(maxsize=4096)
 def _reads_old_self(text: str) -> bool:
+    """Whether the expression refers to ``oldSelf`` (not merely a string holding the word), as the API server's
+    compiler finds it; read from the text where it does not compile."""
+    compiled = _compiled(text) if len(text) <= MAX_RULE_LENGTH else None
+    if isinstance(compiled, _Compiled):
+        return "oldSelf" in compiled.program.variables()
     return _OLD_SELF.search(text) is not None
 
 
