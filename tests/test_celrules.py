@@ -456,3 +456,11 @@ def test_self_is_bound_per_node_items_and_map_values_included():
     found = []
     crdschema.check({"ports": [{"port": 8080, "name": "a"}, {"port": 9090, "name": "a"}]}, schema, "spec", found)
     assert found == [("spec.ports", 'Duplicate value: "array"')]
+
+
+def test_a_deeply_nested_rule_is_estimated_without_computing_a_huge_power():
+    rule = "self" + ".all(a, a.all(b, true))" * 1 + "".join(".map(x, x" for _ in range(30)) + ")" * 30 + " == []"
+    started = time.monotonic()
+    assert celrules.nesting(rule) >= 30
+    assert failures(rule, [[1]])[0].text.startswith("'operation cancelled: actual cost limit exceeded'")
+    assert time.monotonic() - started < 1

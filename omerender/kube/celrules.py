@@ -127,7 +127,14 @@ def estimated_cost(rule: str, value) -> int:
 def _cost(rule: str, count: int) -> int:
     """The estimate for a value of ``count`` values; a list the rule's text writes out is counted in its length."""
     depth = nesting(rule)
-    return len(rule) + ((count + len(rule)) ** depth if depth else count)
+    if not depth:
+        return len(rule) + count
+    visits = 1
+    for _ in range(depth):  # (count + len(rule)) ** depth, no larger than needed to pass the limit
+        visits *= count + len(rule)
+        if visits > PER_CALL_LIMIT:
+            break
+    return len(rule) + visits
 
 
 def evaluate(rules: list, value, path: str) -> list[Failure]:
