@@ -217,8 +217,8 @@ def _compiled(text: str) -> _Compiled | str:
     names, spaces = program.functions(), program.variables()
     # a namespaced call (sets.contains, format.named) is named by its last part, its namespace as a variable
     called = {full for name in names for full in (name, *(f"{space}.{name}" for space in spaces))
-              if full in cellib.FUNCTIONS}
-    return _Compiled(program, {name: cellib.FUNCTIONS[name] for name in called},
+              if full in cellib.functions()}
+    return _Compiled(program, {name: cellib.functions()[name] for name in called},
                      tuple(cellib.unimplemented(name for name in names
                                                 if not any(full.rpartition(".")[2] == name for full in called))),
                      frozenset(names))

@@ -102,7 +102,10 @@ def compare(name: str, a, b) -> int:
 CODE_POINT_SIZE = "codePointSize"  # what celrules calls for ``size`` where a string may not be ASCII
 
 
-def _functions() -> dict:
+@lru_cache(maxsize=None)
+def functions() -> dict:
+    """Every library function by the name CEL calls it (``indexOf``, ``sets.contains``), imported on first use
+    (their modules cost ~20 ms to import, which a run with no CEL rule never spends)."""
     from . import formats, formatting, lists, net, quantity, regex, semver, strings, urls  # they import this
     table: dict = {CODE_POINT_SIZE: strings.code_point_size}
     for module in (strings, formatting, lists, regex, urls, quantity, net, formats, semver):
@@ -173,7 +176,6 @@ def _either(first, second):
     return call
 
 
-FUNCTIONS = _functions()
 
 # What the evaluator (cel-rust) defines itself, as its programs name them: the core functions, conversions, the
 # timestamp and duration accessors, optional values (``optional.of`` is ``of``).
@@ -185,7 +187,7 @@ BUILTINS = frozenset({
 })
 
 
-def unimplemented(functions) -> list[str]:
+def unimplemented(names) -> list[str]:
     """The functions an expression calls that neither the evaluator nor this package defines."""
-    return sorted(name for name in functions
-                  if name[:1] not in "_@!" and name not in BUILTINS and name not in FUNCTIONS)
+    return sorted(name for name in names
+                  if name[:1] not in "_@!" and name not in BUILTINS and name not in functions())
