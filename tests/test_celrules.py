@@ -232,6 +232,13 @@ def test_a_function_no_library_defines_is_an_error_naming_it_never_a_pass():
                                       "of Kubernetes' CEL libraries not implemented, or a misspelled name)")
 
 
+def test_a_namespaced_function_no_library_defines_is_named_with_its_namespace():
+    assert failures("math.greatest([1, 2]) == 2 && sets.contains([1], [1])", 1) == [Failure(
+        "spec", "rule 'math.greatest([1, 2]) == 2 && sets.contains([1], [1])' calls math.greatest, which omerender's "
+                "CEL libraries do not define; it cannot check this rule (a function of Kubernetes' CEL libraries not "
+                "implemented, or a misspelled name)")]
+
+
 def test_syntax_the_evaluator_lacks_is_an_error_naming_it():
     assert failures("self.?x.orValue(1) == 1", {}) == [Failure(
         "spec", "rule compile error: Failed to parse expression 'self.?x.orValue(1) == 1': ERROR: <input>:1:5: "

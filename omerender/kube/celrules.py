@@ -35,6 +35,7 @@ _MACROS = re.compile(r"\.\s*(all|exists|exists_one|filter|map)\s*\(")
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _TWO_VARIABLE_MACROS = ("all", "exists", "existsOne", "exists_one", "transformList", "transformMap",
                         "transformMapEntry", "map", "filter")
+_NAMESPACES = ("sets", "strings", "lists", "math", "base64", "format", "ip", "cidr", "semver", "regex")
 _SIZE_CALL = re.compile(r"size\s*\(")
 _CALL_FAILED = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
 _REASONS = {"FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
@@ -218,10 +219,11 @@ def _compiled(text: str) -> _Compiled | str:
     # a namespaced call (sets.contains, format.named) is named by its last part, its namespace as a variable
     called = {full for name in names for full in (name, *(f"{space}.{name}" for space in spaces))
               if full in cellib.functions()}
-    return _Compiled(program, {name: cellib.functions()[name] for name in called},
-                     tuple(cellib.unimplemented(name for name in names
-                                                if not any(full.rpartition(".")[2] == name for full in called))),
-                     frozenset(names))
+    missing = cellib.unimplemented(name for name in names
+                                   if not any(full.rpartition(".")[2] == name for full in called))
+    shown = [next((f"{space}.{name}" for space in spaces if space in _NAMESPACES and f"{space}.{name}" in text), name)
+             for name in missing]
+    return _Compiled(program, {name: cellib.functions()[name] for name in called}, tuple(shown), frozenset(names))
 
 
 def _compile_problem(text: str) -> str | None:
@@ -232,7 +234,7 @@ def _compile_problem(text: str) -> str | None:
     compiled = _compiled(text)
     if isinstance(compiled, str):
         return f"rule compile error: {compiled}"
-    macros = [name for name in compiled.missing if name in _TWO_VARIABLE_MACROS]
+    macros = [name for name in compiled.missing if name.rpartition(".")[2] in _TWO_VARIABLE_MACROS]
     if macros:
         return (f"rule {_short(text)} uses the two-variable comprehension {macros[0]}(key, value, ...) (Kubernetes "
                 f"1.32), which omerender's CEL evaluator does not support; it cannot check this rule")
