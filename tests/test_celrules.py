@@ -62,6 +62,15 @@ LIBRARY = [
     ("'%s %s'.format(['a'])", "index 1 out of range"),
     ("'%z'.format([1])", 'could not parse formatting clause: unrecognized formatting clause "z"'), ("bool('true') && !bool('f')", True),
     ("bool('yes')", "type conversion error from 'string' to 'bool'"),
+    # durations as Go's time.ParseDuration reads them (cel-go's duration(string))
+    ("duration('1h30m') == duration('90m') && duration('-1.5s') < duration('0')", True),
+    ("duration('1µs') == duration('1us') && duration('1μs') == duration('1000ns')", True),
+    ("duration('.5s') == duration('500ms') && duration('+5s') == duration('5s')", True),
+    ("duration('1h-5m')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+    ("duration('1H')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+    ("duration('2562048h')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+    ("duration('')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+    ("duration('2562047h') > duration('1h')", True),
     # Kubernetes' lists library (pkg/cel/library/lists.go)
     ("[1, 2, 3].isSorted()", True), ("['a', 'b', 'b', 'c'].isSorted()", True), ("[2.0, 1.0].isSorted()", False),
     ("[1, 2, 3].sum()", 6), ("[1.0, 2.0, 3.0].sum()", 6.0), ("[].sum()", 0),
@@ -356,7 +365,7 @@ def test_size_counts_code_points_as_cel_does_not_utf8_bytes():
     assert evaluate([rule], {"name": "héllos", "tags": ["é"]}, "spec") == [Failure("spec", "long")]
     assert evaluate([{"rule": "'size(é)'.size() == 7 && self.size() == 1"}], ["é"], "spec") == []
     assert evaluate([{"rule": "'é'.size() == 1"}], "ascii", "spec") == []
-    assert celrules._code_point_sized("x.size() + size(y) + 'size(' + \"a\\\"size(\" + resize(z)") == \
+    assert celrules._rewritten("x.size() + size(y) + 'size(' + \"a\\\"size(\" + resize(z)", True) == \
         "x.codePointSize() + codePointSize(y) + 'size(' + \"a\\\"size(\" + resize(z)"
 
 

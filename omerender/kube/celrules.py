@@ -36,7 +36,7 @@ _OLD_SELF = re.compile(r"\boldSelf\b")
 _TWO_VARIABLE_MACROS = ("all", "exists", "existsOne", "exists_one", "transformList", "transformMap",
                         "transformMapEntry", "map", "filter")
 _NAMESPACES = ("sets", "strings", "lists", "math", "base64", "format", "ip", "cidr", "semver", "regex")
-_SIZE_CALL = re.compile(r"size\s*\(")
+_CALL = re.compile(r"(size|duration)\s*\(")
 _CALL_FAILED = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
 _REASONS = {"FieldValueForbidden": "Forbidden", "FieldValueRequired": "Required value",
             "FieldValueDuplicate": "Duplicate value", "FieldValueInvalid": "Invalid value"}
@@ -266,8 +266,9 @@ def _run(text: str, node: _Node, old_self: bool = False):
     Where a string it reads may hold a non-ASCII character, the evaluator's own ``size`` (which counts UTF-8 bytes)
     gives way to CEL's (which counts code points)."""
     compiled = _compiled(text)
-    if "size" in compiled.functions_called and (node.wide or not text.isascii()):
-        compiled = _compiled(_code_point_sized(text))
+    calls = compiled.functions_called
+    if "duration" in calls or ("size" in calls and (node.wide or not text.isascii())):
+        compiled = _compiled(_rewritten(text, "size" in calls and (node.wide or not text.isascii())))
     try:
         with cellib.metered(PER_CALL_LIMIT - len(text), node.count + len(text), nesting(text)):
             return compiled.program.execute(node.context(compiled.functions, old_self))
@@ -285,9 +286,12 @@ def _reads_old_self(text: str) -> bool:
     return _OLD_SELF.search(text) is not None
 
 
-def _code_point_sized(text: str) -> str:
-    """The expression with each call of ``size`` (``size(x)``, ``x.size()``) made a call of
-    :func:`cellib.strings.code_point_size`, string literals left as they are."""
+@lru_cache(maxsize=4096)
+def _rewritten(text: str, sizes: bool) -> str:
+    """The expression with each call of ``duration`` made one of Go's ParseDuration (cel-rust's takes ``1h-5m``) and,
+    with ``sizes``, each call of ``size`` (``size(x)``, ``x.size()``) one that counts code points; string literals
+    are left as they are."""
+    calls = {"duration": cellib.GO_DURATION, **({"size": cellib.CODE_POINT_SIZE} if sizes else {})}
     out, i = [], 0
     while i < len(text):
         char = text[i]
@@ -296,10 +300,10 @@ def _code_point_sized(text: str) -> str:
             out.append(text[i:end])
             i = end
             continue
-        found = _SIZE_CALL.match(text, i)
-        if found and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            out.append(cellib.CODE_POINT_SIZE)
-            i += len("size")
+        found = _CALL.match(text, i)
+        if found and found.group(1) in calls and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            out.append(calls[found.group(1)])
+            i += len(found.group(1))
             continue
         out.append(char)
         i += 1

@@ -100,15 +100,17 @@ def compare(name: str, a, b) -> int:
 
 
 CODE_POINT_SIZE = "codePointSize"  # what celrules calls for ``size`` where a string may not be ASCII
+GO_DURATION = "goDuration"  # and for ``duration``, always
 
 
 @lru_cache(maxsize=None)
 def functions() -> dict:
     """Every library function by the name CEL calls it (``indexOf``, ``sets.contains``), imported on first use
     (their modules cost ~20 ms to import, which a run with no CEL rule never spends)."""
-    from . import formats, formatting, lists, net, quantity, regex, semver, strings, urls  # they import this
+    from . import (durations, formats, formatting, lists, net, quantity, regex, semver, strings,  # they import
+                   urls)  # this module
     table: dict = {CODE_POINT_SIZE: strings.code_point_size}
-    for module in (strings, formatting, lists, regex, urls, quantity, net, formats, semver):
+    for module in (strings, formatting, lists, regex, urls, quantity, net, formats, semver, durations):
         for name, function in module.FUNCTIONS.items():
             if name in table:
                 table[name] = _either(table[name], function)
