@@ -143,6 +143,10 @@ LIBRARY = [
     ("ip('192.168.0.1.0')", 'IP Address "192.168.0.1.0" parse error during conversion from string: '
                             'ParseAddr("192.168.0.1.0"): IPv4 address too long'),
     ("isIP('192.168.0.1') && !isIP('192.168.0.1.0')", True),
+    ("ip('192.168.00.1')", 'IP Address "192.168.00.1" parse error during conversion from string: '
+                           'ParseAddr("192.168.00.1"): IPv4 field has octet with leading zero'),
+    ("ip('192.168.0.256')", 'IP Address "192.168.0.256" parse error during conversion from string: '
+                            'ParseAddr("192.168.0.256"): IPv4 field has value >255'),
     ("ip.isCanonical('127.0.0.1') && !ip.isCanonical('2001:DB8::68')", True),
     ("ip('192.168.0.1').family() == 4 && ip('2001:db8::68').family() == 6", True),
     ("ip('0.0.0.0').isUnspecified() && ip('::').isUnspecified() && !ip('::1').isUnspecified()", True),

@@ -22,8 +22,14 @@ def _why(raw: str) -> str:
     """Go's netip.ParseAddr reason for the commonest mistakes; "unable to parse IP" for the others."""
     if ":" not in raw and raw.count(".") > 3:
         return "IPv4 address too long"
-    if ":" not in raw and 0 < raw.count(".") < 3 and all(part.isdigit() for part in raw.split(".")):
-        return "IPv4 address too short"
+    parts = raw.split(".")
+    if ":" not in raw and all(part.isascii() and part.isdigit() for part in parts):
+        if any(len(part) > 1 and part.startswith("0") for part in parts):
+            return "IPv4 field has octet with leading zero"
+        if any(int(part) > 255 for part in parts):
+            return "IPv4 field has value >255"
+        if len(parts) < 4:
+            return "IPv4 address too short"
     return "unable to parse IP"
 
 
