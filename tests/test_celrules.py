@@ -252,6 +252,12 @@ def test_a_namespaced_function_no_library_defines_is_named_with_its_namespace():
                 "implemented, or a misspelled name)")]
 
 
+def test_omerender_s_own_stand_ins_are_not_functions_a_rule_may_call():
+    assert failures("goDuration('1s') > duration('0s')", 1)[0].text == (
+        "rule \"goDuration('1s') > duration('0s')\" calls goDuration, which Kubernetes' CEL libraries do not define; "
+        "it cannot check this rule")
+
+
 def test_syntax_the_evaluator_lacks_is_an_error_naming_it():
     assert failures("self.?x.orValue(1) == 1", {}) == [Failure(
         "spec", "rule compile error: Failed to parse expression 'self.?x.orValue(1) == 1': ERROR: <input>:1:5: "
