@@ -43,7 +43,8 @@ LIBRARY = [
     ("'hello world'.split(' ')", ["hello", "world"]), ("'hello world events!'.split(' ', 0)", []),
     ("'hello world events!'.split(' ', 1)", ["hello world events!"]),
     ("'o©o©o©o'.split('©', -1)", ["o", "o", "o", "o"]), ("'hello'.split('', 2)", ["h", "ello"]),
-    ("'tacocat'.substring(4)", "cat"), ("'tacocat'.substring(0, 4)", "taco"), ("'ta©o©αT'.substring(2, 6)", "©o©α"),
+    ("'tacocat'.substring(4)", "cat"), ("'tacocat'.substring(0, 4)", "taco"),
+    ("'ta©o©αT'.substring(2, 6)", "©o©α"),
     ("'tacocat'.substring(40)", "index out of range: 40"),
     ("'tacocat'.substring(4, 3)", "invalid substring range. start: 4, end: 3"),
     ("' \\ttrim\\n    '.trim()", "trim"), ("'\\u00a0 trim\\u2028'.trim()", "trim"), ("'\\x1ftrim'.trim()", "\x1ftrim"),
@@ -60,7 +61,8 @@ LIBRARY = [
     ("'true bool: %s - false bool: %s\\nbinary bool: %b'.format([true, false, true])",
      "true bool: true - false bool: false\nbinary bool: 1"),
     ("'%s %s'.format(['a'])", "index 1 out of range"),
-    ("'%z'.format([1])", 'could not parse formatting clause: unrecognized formatting clause "z"'), ("bool('true') && !bool('f')", True),
+    ("'%z'.format([1])", 'could not parse formatting clause: unrecognized formatting clause "z"'),
+    ("bool('true') && !bool('f')", True),
     ("bool('yes')", "type conversion error from 'string' to 'bool'"),
     # durations as Go's time.ParseDuration reads them (cel-go's duration(string))
     ("duration('1h30m') == duration('90m') && duration('-1.5s') < duration('0')", True),
@@ -405,10 +407,11 @@ def test_the_documented_cost_limit_example(tmp_path):
     from pathlib import Path
     from test_validate import WIDGET_CRD
     (tmp_path / "crds").mkdir()
-    (tmp_path / "crds" / "widget.yaml").write_text(WIDGET_CRD.replace(
-        '''                - rule: "self.mode == 'fast' ? self.size <= 8 : true"''',
-        '''                - rule: "self.items.all(a, self.items.all(b, self.items.all(c, self.items.all(d, a + b + c + d >= 0))))"''')
-        .replace("size: {type: integer, minimum: 1}", "size: {type: integer}\n                items: {type: array, items: {type: integer}}"))
+    rule = "self.items.all(a, self.items.all(b, self.items.all(c, self.items.all(d, a + b + c + d >= 0))))"
+    (tmp_path / "crds" / "widget.yaml").write_text(
+        WIDGET_CRD.replace("rule: \"self.mode == 'fast' ? self.size <= 8 : true\"", f'rule: "{rule}"')
+        .replace("size: {type: integer, minimum: 1}",
+                 "size: {type: integer}\n                items: {type: array, items: {type: integer}}"))
     (tmp_path / "widgets.yaml").write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n"
                                            "  size: 1\n  items: [%s]\n" % ", ".join(["1"] * 200))
     import subprocess
@@ -454,9 +457,11 @@ def test_the_shipped_crds_rules_with_kubernetes_functions_and_durations_on_their
                                                                                                  "timeout: 30s"))
     assert (done.code, done.stdout) == (1, "")
     assert done.lines == [
-        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.healthCheck.active.http: Invalid value: \"object\": The "
+        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.healthCheck.active.http: Invalid value: \"object\": "
+        "The "
         "requestBody field can only be set when method is POST or PUT.",
-        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.http2.connectionKeepalive: Invalid value: \"object\": timeout "
+        "error: <stdin>: BackendTrafficPolicy serving/chat: spec.http2.connectionKeepalive: Invalid value: "
+        "\"object\": timeout "
         "must be less than interval"]
 
 
