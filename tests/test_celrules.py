@@ -495,3 +495,13 @@ def test_a_deeply_nested_rule_is_estimated_without_computing_a_huge_power():
     assert celrules.nesting(rule) >= 30
     assert failures(rule, [[1]])[0].text.startswith("'operation cancelled: actual cost limit exceeded'")
     assert time.monotonic() - started < 1
+
+
+def test_a_whole_number_of_a_number_field_is_a_double_to_the_rules_as_in_the_api_server():
+    schema = {"type": "object", "properties": {"ratio": {"type": "number"}, "count": {"type": "integer"},
+                                               "weights": {"type": "array", "items": {"type": "number"}}}}
+    rules = [{"rule": "self.ratio + 0.5 == 1.5 && self.weights.all(w, w * 0.5 >= 0.0) && self.count + 1 == 3"}]
+    value = {"ratio": 1, "count": 2, "weights": [1, 2.5]}
+    assert evaluate(rules, value, "spec", schema) == []
+    assert value == {"ratio": 1, "count": 2, "weights": [1, 2.5]}
+    assert evaluate(rules, value, "spec")[0].text.startswith("'no such overload'")

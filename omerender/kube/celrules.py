@@ -138,11 +138,12 @@ def _cost(rule: str, count: int) -> int:
     return len(rule) + visits
 
 
-def evaluate(rules: list, value, path: str) -> list[Failure]:
-    """The failures of a node's ``rules`` on ``value`` (a create: no old object)."""
+def evaluate(rules: list, value, path: str, schema: dict | None = None) -> list[Failure]:
+    """The failures of a node's ``rules`` on ``value`` (a create: no old object); ``schema``, the node's, makes the
+    whole numbers of its ``type: number`` fields doubles, as the API server hands them to CEL."""
     budget = _budget.get() or [RUNTIME_BUDGET]
     failures: list[Failure] = []
-    node = _Node(value)
+    node = _Node(as_typed(value, schema) if schema and _has_numbers(_SchemaKey(schema)) else value)
     for rule in rules:
         if budget[0] < 0:
             break  # the object ran out of budget: the API server runs no further rule
@@ -151,6 +152,40 @@ def evaluate(rules: list, value, path: str) -> list[Failure]:
             if failure is not None:
                 failures.append(failure)
     return failures
+
+
+class _SchemaKey:
+    """A schema as a cache key, by identity (schemas are dicts, loaded once and never changed)."""
+
+    def __init__(self, schema: dict):
+        self.schema = schema
+
+    def __hash__(self):
+        return id(self.schema)
+
+    def __eq__(self, other):
+        return isinstance(other, _SchemaKey) and other.schema is self.schema
+
+
+@lru_cache(maxsize=4096)
+def _has_numbers(key: _SchemaKey) -> bool:
+    return '"number"' in repr(key.schema).replace("'", '"')
+
+
+def as_typed(value, schema):
+    """``value`` with each whole number where its schema says ``type: number`` made a float (the API server's
+    UnstructuredToVal makes it a CEL double: ``self.ratio + 0.5`` works on ``ratio: 1``)."""
+    if not isinstance(schema, dict):
+        return value
+    if schema.get("type") == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        return {key: as_typed(item, properties.get(key, extra)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_typed(item, schema.get("items")) for item in value]
+    return value
 
 
 class _Node:

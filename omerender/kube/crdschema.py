@@ -70,7 +70,7 @@ def check(value, schema: dict, path: str, problems: list, depth: int = 0) -> Non
     rules = schema.get("x-kubernetes-validations")
     if rules and len(problems) == before:
         problems.extend((failure.field, failure.line(type_name(value)))
-                        for failure in celrules.evaluate(rules, value, path))
+                        for failure in celrules.evaluate(rules, value, path, schema))
 
 
 def _type_ok(value, schema: dict, path: str, problems: list) -> bool:
