@@ -72,8 +72,8 @@ def check(value, schema: dict, path: str, problems: list, depth: int = 0) -> Non
             _junction(junctor, value, schema[junctor], path, problems, depth)
     rules = schema.get("x-kubernetes-validations")
     if rules and len(problems) == before:
-        problems.extend((failure.field, f"Invalid value: \"{type_name(value)}\": {failure.text}")
-                        for failure in celrules.evaluate(rules, value, path))
+        problems.extend((failure.field, failure.line(type_name(value)))
+                        for failure in celrules.evaluate(rules, value, path, schema))
 
 
 def _type_ok(value, schema: dict, path: str, problems: list) -> bool:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 from omerender.errors import ObjRef, OmeError
-from . import coreschema, crdschema, k8stypes
+from . import celrules, coreschema, crdschema, k8stypes
 from .shapes import REQUIRED, SPEC_SHAPES, Component, MapOf, Rule, check, check_spec
 
 OME_API = "ome.io/v1beta1"
@@ -94,7 +94,8 @@ def _metadata(obj: dict, version: str) -> list[tuple[str, str]]:
 def _custom(obj: dict, document: dict, version: str) -> list[tuple[str, str]]:
     schema = document["openAPIV3Schema"]
     found = _metadata(obj, version)
-    crdschema.check(crdschema.with_defaults(obj, schema), schema, "", found)
+    with celrules.object_budget():  # the API server's cost budget is per object
+        crdschema.check(crdschema.with_defaults(obj, schema), schema, "", found)
     return found
 
 
