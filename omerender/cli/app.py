@@ -12,7 +12,7 @@ from omerender.errors import Message, run_guarded, strict_error
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
-from omerender.yamlio.emit import write_stream
+from omerender.yamlio.emit import Spool, write_spliced, write_stream
 from .shell import (allow_option, allowed, check_cluster, cluster_config_option, cluster_flags, deprecated_spelling,
                     fail, for_cluster, leave_out_infos, messages_option, relay, render_options, report_run, say,
                     weights_flags)
@@ -93,6 +93,10 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
     config_strict: list = []   # an overlay's OMERender config's (strict, allow), which --strict beside it adds to
+    # stdout gets each InferenceService's objects dumped as they are rendered (held compressed until the render
+    # succeeds), unless a check of the whole output needs them as objects
+    streams = output_dir is None and not (api_versions or kube_version or validate)
+    spool = Spool()
 
     def run():
         with for_cluster(kube_version):
@@ -105,7 +109,7 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
                 config_strict.append((built.strict, built.allow))
             else:
                 lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-                result = render(inputs, options, lock)
+                result = render(inputs, options, lock, spool if streams else None)
         check_cluster(result.objects, api_versions, kube_version, validate, inputs)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
             from omerender.gitops.outdir import origins, write_rendered_dir
@@ -117,9 +121,17 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     report_run(notes, failures, lambda: result.messages, strict or by_config, allow=allowed() | config_allow,
                switch="--strict" if strict else "strict: true in the OMERender config")
     if output_dir is None:
-        _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
+        _, failures = run_guarded(lambda: _write(result, spool, sys.stdout), debug)
         if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
             fail(failures)
+
+
+def _write(result, spool: Spool, out) -> None:
+    if result.streamed_at is None:
+        write_stream(result.objects, out)
+    else:
+        at = result.streamed_at
+        write_spliced(result.objects[:at], spool, result.objects[at:], out)
 
 
 def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:
