@@ -201,8 +201,8 @@ def _check_entry(entry: os.DirEntry, path: str) -> None:
     if entry.is_symlink():
         raise OmeError("a symbolic link in the output directory: omerender never follows or replaces links "
                        "there; remove it (or render into another directory)", file=_quoted_path(path))
-    mode = entry.stat(follow_symlinks=False).st_mode
-    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+    # the directory entry's type where the file system gives one (no stat per file), else lstat's
+    if not entry.is_dir(follow_symlinks=False) and not entry.is_file(follow_symlinks=False):
         raise OmeError("not a regular file (a FIFO, socket or device) in the output directory: omerender never "
                        "opens one; remove it", file=_quoted_path(path))
 
@@ -218,10 +218,14 @@ def read_regular(path: str, shown_as: str, limit: int = limits.MAX_FILE_BYTES) -
     except OSError as err:
         raise _os_error(err, shown_as, "cannot read") from None
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OmeError("not a regular file; omerender reads only regular files in its output directory",
                            file=shown_as)
-        data = handle.read(limit + 1)
+        # read(limit + 1) would allocate the limit for every small file: ``check`` reads thousands
+        data = handle.read(min(info.st_size, limit) + 1)
+        if len(data) > info.st_size and len(data) <= limit:   # it grew since: read on to the limit
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise OmeError(f"larger than {limit // limits.MIB} MiB; not a file omerender wrote", file=shown_as)
     try:
