@@ -13,6 +13,8 @@ import yaml
 
 from conftest import FIXTURES, run_cli, worked_example
 from omerender.errors import OmeError, OmeErrors
+from omerender.gitops.outdir import origins, rendered_files
+from omerender.gitops.outspool import DirSpool
 from omerender.ome.load import index
 from omerender.ome.render import Options, render
 from omerender.ome.weights.settings import DOWNLOAD
@@ -57,19 +59,72 @@ def _kept(inputs, options: Options) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("options", [Options(), Options(keep_inputs=True), Options(model_weights=DOWNLOAD)],
-                         ids=["agent", "keep-inputs", "download"])
+def _dir_streamed(inputs, options: Options) -> dict[str, str]:
+    spool = DirSpool(origins(inputs))
+    result = render(inputs, options, None, spool)
+    return dict(spool.files(result.objects[:result.streamed_at], result.objects[result.streamed_at:]).items())
+
+
+def _dir_kept(inputs, options: Options) -> dict[str, str]:
+    return rendered_files(render(inputs, options).objects, origins(inputs))
+
+
+OPTIONS = [Options(), Options(keep_inputs=True), Options(model_weights=DOWNLOAD)]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["agent", "keep-inputs", "download"])
+@pytest.mark.parametrize("fixture", FIXTURE_DIRS, ids=lambda p: p.name)
+def test_the_streamed_output_dir_is_the_kept_objects_output_dir(fixture: Path, options: Options):
+    _same(fixture, options, _dir_kept, _dir_streamed)
+
+
+def _messages(call) -> list[str]:
+    with pytest.raises(OmeErrors) as caught:
+        call()
+    return [e.message().line() for e in caught.value.errors]
+
+
+def test_an_input_and_a_rendered_object_written_to_one_file_name_the_input_first():
+    """A Knative Service named as the engine's Service is no duplicate (another group) but the same file: the
+    input, first in the output, owns it, and the error names the rendered one, as without streaming."""
+    knative = {"apiVersion": "serving.knative.dev/v1", "kind": "Service",
+               "metadata": {"name": "b-engine", "namespace": "llama-demo"}, "spec": {}}
+    text = _fleet(["a", "b", "c"]) + "---\n" + yaml.safe_dump(knative)
+
+    def inputs():
+        return index(read_paths(["-"], stdin=io.StringIO(text)))
+    kept = _messages(lambda: _dir_kept(inputs(), Options()))
+    assert _messages(lambda: _dir_streamed(inputs(), Options())) == kept
+    assert kept == ["error: <stdin>: InferenceService llama-demo/b: rendered Service llama-demo/b-engine: Service "
+                    "llama-demo/b-engine (serving.knative.dev/v1) and this object (v1) would both be written to "
+                    "llama-demo/service-b-engine.yaml: one kind, namespace and name can be rendered once"]
+
+
+def test_the_streamed_output_dir_is_written_as_without_streaming(tmp_path):
+    inputs = str(FIXTURES / "accelerators-70b")
+    assert run_cli("render", inputs, "--output-dir", str(tmp_path / "streamed")).code == 0
+    assert run_cli("render", inputs, "--validate", "--output-dir", str(tmp_path / "kept")).code == 0   # no sink
+    read = [{p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()}
+            for d in (tmp_path / "streamed", tmp_path / "kept")]
+    assert read[0] == read[1] and len(read[0]) > 3
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["agent", "keep-inputs", "download"])
 @pytest.mark.parametrize("fixture", FIXTURE_DIRS, ids=lambda p: p.name)
 def test_the_streamed_output_is_the_kept_objects_output(fixture: Path, options: Options):
-    inputs = index(read_paths([str(fixture)]))
+    _same(fixture, options, _kept, _streamed)
+
+
+def _same(fixture: Path, options: Options, kept, streamed) -> None:
+    """The same output both ways, or the same errors (each side reads its own inputs: a render may not be run
+    twice on one Inputs)."""
     try:
-        kept = _kept(inputs, options)
+        expected = kept(index(read_paths([str(fixture)])), options)
     except OmeErrors as err:
-        with pytest.raises(OmeErrors) as streamed:
-            _streamed(index(read_paths([str(fixture)])), options)
-        assert [e.message().line() for e in streamed.value.errors] == [e.message().line() for e in err.errors]
+        assert _messages(lambda: streamed(index(read_paths([str(fixture)])), options)) == \
+            [e.message().line() for e in err.errors]
         return
-    assert _streamed(index(read_paths([str(fixture)])), options) == kept
+    assert streamed(index(read_paths([str(fixture)])), options) == expected
 
 
 @pytest.mark.parametrize("options", [Options(), Options(model_weights=DOWNLOAD)], ids=["agent", "download"])

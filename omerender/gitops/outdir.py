@@ -284,7 +284,12 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
     leave empty); every other regular file in ``out_dir`` is carried over unchanged. ``on_wait(lock_file)``
     is called when another render holds the lock.
     """
-    files = rendered_files(objects, origin)
+    write_files(rendered_files(objects, origin), out_dir, on_wait)
+
+
+def write_files(files, out_dir: str, on_wait: Callable[[str], None] | None = None) -> None:
+    """:func:`write_rendered_dir` of the files :func:`rendered_files` gives (or a :class:`outspool.SpooledFiles`:
+    the names of its files with ``in`` and iteration, (name, text) pairs from ``items()``)."""
     target = _target(out_dir)
     step = _Step(target)
     with step.doing(atomicdir.sibling(target, atomicdir.LOCK_SUFFIX), "cannot lock"):
@@ -295,7 +300,7 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
         atomicdir.unlock(lock, target)
 
 
-def _replace(target: str, files: dict[str, str], step: "_Step") -> None:
+def _replace(target: str, files, step: "_Step") -> None:
     """Under the lock: build the new DIR beside ``target`` from ``files`` and the kept files, swap it in."""
     parent = os.path.dirname(target) or "."
     with step.doing(parent, "cannot clean up beside it"):
@@ -362,14 +367,14 @@ def _old_tree(target: str) -> Tree | None:
     return tree
 
 
-def _kept(target: str, old: Tree, files: dict[str, str]) -> list[str]:
+def _kept(target: str, old: Tree, files) -> list[str]:
     """The files of the old DIR that go into the new one: everything omerender did not record writing."""
     owned_kustomization(target, old)
     stale = recorded(target, old)
     return [f for f in old.files if f not in stale and f not in files]
 
 
-def _fill(new: str, target: str, old: Tree | None, kept: list[str], files: dict[str, str], step: "_Step") -> None:
+def _fill(new: str, target: str, old: Tree | None, kept: list[str], files, step: "_Step") -> None:
     holding = {f.rsplit("/", 1)[0] for f in [*kept, *files] if "/" in f}
     for folder in _folders(old, holding):
         with step.doing(os.path.join(target, folder), "cannot create"):

@@ -269,7 +269,11 @@ class Spool:
         except OmeError as err:
             self.error = err
             return
-        self._parts.append("---\n" + text)
+        self.put("---\n" + text)
+
+    def put(self, text: str) -> None:
+        """Add ``text`` to the stream as it is (:meth:`texts` gives it back in pieces of any length)."""
+        self._parts.append(text)
         self._held += len(text)
         if self._held >= self.PACK:
             self._pack()
