@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
 
 from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube.names import trunc63
@@ -18,6 +17,7 @@ from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
+from .keep import Keep, Sink
 from .output import check_rendered, duplicate_errors, passthrough_objects, unrendered_errors
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock
@@ -105,9 +105,6 @@ CHART_DEFAULTS_NOTE = ("no ConfigMap inferenceservice-config among the inputs an
                        "inferenceservice-config -n ome -o yaml` as --cluster-config FILE or among the inputs")
 
 
-Sink = Callable[[dict], None]
-
-
 def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None, sink: Sink | None = None) -> Result:
     """Render every InferenceService; raise :class:`OmeErrors` with every error found.
 
@@ -144,7 +141,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None, sink: Sink | No
     used_models: dict[tuple, Obj] = {}
     failed: set[tuple[str, str]] = set()
     reported: set[int] = set()  # the errors appended below, by identity (kept alive in ``errors``)
-    keep = _Keep(inputs, sink)
+    keep = Keep(inputs, sink)
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -193,52 +190,6 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None, sink: Sink | No
         return Result([obj for obj, _ in kept + rendered], report.messages, facts, origins)
     tail = [obj for obj, owner in rendered if owner.kind != "InferenceService"]
     return Result([obj for obj, _ in kept] + tail, report.messages, facts, origins, streamed_at=len(kept))
-
-
-class _Keep:
-    """What the render keeps of each InferenceService's objects: all of them without a sink; with one, the objects
-    go to it (each shared TriggerAuthentication once, as :func:`_shared_once` does) and the render keeps a stand-in
-    holding what the checks of the whole output read (apiVersion, kind, namespace, name)."""
-
-    def __init__(self, inputs: Inputs, sink: Sink | None):
-        self.sink = sink
-        self.shared: set[tuple] = set()
-        self.benchmarked = _benchmarked_names(inputs) if sink is not None else set()
-
-    def objects_of(self, isvc: Obj) -> bool:
-        """Whether ``IsvcFacts.objects`` keeps the InferenceService's objects (a BenchmarkJob's endpoint reads them)."""
-        return self.sink is None or isvc.name in self.benchmarked
-
-    def passed(self, objects: list[dict], isvc: Obj) -> list[tuple[dict, Obj]]:
-        if self.sink is None:
-            return [(obj, isvc) for obj in objects]
-        kept = []
-        for obj in objects:
-            if is_shared(obj):
-                key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
-                if key in self.shared:
-                    continue
-                self.shared.add(key)
-            self.sink(obj)
-            kept.append((_stand_in(obj), isvc))
-        return kept
-
-
-def _stand_in(obj: dict) -> dict:
-    meta = obj["metadata"]
-    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
-            "metadata": {"namespace": meta.get("namespace"), "name": meta["name"]}}
-
-
-def _benchmarked_names(inputs: Inputs) -> set:
-    """The names of the InferenceServices the BenchmarkJobs' endpoints name (in any namespace: a superset)."""
-    names = set()
-    for bench in inputs.benchmarks:
-        endpoint = bench.spec.get("endpoint") if isinstance(bench.spec, dict) else None
-        ref = endpoint.get("inferenceService") if isinstance(endpoint, dict) else None
-        if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-            names.add(ref["name"])
-    return names
 
 
 def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:
