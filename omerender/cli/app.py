@@ -12,7 +12,7 @@ from omerender.errors import Message, run_guarded, strict_error
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
-from omerender.yamlio.emit import write_stream
+from omerender.yamlio.emit import Spool, write_spliced, write_stream
 from .shell import (allow_option, allowed, built_overlay, check_cluster, cluster_config_option, cluster_flags,
                     deprecated_spelling, fail, for_cluster, leave_out_infos, messages_option, relay, render_options,
                     report_run, say, weights_flags)
@@ -94,6 +94,10 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     output_dir = output_dir_option(output_dir, old_output_dir)
     notes: list[Message] = []
     config_strict: list = []   # an overlay's OMERender config's (strict, allow), which --strict beside it adds to
+    # each InferenceService's objects are dumped as they are rendered (held compressed until the render succeeds)
+    # for stdout or --output-dir, unless a check of the whole output needs them as objects
+    streams = not (api_versions or kube_version or validate)
+    sinks: list = []
 
     def run():
         with for_cluster(kube_version):
@@ -106,11 +110,17 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
                 config_strict.append((built.strict, built.allow))
             else:
                 lock = lock_from_inputs(inputs) or read_lock(find_lock(list(paths), lock_path))
-                result = render(inputs, options, lock)
+                if streams:
+                    sinks.append(Spool() if output_dir is None else _dir_spool(inputs))
+                result = render(inputs, options, lock, sinks[0] if sinks else None)
         check_cluster(result.objects, api_versions, kube_version, validate, inputs)
         if output_dir is not None and not (strict and strict_error([*notes, *result.messages], "--strict", allowed())):
-            from omerender.gitops.outdir import origins, write_rendered_dir
-            write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
+            from omerender.gitops.outdir import origins, write_files, write_rendered_dir
+            if result.streamed_at is None:
+                write_rendered_dir(result.objects, output_dir, origins(inputs), _waiting)
+            else:
+                at = result.streamed_at
+                write_files(sinks[0].files(result.objects[:at], result.objects[at:]), output_dir, _waiting)
         return result
 
     result, failures = run_guarded(run, debug)
@@ -118,9 +128,23 @@ def render_cmd(paths, keep_inputs, no_model_node_selector, locked, lock_path, ou
     report_run(notes, failures, lambda: result.messages, strict or by_config, allow=allowed() | config_allow,
                switch="--strict" if strict else "strict: true in the OMERender config")
     if output_dir is None:
-        _, failures = run_guarded(lambda: write_stream(result.objects, sys.stdout), debug)
+        _, failures = run_guarded(lambda: _write(result, sinks[0] if sinks else None, sys.stdout), debug)
         if failures:  # a string the writer cannot write as UTF-8 (emit.not_utf8_error)
             fail(failures)
+
+
+def _dir_spool(inputs):
+    from omerender.gitops.outdir import origins
+    from omerender.gitops.outspool import DirSpool
+    return DirSpool(origins(inputs))
+
+
+def _write(result, spool: Spool | None, out) -> None:
+    if result.streamed_at is None:
+        write_stream(result.objects, out)
+    else:
+        at = result.streamed_at
+        write_spliced(result.objects[:at], spool, result.objects[at:], out)
 
 
 def output_dir_option(output_dir: str | None, old_output_dir: str | None) -> str | None:

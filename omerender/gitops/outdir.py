@@ -201,8 +201,8 @@ def _check_entry(entry: os.DirEntry, path: str) -> None:
     if entry.is_symlink():
         raise OmeError("a symbolic link in the output directory: omerender never follows or replaces links "
                        "there; remove it (or render into another directory)", file=_quoted_path(path))
-    mode = entry.stat(follow_symlinks=False).st_mode
-    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+    # the directory entry's type where the file system gives one (no stat per file), else lstat's
+    if not entry.is_dir(follow_symlinks=False) and not entry.is_file(follow_symlinks=False):
         raise OmeError("not a regular file (a FIFO, socket or device) in the output directory: omerender never "
                        "opens one; remove it", file=_quoted_path(path))
 
@@ -218,10 +218,14 @@ def read_regular(path: str, shown_as: str, limit: int = limits.MAX_FILE_BYTES) -
     except OSError as err:
         raise _os_error(err, shown_as, "cannot read") from None
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OmeError("not a regular file; omerender reads only regular files in its output directory",
                            file=shown_as)
-        data = handle.read(limit + 1)
+        # read(limit + 1) would allocate the limit for every small file: ``check`` reads thousands
+        data = handle.read(min(info.st_size, limit) + 1)
+        if len(data) > info.st_size and len(data) <= limit:   # it grew since: read on to the limit
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise OmeError(f"larger than {limit // limits.MIB} MiB; not a file omerender wrote", file=shown_as)
     try:
@@ -280,7 +284,12 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
     leave empty); every other regular file in ``out_dir`` is carried over unchanged. ``on_wait(lock_file)``
     is called when another render holds the lock.
     """
-    files = rendered_files(objects, origin)
+    write_files(rendered_files(objects, origin), out_dir, on_wait)
+
+
+def write_files(files, out_dir: str, on_wait: Callable[[str], None] | None = None) -> None:
+    """:func:`write_rendered_dir` of the files :func:`rendered_files` gives (or a :class:`outspool.SpooledFiles`:
+    the names of its files with ``in`` and iteration, (name, text) pairs from ``items()``)."""
     target = _target(out_dir)
     step = _Step(target)
     with step.doing(atomicdir.sibling(target, atomicdir.LOCK_SUFFIX), "cannot lock"):
@@ -291,7 +300,7 @@ def write_rendered_dir(objects: list[dict], out_dir: str, origin: Origin | None 
         atomicdir.unlock(lock, target)
 
 
-def _replace(target: str, files: dict[str, str], step: "_Step") -> None:
+def _replace(target: str, files, step: "_Step") -> None:
     """Under the lock: build the new DIR beside ``target`` from ``files`` and the kept files, swap it in."""
     parent = os.path.dirname(target) or "."
     with step.doing(parent, "cannot clean up beside it"):
@@ -358,14 +367,14 @@ def _old_tree(target: str) -> Tree | None:
     return tree
 
 
-def _kept(target: str, old: Tree, files: dict[str, str]) -> list[str]:
+def _kept(target: str, old: Tree, files) -> list[str]:
     """The files of the old DIR that go into the new one: everything omerender did not record writing."""
     owned_kustomization(target, old)
     stale = recorded(target, old)
     return [f for f in old.files if f not in stale and f not in files]
 
 
-def _fill(new: str, target: str, old: Tree | None, kept: list[str], files: dict[str, str], step: "_Step") -> None:
+def _fill(new: str, target: str, old: Tree | None, kept: list[str], files, step: "_Step") -> None:
     holding = {f.rsplit("/", 1)[0] for f in [*kept, *files] if "/" in f}
     for folder in _folders(old, holding):
         with step.doing(os.path.join(target, folder), "cannot create"):

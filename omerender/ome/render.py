@@ -17,6 +17,7 @@ from .budget import BudgetError, charge_copy, copy_budget
 from .ingress import ComponentRoute, external_service_wanted, ingress_objects
 from .load import Inputs, Obj
 from .monitoring.podmonitor import pod_monitor
+from .keep import Keep, Sink
 from .output import check_rendered, duplicate_errors, passthrough_objects, unrendered_errors
 from .pinning.lock import check_locked_entries, resolve_with_lock
 from .pinning.lockfile import Lock
@@ -93,6 +94,8 @@ class Result:
     # id of each object rendered for an input other than an InferenceService -> that input: the weights claim and
     # download Job of a model (--model-weights download), the Job of a BenchmarkJob
     origins: dict[int, Obj] = field(default_factory=dict)
+    # with a sink (:func:`render`): where in ``objects`` the objects it was given belong (``objects`` leaves them out)
+    streamed_at: int | None = None
 
 
 # Said once per render that has InferenceServices and no cluster ConfigMap: the chart's defaults turn off every
@@ -103,16 +106,21 @@ CHART_DEFAULTS_NOTE = ("no ConfigMap inferenceservice-config among the inputs an
                        "inferenceservice-config -n ome -o yaml` as --cluster-config FILE or among the inputs")
 
 
-def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None) -> Result:
+def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = None, sink: Sink | None = None) -> Result:
     """Render every InferenceService; raise :class:`OmeErrors` with every error found.
 
-    ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any.
+    ``lock`` is the parsed ``omerender.lock.yaml`` (pinned runtimes), if any. ``sink``, if given, is handed each
+    object rendered from an InferenceService, in output order, as soon as it is rendered and checked, and the
+    render keeps no more of it than the checks of the whole output need (its identity; ``IsvcFacts.objects`` is
+    then kept only for the InferenceServices a BenchmarkJob names): ``Result.objects`` leaves those objects out,
+    and ``Result.streamed_at`` says where among them they belong. What the sink got is output only if the render
+    returns: an error found later (a duplicate of an earlier object, a failure in a later InferenceService) raises.
     """
     with render_budget(), copy_budget(inputs), shared_work():
-        return _render(inputs, options, lock)
+        return _render(inputs, options, lock, sink)
 
 
-def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
+def _render(inputs: Inputs, options: Options, lock: Lock | None, sink: Sink | None = None) -> Result:
     report = Report()
     report.extend(inputs.messages)
     if inputs.isvcs and inputs.cluster_config is CHART_DEFAULTS:
@@ -134,6 +142,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     used_models: dict[tuple, Obj] = {}
     failed: set[tuple[str, str]] = set()
     reported: set[int] = set()  # the errors appended below, by identity (kept alive in ``errors``)
+    keep = Keep(inputs, sink)
     for isvc in sorted(inputs.isvcs, key=lambda o: (o.namespace, o.name)):
         isvc_report = Report(ref=isvc.ref, file=isvc.file)
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
@@ -141,8 +150,8 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
             objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts, book)
             for obj in objects:
                 check_rendered(obj)
-            isvc_facts.objects = objects
-            rendered.extend((obj, isvc) for obj in objects)
+            isvc_facts.objects = objects if keep.objects_of(isvc) else []
+            rendered.extend(keep.passed(objects, isvc))
             for model in isvc_facts.models if objects else ():
                 used_models.setdefault((model.kind, model.namespace or "", model.name), model)
         except BudgetError as err:
@@ -165,7 +174,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     errors.extend(unrendered_errors(inputs, options.keep_inputs))
     models = list(used_models.values()) if options.model_objects else []
     kept = [(o.data, o) for o in passthrough_objects(inputs, options.keep_inputs, models)]
-    rendered = _shared_once(rendered) + book.objects()
+    rendered = (_shared_once(rendered) if sink is None else rendered) + book.objects()
     errors.extend(duplicate_errors(kept + rendered))
     if errors:
         raise OmeErrors(errors)
@@ -178,7 +187,10 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None) -> Result:
     for text, model in book.placement_warnings():
         report.warn(text, ref=model.ref, file=model.file, code="weights-placement-differs")
     origins = {id(obj): owner for obj, owner in rendered if owner.kind != "InferenceService"}
-    return Result([obj for obj, _ in kept + rendered], report.messages, facts, origins)
+    if sink is None:
+        return Result([obj for obj, _ in kept + rendered], report.messages, facts, origins)
+    tail = [obj for obj, owner in rendered if owner.kind != "InferenceService"]
+    return Result([obj for obj, _ in kept] + tail, report.messages, facts, origins, streamed_at=len(kept))
 
 
 def _shared_once(rendered: list[tuple[dict, Obj]]) -> list[tuple[dict, Obj]]:

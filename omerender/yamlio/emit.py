@@ -12,8 +12,11 @@ dominated a large render's profile (benchmarks/README.md).
 """
 from __future__ import annotations
 
+import codecs
 import io
+import itertools
 import re
+import zlib
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -240,6 +243,68 @@ def write_stream(objects: list, out) -> None:
     batched = _Batched(out)
     for text in _each_dumped(objects):
         batched.write("---\n" + text)
+    batched.flush()
+
+
+class Spool:
+    """A YAML stream dumped as its objects come (``"---\n" + dump(obj)`` each, :func:`write_stream`'s text), held
+    compressed until it is written out whole: a large render's objects then need not stay in memory until the
+    render is known to have succeeded (ome.render's sink). A string that cannot be written as UTF-8 is remembered
+    (the first, as :attr:`error`) and raised when the stream is written, as :func:`write_stream` raises it."""
+
+    PACK = 1 << 18   # characters dumped before they are compressed together
+
+    def __init__(self):
+        self.error: OmeError | None = None
+        self._packer = zlib.compressobj(1)   # fastest: the stream only waits here; YAML still packs about 10x
+        self._packed: list[bytes] = []
+        self._parts: list[str] = []
+        self._held = 0
+
+    def __call__(self, obj) -> None:
+        if self.error is not None:
+            return
+        try:
+            text = dump(obj)
+        except OmeError as err:
+            self.error = err
+            return
+        self.put("---\n" + text)
+
+    def put(self, text: str) -> None:
+        """Add ``text`` to the stream as it is (:meth:`texts` gives it back in pieces of any length)."""
+        self._parts.append(text)
+        self._held += len(text)
+        if self._held >= self.PACK:
+            self._pack()
+
+    def _pack(self) -> None:
+        if self._parts:
+            self._packed.append(self._packer.compress("".join(self._parts).encode("utf-8")))
+            self._parts, self._held = [], 0
+
+    def texts(self):
+        """The stream's text, a piece at a time."""
+        self._pack()
+        self._packed.append(self._packer.flush())
+        self._packer = zlib.compressobj(1)
+        unpacker, decoder = zlib.decompressobj(), codecs.getincrementaldecoder("utf-8")()
+        for packed in self._packed:
+            yield decoder.decode(unpacker.decompress(packed))   # a piece may end inside a character
+        yield decoder.decode(unpacker.flush(), final=True)
+        self._packed = []
+
+
+def write_spliced(head: list, spool: Spool, tail: list, out) -> None:
+    """``write_stream(head + <the spool's objects> + tail, out)``, where the first object that cannot be written
+    raises before anything is written: a failed stream leaves ``out`` empty."""
+    first = ["---\n" + text for text in _each_dumped(head)]
+    if spool.error is not None:
+        raise spool.error
+    last = ["---\n" + text for text in _each_dumped(tail)]
+    batched = _Batched(out)
+    for text in itertools.chain(first, spool.texts(), last):   # the spool's text never whole in memory
+        batched.write(text)
     batched.flush()
 
 
