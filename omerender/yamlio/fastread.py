@@ -1,0 +1,409 @@
+"""The fast read path: a text's documents read with rapidyaml (C++), where it reads them exactly as the limited
+loader (:mod:`omerender.yamlio.yamlread`) does, and that loader everywhere else, decided per document.
+
+rapidyaml parses a document into its tree and writes it as JSON in C++; :func:`json.loads` builds the Python values.
+Read so, a document means what Go's readers make of it only when it holds nothing rapidyaml reads by other rules
+than today's reader, so each document is guarded before and after:
+
+- the text: no tab, carriage return, byte order mark, control or non-character, directive (``%``), document end
+  (``...``), content on a ``---`` line (the whole text goes to the loader); no anchor, alias or tag (``&``, ``*``,
+  ``!`` where a token starts), explicit key (``?``), backslash (escapes), and no line over :data:`_LONG_LINE`
+  characters or more than :data:`_MOST_BRACKETS` flow brackets, which bounds the nesting rapidyaml parses
+  (the document goes to the loader);
+- the values: every number's text read by :func:`.goscalars.read_plain` as an int or float (its value is
+  that one); every string that a plain scalar with that text would not leave a string (``True``, ``~``,
+  ``0o22``, ``1_000``, ``yes``, ``2001-12-14``... whether it was written quoted or not), every empty or merge
+  (``<<``) key, a key twice in one mapping, and nesting past :data:`.limits.MAX_DEPTH` (the document goes
+  to the loader, which reads it or says what is wrong).
+
+A document the loader reads is read alone, at its own lines; any error there, and any limit passed, and the
+whole text is read by the loader again, so every message, and which one comes first, is the loader's. Positions
+are the loader's: each document's root mark is found in the text (its first character past blank and comment
+lines), and marks of fields are composed again from the text when a message asks (:mod:`.marks`).
+
+``OMERENDER_YAML_FAST`` (:data:`ENV`): ``on`` (the default), ``off`` (the loader only), ``verify`` (both, and a
+difference is an error: the test suite runs so). Without rapidyaml (a platform it has no wheel for) every text
+takes the loader, with the same output.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import yaml
+
+from omerender.errors import OmeError
+from . import limits
+from .goscalars import FLOAT, INT, STR, read_plain
+
+try:  # rapidyaml has wheels for CPython 3.8-3.14 on manylinux, macOS and Windows; elsewhere the loader reads all
+    import ryml
+except ImportError:  # pragma: no cover - tested by OMERENDER_YAML_FAST=off
+    ryml = None
+
+ENV = "OMERENDER_YAML_FAST"
+AVAILABLE = ryml is not None
+
+# The whole text to the loader: what changes how documents split, or how a character reads anywhere.
+_TEXT_HAZARD = re.compile(
+    "[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"  # tab, CR, BOM, controls
+    r"|^%|^\.\.\.|^---(?! *$)", re.M)
+_SEPARATOR = re.compile(r"^--- *$", re.M)
+# One document to the loader: anchors, aliases, tags, explicit keys, escapes, very long lines.
+_LONG_LINE = 2000
+_MOST_BRACKETS = 5000
+_DOC_CHARS = "&*!@`?\\]},|>"
+# rapidyaml also reads a value that starts with "]", "}" or ",", and a block scalar that starts a line (a root
+# one), which the loader refuses
+_DOC_HAZARD = re.compile(r"(?:^|[ \[{,])(?:[&*!@`]|\?(?: |$))|\\|(?:^ *|[:-] +)[\]},]|^ *[|>]", re.M)
+_LONG = re.compile(r"^[^\n]{%d}" % _LONG_LINE, re.M)
+_CONTENT = re.compile(r"^ *[^ \n#]", re.M)
+# Plain scalars that may read as something other than a string start with one of these (goscalars' hints).
+_HINTS = frozenset("+-.0123456789yYnNtTfFoO~")
+
+
+# Documents each path read in this process (tests look at them): "fast" by rapidyaml, "slow" by the loader.
+READ = {"fast": 0, "slow": 0}
+
+
+class FastPathDifference(AssertionError):
+    """``OMERENDER_YAML_FAST=verify``: the two paths read a text differently (a bug in the guards)."""
+
+
+class _Slow(Exception):
+    """This document goes to the loader."""
+
+
+_MODES = ("on", "off", "verify")
+
+
+def setting(environ=os.environ) -> str:
+    """``OMERENDER_YAML_FAST``: on (default), off or verify; anything else is an error (:func:`.reading.read_paths`
+    asks, so every command that reads input refuses it before reading)."""
+    value = environ.get(ENV, "on")
+    if value not in _MODES:
+        shown = value.encode("unicode_escape").decode("ascii")
+        raise OmeError(f'{ENV} must be on, off or verify, got "{shown}"')
+    return value
+
+
+def _mode() -> str:
+    value = os.environ.get(ENV, "on")
+    return value if value in _MODES else "off"  # refused where input is read (setting); the loader meanwhile
+
+
+def load_all(text, budget, roots: list | None, slow) -> list:
+    """Every document of ``text``, as ``slow(text, budget, roots)`` (the loader's ``load_all``) reads it."""
+    mode = _mode()
+    if mode == "off" or not AVAILABLE:
+        return slow(text, budget, roots)
+    if mode == "on":
+        found = _read(text, budget, slow)
+        if found is None:
+            return slow(text, budget, roots)
+        if roots is not None:
+            roots.extend(found[1])
+        return found[0]
+    return _verified(text, budget, roots, slow)
+
+
+def load_one(text, budget, slow_all, slow_one):
+    """The single document of ``text`` (None if empty), as ``slow_one(text, budget)`` reads it."""
+    mode = _mode()
+    if mode == "off" or not AVAILABLE:
+        return slow_one(text, budget)
+    before = (budget.alias_nodes, budget.documents)
+    found = _read(text, budget, slow_all)
+    if found is not None and len(found[0]) > 1:
+        found = None  # the loader says there is more than one
+    if mode == "on" and found is not None:
+        return found[0][0] if found[0] else None
+    after = (budget.alias_nodes, budget.documents)
+    budget.alias_nodes, budget.documents = before
+    if found is None:
+        return slow_one(text, budget)
+    try:
+        theirs = slow_one(text, budget)
+    except yaml.YAMLError as err:
+        raise FastPathDifference(f"the fast path read a text the loader refuses ({err}): {text[:300]!r}") from None
+    ours = found[0][0] if found[0] else None
+    if not same(ours, theirs) or after != (budget.alias_nodes, budget.documents):
+        raise FastPathDifference(f"the fast path read a text differently: {ours!r:.300} against {theirs!r:.300}: "
+                                 f"{text[:300]!r}")
+    return theirs
+
+
+def _verified(text, budget, roots, slow) -> list:
+    before = (budget.alias_nodes, budget.documents)
+    found = _read(text, budget, slow)
+    after = (budget.alias_nodes, budget.documents)
+    budget.alias_nodes, budget.documents = before
+    theirs: list = []
+    try:
+        documents = slow(text, budget, theirs)
+    except yaml.YAMLError as err:
+        if found is not None:
+            raise FastPathDifference(f"the fast path read a text the loader refuses ({err}): {text[:300]!r}") from None
+        raise
+    if found is not None:
+        if not same(found[0], documents) or _places(found[1]) != _places(theirs) or after != (
+                budget.alias_nodes, budget.documents):
+            raise FastPathDifference(f"the fast path read a text differently: {found[0]!r:.300} against "
+                                     f"{documents!r:.300}, roots {_places(found[1])} against {_places(theirs)}: "
+                                     f"{text[:300]!r}")
+    if roots is not None:
+        roots.extend(theirs)
+    return documents
+
+
+def _places(marks) -> list:
+    return [(mark.index, mark.line, mark.column) for mark in marks]
+
+
+def same(a, b) -> bool:
+    """Equal, and of the same types throughout (``1``, ``1.0`` and ``True`` differ), keys in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(value, b[key]) for key, value in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _read(text, budget, slow) -> tuple[list, list] | None:
+    """(documents, root marks) of ``text``, or None where the loader must read the whole text. ``budget`` is
+    charged as the loader would; on None it is as it was."""
+    if not isinstance(text, str) or len(text) > limits.MAX_TOTAL_BYTES or _TEXT_HAZARD.search(text):
+        return None
+    before = (budget.alias_nodes, budget.documents)
+    try:
+        with _quiet_stderr():
+            return _documents(text, budget, slow)
+    except (_Slow, yaml.YAMLError, RecursionError, OSError):
+        budget.alias_nodes, budget.documents = before
+        return None
+
+
+def _documents(text: str, budget, slow) -> tuple[list, list]:
+    documents: list = []
+    roots: list = []
+    tree = ryml.Tree()
+    line = start = 0
+    chunks = []  # (start, end, line, explicit: after a --- line)
+    explicit = False
+    for match in _SEPARATOR.finditer(text):
+        chunks.append((start, match.start(), line, explicit))
+        line += text.count("\n", start, match.end()) + 1
+        start, explicit = min(match.end() + 1, len(text)), True
+    chunks.append((start, len(text), line, explicit))
+    for index, (start, end, line, explicit) in enumerate(chunks):
+        content = _CONTENT.search(text, start, end)
+        if content is None:
+            if explicit:  # an empty document: null, its root where the next one starts
+                _count(budget)
+                documents.append(None)
+                roots.append(_next_root(text, chunks, index))
+            continue
+        at = content.end() - 1
+        first_line = line + text.count("\n", start, at)
+        root = yaml.Mark(None, at, first_line, at - content.start(), None, None)
+        chunk = text[start:end]
+        try:
+            value = _fast(chunk, tree)
+        except _Slow:
+            value, root = _slow_one(chunk, start, line, budget, slow)
+            READ["slow"] += 1
+        else:
+            _count(budget)
+            READ["fast"] += 1
+        documents.append(value)
+        roots.append(root)
+    return documents, roots
+
+
+def _count(budget) -> None:
+    budget.documents += 1
+    if budget.documents > limits.MAX_OBJECTS:
+        raise _Slow  # the loader says so, with its mark
+
+
+def _next_root(text: str, chunks: list, index: int):
+    """Where the loader puts the root of an empty document: the start of the next ``---`` line, or the end."""
+    if index + 1 < len(chunks):
+        _, end, line, _ = chunks[index]
+        return yaml.Mark(None, end, line + text.count("\n", chunks[index][0], end), 0, None, None)
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    return yaml.Mark(None, len(text), lines, 0, None, None)
+
+
+def _slow_one(chunk: str, start: int, line: int, budget, slow):
+    """One document read by the loader alone; its root mark placed in the whole text (its errors are not: the
+    caller reads the whole text again)."""
+    marks: list = []
+    found = slow(chunk, budget, marks)
+    if len(found) != 1 or len(marks) != 1:
+        raise _Slow
+    mark = marks[0]
+    return found[0], yaml.Mark(None, mark.index + start, mark.line + line, mark.column, None, None)
+
+
+def _fast(chunk: str, tree):
+    """One document read by rapidyaml, or :class:`_Slow`."""
+    if (any(char in chunk for char in _DOC_CHARS) and _DOC_HAZARD.search(chunk)
+            or chunk.count("[") + chunk.count("{") > _MOST_BRACKETS or _LONG.search(chunk)):
+        raise _Slow
+    tree.clear()
+    tree.clear_arena()
+    try:
+        ryml.parse_in_arena(chunk.encode("utf-8"), tree)
+        emitted = ryml.emit_json(tree, tree.root_id())
+    except Exception:  # noqa: BLE001 - rapidyaml's own errors (ExceptionParse, ExceptionVisit): the loader says
+        raise _Slow from None
+    _SEEN.clear()
+    try:
+        value = json.loads(emitted, object_pairs_hook=_mapping, parse_int=_number, parse_float=_number,
+                           parse_constant=_refuse)
+    except ValueError:
+        raise _Slow from None
+    _check(value, chunk)
+    return value
+
+
+def _mapping(pairs: list) -> dict:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _Slow  # a key twice: the loader names both
+    return mapping
+
+
+_NUMBERS: dict = {}  # number text -> value, as read_plain reads it
+_NUMBERS_MAX = 1 << 16
+
+
+def _number(text: str):
+    _SEEN[text] = _SEEN.get(text, 0) + 1
+    value = _NUMBERS.get(text)
+    if value is None:
+        tag, value = read_plain(text)
+        if tag != INT and tag != FLOAT:
+            raise _Slow
+        if len(_NUMBERS) >= _NUMBERS_MAX:
+            _NUMBERS.clear()
+        _NUMBERS[text] = value
+    return value
+
+
+_SEEN: dict = {}  # the text of each number of the document being read -> how many times
+
+
+def _refuse(text: str):
+    raise _Slow
+
+
+_TAGS: dict = {}  # string starting with a hint -> the tag a plain scalar of that text has
+_TAGS_MAX = 1 << 16
+
+
+def _tag(text: str) -> str:
+    tag = _TAGS.get(text)
+    if tag is None:
+        tag = read_plain(text)[0]
+        if len(_TAGS) >= _TAGS_MAX:
+            _TAGS.clear()
+        _TAGS[text] = tag
+    return tag
+
+
+def _check(root, chunk: str) -> None:
+    """:class:`_Slow` for nesting past the limit, an empty or merge key, and a string that a plain scalar would
+    not leave one where the document may hold it plain (see :func:`_maybe_plain`)."""
+    suspects: set = set()
+    literals = {True: 0, False: 0, None: 0}
+    stack = [(root, 1)]
+    most = limits.MAX_DEPTH
+    hints = _HINTS
+    if root.__class__ is not dict and root.__class__ is not list:
+        stack = []
+        if root.__class__ is str and root and root[0] in hints and _tag(root) != STR:
+            suspects.add(root)
+        elif root is None or root.__class__ is bool:
+            literals[root] += 1
+    while stack:
+        node, depth = stack.pop()
+        if depth > most:
+            raise _Slow
+        if node.__class__ is dict:
+            for key, value in node.items():
+                if not key or key == "<<":
+                    raise _Slow
+                if key[0] in hints and _tag(key) != STR:
+                    suspects.add(key)
+                kind = value.__class__
+                if kind is str:
+                    if value and value[0] in hints and _tag(value) != STR:
+                        suspects.add(value)
+                elif kind is dict or kind is list:
+                    stack.append((value, depth + 1))
+                elif value is None or kind is bool:
+                    literals[value] += 1
+        else:
+            for value in node:
+                kind = value.__class__
+                if kind is str:
+                    if value and value[0] in hints and _tag(value) != STR:
+                        suspects.add(value)
+                elif kind is dict or kind is list:
+                    stack.append((value, depth + 1))
+                elif value is None or kind is bool:
+                    literals[value] += 1
+    if suspects:
+        _SEEN.update({"true": literals[True], "false": literals[False], "null": literals[None]})
+        for text in suspects:
+            if text.lstrip("+-")[:1] == "." and _tag(text) not in _NUMERIC or _plain_count(chunk, text) > _SEEN.get(
+                    text, 0):
+                raise _Slow
+
+
+# A string rapidyaml gives that a plain scalar of its text would not leave a string came from a quoted scalar,
+# or from a plain one rapidyaml reads by other rules (True, ~, 0o22): tell them apart by counting. Every plain
+# scalar of that text that rapidyaml did not read as a string is a number or literal of that very text in its
+# JSON; if the text may stand plain more times than that, one of them became a string, and the document goes
+# to the loader. rapidyaml writes some plain scalars as other text (nan as ".nan", inf as ".inf"): a string
+# spelled so always goes to the loader.
+_NUMERIC = frozenset((INT, FLOAT))
+
+
+def _plain_count(chunk: str, text: str) -> int:
+    """How many times ``text`` may stand in ``chunk`` as a whole plain scalar: where a token may start (a line's
+    start, after a space, ``[``, ``{`` or ``,``) and end (a space, ``,``, ``]``, ``}``, ``:``, ``#``, the line's
+    end). A quoted one starts after its quote; counting too many only sends the document to the loader."""
+    pattern = _PATTERNS.get(text)
+    if pattern is None:
+        if len(_PATTERNS) >= _PATTERNS_MAX:
+            _PATTERNS.clear()
+        pattern = _PATTERNS[text] = re.compile(r"(?<![^ \n\[{,])" + re.escape(text) + r"(?=[ ,\]}:#\n]|\Z)")
+    return len(pattern.findall(chunk))
+
+
+_PATTERNS: dict = {}
+_PATTERNS_MAX = 1 << 10
+
+
+class _quiet_stderr:
+    """rapidyaml prints its parse errors to file descriptor 2 before it raises; the loader reports them instead."""
+
+    def __enter__(self):
+        self._saved = os.dup(2)
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        return self
+
+    def __exit__(self, *exc):
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        return False
