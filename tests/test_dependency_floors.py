@@ -31,7 +31,7 @@ TEST_TOOLS = ("pytest", "kubernetes-validate")
 # dumper) in lock files, KRM ResourceLists, nulls and hostile input.
 FLOOR_TESTS = ("tests/test_modelinfo_hub.py", "tests/test_modelinfo_update.py", "tests/test_cli.py",
                "tests/test_help.py", "tests/test_lock.py", "tests/test_krm.py", "tests/test_nulls.py",
-               "tests/test_adversarial_new.py", "tests/test_validate.py")
+               "tests/test_adversarial_new.py", "tests/test_validate.py", "tests/test_yaml_fast.py")
 
 
 def project() -> dict:

@@ -71,9 +71,12 @@ HAZARDS = {
     "value ,": "a: ,b\n",
     "at sign": "a: @x\n",
     "root block scalars": "|\n|\n",
+    "root block scalar": "|\n x\n",
+    "bracket value": "a: }\n- b: ]\n",
     "backtick": "a: `x`\n",
     "deep": "a:\n" + "".join(" " * i + "- \n" for i in range(1, 120)),
     "deep flow": "a: " + "[" * 150 + "]" * 150 + "\n",
+    "deeper than rapidyaml writes": "a: " + "[" * 80 + "]" * 80 + "\n",  # under the limit: the loader reads it
     "long line": "a: " + "x" * 3000 + "\n",
     "malformed": "a: [\n",
     "unterminated quote": "a: 'x\n",

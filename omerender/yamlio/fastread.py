@@ -46,21 +46,17 @@ ENV = "OMERENDER_YAML_FAST"
 AVAILABLE = ryml is not None
 
 # The whole text to the loader: what changes how documents split, or how a character reads anywhere.
-_TEXT_HAZARD = re.compile(
-    "[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"  # tab, CR, BOM, controls
-    r"|^%|^\.\.\.|^---(?! *$)", re.M)
+_CHARS = re.compile("[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")  # tab, CR, BOM...
+_ASCII_CHARS = re.compile("[^\n\x20-\x7e]")
+_LINES = re.compile(r"\n(?:%|\.\.\.|---(?! *(?:\n|\Z)))")  # a directive, a document end, content after ---
 _SEPARATOR = re.compile(r"^--- *$", re.M)
-# One document to the loader: anchors, aliases, tags, explicit keys, escapes, very long lines.
+# One document to the loader: anchors, aliases, tags, explicit keys, escapes, very long lines; a value that
+# starts with "]", "}" or ",", and a block scalar that starts a line (a root one), which rapidyaml reads and the
+# loader refuses.
 _LONG_LINE = 2000
 _MOST_BRACKETS = 5000
-_DOC_CHARS = "&*!@`?\\]},|>"
-# rapidyaml also reads a value that starts with "]", "}" or ",", and a block scalar that starts a line (a root
-# one), which the loader refuses
-_DOC_HAZARD = re.compile(r"(?:^|[ \[{,])(?:[&*!@`]|\?(?: |$))|\\|(?:^ *|[:-] +)[\]},]|^ *[|>]", re.M)
 _LONG = re.compile(r"^[^\n]{%d}" % _LONG_LINE, re.M)
 _CONTENT = re.compile(r"^ *[^ \n#]", re.M)
-# Plain scalars that may read as something other than a string start with one of these (goscalars' hints).
-_HINTS = frozenset("+-.0123456789yYnNtTfFoO~")
 
 
 # Documents each path read in this process (tests look at them): "fast" by rapidyaml, "slow" by the loader.
@@ -175,7 +171,7 @@ def same(a, b) -> bool:
 def _read(text, budget, slow) -> tuple[list, list] | None:
     """(documents, root marks) of ``text``, or None where the loader must read the whole text. ``budget`` is
     charged as the loader would; on None it is as it was."""
-    if not isinstance(text, str) or len(text) > limits.MAX_TOTAL_BYTES or _TEXT_HAZARD.search(text):
+    if not isinstance(text, str) or len(text) > limits.MAX_TOTAL_BYTES or _hazard(text):
         return None
     before = (budget.alias_nodes, budget.documents)
     try:
@@ -184,6 +180,13 @@ def _read(text, budget, slow) -> tuple[list, list] | None:
     except (_Slow, yaml.YAMLError, RecursionError, OSError):
         budget.alias_nodes, budget.documents = before
         return None
+
+
+def _hazard(text: str) -> bool:
+    """Whether the whole text goes to the loader."""
+    chars = _ASCII_CHARS if text.isascii() else _CHARS
+    return (chars.search(text) is not None or _LINES.search(text) is not None
+            or text.startswith(("%", "...")) or text.startswith("---") and _SEPARATOR.match(text) is None)
 
 
 def _documents(text: str, budget, slow) -> tuple[list, list]:
@@ -211,6 +214,8 @@ def _documents(text: str, budget, slow) -> tuple[list, list]:
         root = yaml.Mark(None, at, first_line, at - content.start(), None, None)
         chunk = text[start:end]
         try:
+            if text[at] in "|>":  # a block scalar as the document: rapidyaml reads some the loader refuses
+                raise _Slow
             value = _fast(chunk, tree)
         except _Slow:
             value, root = _slow_one(chunk, start, line, budget, slow)
@@ -251,31 +256,46 @@ def _slow_one(chunk: str, start: int, line: int, budget, slow):
 
 def _fast(chunk: str, tree):
     """One document read by rapidyaml, or :class:`_Slow`."""
-    if (any(char in chunk for char in _DOC_CHARS) and _DOC_HAZARD.search(chunk)
-            or chunk.count("[") + chunk.count("{") > _MOST_BRACKETS or _LONG.search(chunk)):
+    if ("\\" in chunk or _at_token_start(chunk) or chunk.count("[") + chunk.count("{") > _MOST_BRACKETS
+            or len(chunk) >= _LONG_LINE and _LONG.search(chunk)):
         raise _Slow
     tree.clear()
     tree.clear_arena()
     try:
         ryml.parse_in_arena(chunk.encode("utf-8"), tree)
+        # rapidyaml's emitter refuses nesting past 64 levels (tests/test_yaml_fast.py), under limits.MAX_DEPTH:
+        # a deeper document goes to the loader, which reads it or says it is too deep
         emitted = ryml.emit_json(tree, tree.root_id())
     except Exception:  # noqa: BLE001 - rapidyaml's own errors (ExceptionParse, ExceptionVisit): the loader says
         raise _Slow from None
-    _SEEN.clear()
+    keys = [0]
+
+    def mapping(value: dict) -> dict:
+        keys[0] += len(value)
+        return value
+
     try:
-        value = json.loads(emitted, object_pairs_hook=_mapping, parse_int=_number, parse_float=_number,
+        value = json.loads(emitted, object_hook=mapping, parse_int=_number, parse_float=_number,
                            parse_constant=_refuse)
     except ValueError:
         raise _Slow from None
+    # a key twice: json.loads keeps the last, so the mappings hold fewer keys than the JSON names (a key is
+    # written '"key": ', a '"' inside a string as '\\"')
+    if keys[0] != emitted.count('": ') - emitted.count('\\": '):
+        raise _Slow
     _check(value, chunk)
     return value
 
 
-def _mapping(pairs: list) -> dict:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):
-        raise _Slow  # a key twice: the loader names both
-    return mapping
+def _at_token_start(chunk: str) -> bool:
+    """Whether an anchor, alias, tag, explicit key or reserved indicator (``&*!?@` ``) may start a token."""
+    for char in "&*!?@`":
+        at = chunk.find(char)
+        while at >= 0:
+            if at == 0 or chunk[at - 1] in " \n[{,":
+                return True
+            at = chunk.find(char, at + 1)
+    return False
 
 
 _NUMBERS: dict = {}  # number text -> value, as read_plain reads it
@@ -283,7 +303,6 @@ _NUMBERS_MAX = 1 << 16
 
 
 def _number(text: str):
-    _SEEN[text] = _SEEN.get(text, 0) + 1
     value = _NUMBERS.get(text)
     if value is None:
         tag, value = read_plain(text)
@@ -295,96 +314,117 @@ def _number(text: str):
     return value
 
 
-_SEEN: dict = {}  # the text of each number of the document being read -> how many times
-
-
 def _refuse(text: str):
     raise _Slow
 
 
-_TAGS: dict = {}  # string starting with a hint -> the tag a plain scalar of that text has
-_TAGS_MAX = 1 << 16
-
-
-def _tag(text: str) -> str:
-    tag = _TAGS.get(text)
-    if tag is None:
-        tag = read_plain(text)[0]
-        if len(_TAGS) >= _TAGS_MAX:
-            _TAGS.clear()
-        _TAGS[text] = tag
-    return tag
+# What a string of the JSON asks, by its text (see _value_class, _key_class): nothing, that the document
+# holds it nowhere plain, or the loader.
+_FINE, _NOT_PLAIN, _SLOW = 0, 1, 2
+_VALUES: dict = {}
+_KEYS: dict = {}
+_CLASSES_MAX = 1 << 16
+# Strings whose first character is none of these are fine as values: a plain scalar of that text is that string
+# (goscalars' hints), and rapidyaml reads no plain scalar it would refuse as one.
+_FIRSTS = frozenset("+-.0123456789yYnNtTfFoO~]},")
 
 
 def _check(root, chunk: str) -> None:
-    """:class:`_Slow` for nesting past the limit, an empty or merge key, and a string that a plain scalar would
-    not leave one where the document may hold it plain (see :func:`_maybe_plain`)."""
-    suspects: set = set()
-    literals = {True: 0, False: 0, None: 0}
-    stack = [(root, 1)]
-    most = limits.MAX_DEPTH
-    hints = _HINTS
-    if root.__class__ is not dict and root.__class__ is not list:
-        stack = []
-        if root.__class__ is str and root and root[0] in hints and _tag(root) != STR:
-            suspects.add(root)
-        elif root is None or root.__class__ is bool:
-            literals[root] += 1
+    """:class:`_Slow` for a string the loader might read otherwise, and an empty or merge key."""
+    values, keys, firsts = _VALUES, _KEYS, _FIRSTS
+    suspects: list = []
+    stack = [root] if root.__class__ is dict or root.__class__ is list else []
+    if root.__class__ is str and root and root[0] in firsts:
+        suspects.append((root, False))
     while stack:
-        node, depth = stack.pop()
-        if depth > most:
-            raise _Slow
+        node = stack.pop()
         if node.__class__ is dict:
             for key, value in node.items():
-                if not key or key == "<<":
-                    raise _Slow
-                if key[0] in hints and _tag(key) != STR:
-                    suspects.add(key)
+                if not key or key[0] in firsts or key == "<<":
+                    suspects.append((key, True))
                 kind = value.__class__
                 if kind is str:
-                    if value and value[0] in hints and _tag(value) != STR:
-                        suspects.add(value)
+                    if value and value[0] in firsts:
+                        suspects.append((value, False))
                 elif kind is dict or kind is list:
-                    stack.append((value, depth + 1))
-                elif value is None or kind is bool:
-                    literals[value] += 1
+                    stack.append(value)
         else:
             for value in node:
                 kind = value.__class__
                 if kind is str:
-                    if value and value[0] in hints and _tag(value) != STR:
-                        suspects.add(value)
+                    if value and value[0] in firsts:
+                        suspects.append((value, False))
                 elif kind is dict or kind is list:
-                    stack.append((value, depth + 1))
-                elif value is None or kind is bool:
-                    literals[value] += 1
-    if suspects:
-        _SEEN.update({"true": literals[True], "false": literals[False], "null": literals[None]})
-        for text in suspects:
-            if text.lstrip("+-")[:1] == "." and _tag(text) not in _NUMERIC or _plain_count(chunk, text) > _SEEN.get(
-                    text, 0):
-                raise _Slow
+                    stack.append(value)
+    plain = set()
+    for text, is_key in suspects:
+        known = (keys if is_key else values).get(text)
+        if known is None:
+            known = _key_class(text) if is_key else _value_class(text)
+            cache = keys if is_key else values
+            if len(cache) >= _CLASSES_MAX:
+                cache.clear()
+            cache[text] = known
+        if known == _SLOW:
+            raise _Slow
+        if known == _NOT_PLAIN:
+            plain.add(text)
+    if plain and any(_plain_counts("\n" + chunk, plain).values()):
+        raise _Slow
 
 
-# A string rapidyaml gives that a plain scalar of its text would not leave a string came from a quoted scalar,
-# or from a plain one rapidyaml reads by other rules (True, ~, 0o22): tell them apart by counting. Every plain
-# scalar of that text that rapidyaml did not read as a string is a number or literal of that very text in its
-# JSON; if the text may stand plain more times than that, one of them became a string, and the document goes
-# to the loader. rapidyaml writes some plain scalars as other text (nan as ".nan", inf as ".inf"): a string
-# spelled so always goes to the loader.
-_NUMERIC = frozenset((INT, FLOAT))
+def _value_class(text: str) -> int:
+    """A string value rapidyaml gave: fine where a plain scalar of its text is that string to the loader, or where
+    rapidyaml reads no plain scalar of its text as that string (``8080``, ``true``: then it was quoted); else it
+    must stand nowhere plain in the document (``True``, ``~``, ``0o22``, ``yes`` written quoted are fine). A
+    string rapidyaml may have written from other text (``nan`` as ``.nan``) or that starts as no plain scalar
+    may (``]``, ``}``, ``,``, which rapidyaml reads and the loader refuses) goes to the loader."""
+    if text[0] in "]},":
+        return _SLOW
+    tag = read_plain(text)[0]
+    if tag == STR:
+        return _FINE
+    if text.lstrip("+-")[:1] == "." and tag != INT and tag != FLOAT:
+        return _SLOW
+    return _FINE if _ryml_reads_plain_as_other(text) else _NOT_PLAIN
 
 
-def _plain_count(chunk: str, text: str) -> int:
-    """How many times ``text`` may stand in ``chunk`` as a whole plain scalar: where a token may start (a line's
-    start, after a space, ``[``, ``{`` or ``,``) and end (a space, ``,``, ``]``, ``}``, ``:``, ``#``, the line's
-    end). A quoted one starts after its quote; counting too many only sends the document to the loader."""
-    pattern = _PATTERNS.get(text)
-    if pattern is None:
-        if len(_PATTERNS) >= _PATTERNS_MAX:
-            _PATTERNS.clear()
-        pattern = _PATTERNS[text] = re.compile(r"(?<![^ \n\[{,])" + re.escape(text) + r"(?=[ ,\]}:#\n]|\Z)")
-    return len(pattern.findall(chunk))
+def _key_class(text: str) -> int:
+    """A key: fine where a plain key of its text is a string to the loader; else it must stand nowhere plain in the
+    document (a plain ``1:`` or ``true:`` is a key the loader refuses); an empty key or ``<<`` goes to the loader."""
+    if not text or text == "<<" or text[0] in "]},":
+        return _SLOW
+    return _FINE if read_plain(text)[0] == STR else _NOT_PLAIN
+
+
+def _ryml_reads_plain_as_other(text: str) -> bool:
+    """Whether rapidyaml reads the plain scalar ``text`` as something other than the string ``text``."""
+    if any(char in text for char in " \n\t:#,[]{}\"'\\"):
+        return False
+    tree = ryml.Tree()
+    try:
+        ryml.parse_in_arena(("- " + text + "\n").encode("utf-8"), tree)
+        emitted = ryml.emit_json(tree, tree.root_id())
+        read = json.loads(emitted)
+    except Exception:  # noqa: BLE001 - anything unexpected: treat it as read as that string (the careful answer)
+        return False
+    return not (isinstance(read, list) and len(read) == 1 and read[0] == text)
+
+
+def _plain_counts(lined: str, texts: set) -> dict:
+    """How many times each of ``texts`` may stand in the document ``lined`` (its text after a newline) as a whole
+    plain scalar: where a token may start (after a newline, a space, ``[``, ``{`` or ``,``) and end (a space,
+    ``,``, ``]``, ``}``, ``:``, ``#``, the line's end). A quoted one starts after its quote; counting too many only
+    sends the document to the loader."""
+    counts = {}
+    for text in texts:
+        pattern = _PATTERNS.get(text)
+        if pattern is None:
+            if len(_PATTERNS) >= _PATTERNS_MAX:
+                _PATTERNS.clear()
+            pattern = _PATTERNS[text] = re.compile(r"[\n \[{,]" + re.escape(text) + r"(?=[ ,\]}:#\n]|\Z)")
+        counts[text] = len(pattern.findall(lined))
+    return counts
 
 
 _PATTERNS: dict = {}
