@@ -2,24 +2,26 @@
 loader (:mod:`omerender.yamlio.yamlread`) does, and that loader everywhere else, decided per document.
 
 rapidyaml parses a document into its tree and writes it as JSON in C++; :func:`json.loads` builds the Python values.
-Read so, a document means what Go's readers make of it only when it holds nothing rapidyaml reads by other rules
-than today's reader, so each document is guarded before and after:
+It reads YAML by its own rules, not Go's, so each document is guarded before and after:
 
-- the text: no tab, carriage return, byte order mark, control or non-character, directive (``%``), document end
-  (``...``), content on a ``---`` line (the whole text goes to the loader); no anchor, alias or tag (``&``, ``*``,
-  ``!`` where a token starts), explicit key (``?``), backslash (escapes), and no line over :data:`_LONG_LINE`
-  characters or more than :data:`_MOST_BRACKETS` flow brackets, which bounds the nesting rapidyaml parses
-  (the document goes to the loader);
-- the values: every number's text read by :func:`.goscalars.read_plain` as an int or float (its value is
-  that one); every string that a plain scalar with that text would not leave a string (``True``, ``~``,
-  ``0o22``, ``1_000``, ``yes``, ``2001-12-14``... whether it was written quoted or not), every empty or merge
-  (``<<``) key, a key twice in one mapping, and nesting past :data:`.limits.MAX_DEPTH` (the document goes
-  to the loader, which reads it or says what is wrong).
+- the whole text goes to the loader for a tab, carriage return, byte order mark, control or non-character, a
+  directive (``%``), a document end (``...``) or content on a ``---`` line;
+- a document goes to the loader for an anchor, alias, tag, explicit key or reserved indicator where a token may
+  start (``&*!?@``` after a space, a newline, ``[``, ``{`` or ``,``), a backslash (escapes), a line over
+  :data:`_LONG_LINE` characters or more than :data:`_MOST_BRACKETS` flow brackets (which bound what rapidyaml
+  parses), a block scalar as the whole document, anything rapidyaml refuses to parse or write (it writes no
+  nesting past 64 levels, under :data:`.limits.MAX_DEPTH`), a number whose text :func:`.goscalars.read_plain`
+  reads as no int or float (the value is always read_plain's), a key twice (the mappings hold fewer keys than
+  the JSON names), an empty or merge (``<<``) key, and a string that a plain scalar of its text would not be to
+  the loader (``True``, ``~``, ``0o22``, ``1_000``, ``yes``, ``2001-12-14``...) unless rapidyaml reads no plain
+  scalar of that text as that string (``8080``: then it was quoted) or the document holds that text nowhere
+  where a plain scalar could stand (it was quoted).
 
-A document the loader reads is read alone, at its own lines; any error there, and any limit passed, and the
-whole text is read by the loader again, so every message, and which one comes first, is the loader's. Positions
-are the loader's: each document's root mark is found in the text (its first character past blank and comment
-lines), and marks of fields are composed again from the text when a message asks (:mod:`.marks`).
+A document the loader reads is read alone, and its root mark placed in the whole text; any error there, any limit
+passed, and the whole text is read by the loader again, so every message, and which comes first, is the loader's.
+Positions are the loader's: each document's root mark is found in the text (its first character past blank and
+comment lines; an empty document's where the next starts), and marks of fields are composed again from the text
+when a message asks (:mod:`.marks`).
 
 ``OMERENDER_YAML_FAST`` (:data:`ENV`): ``on`` (the default), ``off`` (the loader only), ``verify`` (both, and a
 difference is an error: the test suite runs so). Without rapidyaml (a platform it has no wheel for) every text
