@@ -63,6 +63,9 @@ HAZARDS = {
     "tab indent": "a:\n\tb: 1\n",
     "CRLF": "a: 1\r\nb: 2\r\n",
     "BOM": "\ufeffa: 1\n",
+    "line separator": "a: '\u2028'\nb: 1\n",  # a line break in the loader's marks
+    "paragraph separator": "a: x\u2029y\n",
+    "next line": "a: x\x85y\n",
     "control": "a: \"x\x07\"\n",
     "escape": "a: \"\\x41\\u00e9\\N\"\n",
     "backslash plain": "a: c:\\dir\n",
@@ -249,7 +252,7 @@ def test_the_module_reports_the_missing_engine():
 
 _SCALARS = ["a", "x y", "8080", "'8080'", '"1"', "1", "-1", "+1", "0.5", ".5", "1.", "1e3", "0o7", "0x1F", "07",
             "1_0", "true", "True", "'true'", "yes", "no", "on", "y", "~", "null", "Null", "''", '""', "2001-12-14",
-            "1:20", ".inf", "nan", "-", "a-b", "x: y", "'a: b'", "a #c", "a#c", "<<", "'<<'", "=", "é", "[]", "{}",
+            "1:20", ".inf", "nan", "-", "a-b", "x: y", "'a: b'", "a #c", "a#c", "<<", "'<<'", "=", "é", "'\u2028'", "[]", "{}",
             "|\n  block\n", ">-\n  folded\n  text\n", "'it''s'", '"q\\"x"', "*a", "&a b", "!!str 1", "- a"]
 _KEYS = ["a", "b", "'a'", "1", "'1'", "true", "~", "<<", "x y", "'8080'"]
 

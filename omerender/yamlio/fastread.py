@@ -5,6 +5,7 @@ rapidyaml parses a document into its tree and writes it as JSON in C++; :func:`j
 It reads YAML by its own rules, not Go's, so each document is guarded before and after:
 
 - the whole text goes to the loader for a tab, carriage return, byte order mark, control or non-character, a
+  line or paragraph separator (U+2028, U+2029: line breaks in the loader's marks), a
   directive (``%``), a document end (``...``) or content on a ``---`` line;
 - a document goes to the loader for an anchor, alias, tag, explicit key or reserved indicator where a token may
   start (``&*!?@``` after a space, a newline, ``[``, ``{`` or ``,``), a backslash (escapes), a line over
@@ -48,7 +49,8 @@ ENV = "OMERENDER_YAML_FAST"
 AVAILABLE = ryml is not None
 
 # The whole text to the loader: what changes how documents split, or how a character reads anywhere.
-_CHARS = re.compile("[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")  # tab, CR, BOM...
+# tab, CR, BOM, controls, and U+2028/U+2029, which the loader counts as line breaks in its marks
+_CHARS = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _ASCII_CHARS = re.compile("[^\n\x20-\x7e]")
 _LINES = re.compile(r"\n(?:%|\.\.\.|---(?! *(?:\n|\Z)))")  # a directive, a document end, content after ---
 _SEPARATOR = re.compile(r"^--- *$", re.M)
