@@ -18,7 +18,8 @@ from omerender.yamlio.yamlread import Budget, load_all, load_one
 
 from conftest import ROOT, run_cli
 
-BORING = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  port: '8080'\n  count: \"1\"\n  flag: 'true'\n"
+BORING = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  port: '8080'\n  count: \"1\"\n"
+          "  flag: 'true'\n")
 
 # Each reads differently in rapidyaml than in Go's readers (or than the loader's rules), or is refused by the loader.
 HAZARDS = {
@@ -252,7 +253,8 @@ def test_the_module_reports_the_missing_engine():
 
 _SCALARS = ["a", "x y", "8080", "'8080'", '"1"', "1", "-1", "+1", "0.5", ".5", "1.", "1e3", "0o7", "0x1F", "07",
             "1_0", "true", "True", "'true'", "yes", "no", "on", "y", "~", "null", "Null", "''", '""', "2001-12-14",
-            "1:20", ".inf", "nan", "-", "a-b", "x: y", "'a: b'", "a #c", "a#c", "<<", "'<<'", "=", "é", "'\u2028'", "[]", "{}",
+            "1:20", ".inf", "nan", "-", "a-b", "x: y", "'a: b'", "a #c", "a#c", "<<", "'<<'", "=", "é", "'\u2028'",
+            "[]", "{}",
             "|\n  block\n", ">-\n  folded\n  text\n", "'it''s'", '"q\\"x"', "*a", "&a b", "!!str 1", "- a"]
 _KEYS = ["a", "b", "'a'", "1", "'1'", "true", "~", "<<", "x y", "'8080'"]
 
