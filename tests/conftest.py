@@ -22,6 +22,9 @@ os.environ["PATH"] = f"{ROOT / '.tools' / 'bin'}{os.pathsep}{os.environ.get('PAT
 # Every build in the suite, in-process or in a subprocess that inherits this, runs both ways where omerender
 # reads the kustomization itself (omerender.gitops.native) and fails where that differs from kustomize's.
 os.environ.setdefault("OMERENDER_BUILD_NATIVE", "verify")
+# Every YAML text the suite reads, in-process or in a subprocess, is read both by rapidyaml where the fast path
+# takes it and by the limited loader (omerender.yamlio.fastread), and a difference fails the test.
+os.environ.setdefault("OMERENDER_YAML_FAST", "verify")
 # Tests write their inputs with yaml.safe_dump, whose YAML 1.1 rules leave plain some strings that Go's
 # readers, and so omerender, take for something else ("1e-5", "0o7", "09", "y", "2001-1-2"). Quoting every
 # text with the syntax of a Go number or timestamp, and YAML 1.1's one-letter booleans, keeps them strings.

@@ -24,14 +24,15 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 FLOORS = ROOT / "constraints" / "floors.txt"
 # What the tests need beyond omerender[hf]: pytest, and kubernetes-validate for conftest's schema checks.
-TEST_TOOLS = ("pytest", "kubernetes-validate")
+TEST_TOOLS = ("pytest", "kubernetes-validate", "hypothesis")  # hypothesis: test_yaml_fast's generated documents
 # The tests of the code that uses each dependency: the Hub client (huggingface_hub), model-info --update
 # (ruamel.yaml), CEL rules of CRDs (common-expression-language),
 # the command line and its help (click), YAML read and written (PyYAML, its C loader and
-# dumper) in lock files, KRM ResourceLists, nulls and hostile input.
+# dumper) in lock files, KRM ResourceLists, nulls and hostile input, and the fast read path (rapidyaml).
 FLOOR_TESTS = ("tests/test_modelinfo_hub.py", "tests/test_modelinfo_update.py", "tests/test_cli.py",
                "tests/test_help.py", "tests/test_lock.py", "tests/test_krm.py", "tests/test_nulls.py",
-               "tests/test_adversarial_new.py", "tests/test_validate.py", "tests/test_celrules.py")
+               "tests/test_adversarial_new.py", "tests/test_validate.py", "tests/test_celrules.py",
+               "tests/test_yaml_fast.py")
 
 
 def project() -> dict:

@@ -26,7 +26,7 @@ from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, Result, render
 from omerender.yamlio.paths import within
 from omerender.yamlio.reading import Doc, parse_text, read_paths
-from omerender.yamlio.yamlread import SafeLoader
+from omerender.yamlio.yamlread import Budget, SafeLoader, load_all
 from omerender.yamlio.provenance import Sources
 from . import atomicdir, kbuild, namerefs, native, patches
 from .fngiven import GIVEN_ENV, given_env
@@ -377,7 +377,7 @@ def _function(tree, plan, run: Run, flag_names: tuple = ()) -> Built:
            ROOT_ENV: os.path.join(run.work, "tree"),  # the function's messages name the staged files: see _unstaged
            GIVEN_ENV: given_env(flag_names)}  # each config gets the caller's settings added, as on the pipeline path
     stdout, stderr = _run(argv, env, run, directory=tree.root)
-    documents = [o for o in yaml.load_all(stdout, Loader=SafeLoader) if isinstance(o, dict)]
+    documents = [o for o in load_all(stdout, Budget()) if isinstance(o, dict)]
     namerefs.check_references(documents)   # never a silently broken reference (a field the rules miss)
     warnings = [Message("warning", f"InferenceService {isvc} was not rendered: no OMERender transformer saw it; "
                                    f"list omerender under transformers: of the kustomization that holds it or of "

@@ -27,7 +27,7 @@ from omerender.ome.pinning.lockfile import lock_from_inputs
 from omerender.ome.render import Options, render
 from omerender.ome.frontend import CONFIG_FRONT, given_values, set_by_config
 from omerender.ome.weights.options import KEYS as WEIGHTS_KEYS, weights_options
-from omerender.yamlio import limits
+from omerender.yamlio import fastread, limits
 from omerender.yamlio.marks import Origin
 from omerender.yamlio.reading import STDIN, Doc, read_stream, too_many_objects
 from omerender.yamlio.yamlread import Budget, YAMLLimitError, load_one, yaml_problem
@@ -127,6 +127,7 @@ def load_resource_list(text: str):
     holds one item's YAML node graph instead of the whole fleet's (benchmarks/NOTES.md). The items share
     one budget: the limits hold for the whole ResourceList, not for each item.
     """
+    fastread.setting()  # OMERENDER_YAML_FAST is one of its values
     try:
         by_item = _load_by_item(text, Budget())
     except YAMLLimitError:

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 import yaml
 
 from omerender.errors import At, Message, OmeError, OmeErrors
-from . import limits, paths as pathrules
+from . import fastread, limits, paths as pathrules
 from .marks import Origin, Source
 from .yamlread import Budget, load_all, tab_problem, yaml_error_text
 
@@ -62,6 +62,7 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
     kustomization files the directory walk passes over are appended to ``kustomizations`` (the caller judges
     them). ``outputs``: read the directories ``render --output-dir`` wrote too (``validate`` reads output).
     """
+    fastread.setting()  # OMERENDER_YAML_FAST is one of its values
     skipped: list[str] = []
     docs: list[Doc] = []
     errors: list[OmeError] = []

@@ -12,7 +12,7 @@ from yaml.constructor import ConstructorError
 from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
                          SequenceEndEvent, SequenceStartEvent)
 
-from . import limits
+from . import fastread, limits
 from .goscalars import BOOL, FLOAT, INT, MERGE, NULL, REFUSED, STR, read_nonspecific, read_plain, read_tagged
 
 SNIPPET_CHARS = 60
@@ -349,7 +349,17 @@ def _scan(next_event, budget: Budget, nonspecific: dict | None = None) -> bool:
 
 def load_all(text: str, budget: Budget, roots: list | None = None) -> list:
     """Every document of ``text`` (see :class:`SafeLoader`), counted against ``budget``; ``roots`` gets the
-    start mark of each document's root node (empty documents too), in order."""
+    start mark of each document's root node (empty documents too), in order. Read by rapidyaml where it reads
+    a document as this loader does (:mod:`.fastread`)."""
+    return fastread.load_all(text, budget, roots, _load_all)
+
+
+def load_one(text: str, budget: Budget):
+    """The single document of ``text`` (None if empty), counted against ``budget``."""
+    return fastread.load_one(text, budget, _load_all, _load_one)
+
+
+def _load_all(text: str, budget: Budget, roots: list | None = None) -> list:
     fast = _load_unscanned(text, budget, single=False, roots=roots)
     if fast is not None:
         return fast
@@ -363,8 +373,7 @@ def load_all(text: str, budget: Budget, roots: list | None = None) -> list:
         loader.dispose()
 
 
-def load_one(text: str, budget: Budget):
-    """The single document of ``text`` (None if empty), counted against ``budget``."""
+def _load_one(text: str, budget: Budget):
     fast = _load_unscanned(text, budget, single=True)
     if fast is not None:
         return fast[0] if fast else None
