@@ -322,3 +322,20 @@ def test_a_format_byte_field_takes_base64_only(tmp_path):
     assert broken.code == 1
     assert broken.lines[0].endswith('BackendTrafficPolicy serving/chat: spec.healthCheck.active.tcp.send.binary: '
                                     'Invalid value: "hello!": must be of type byte (base64)'), broken.lines
+
+
+def test_a_rendered_file_over_the_input_file_limit_validates_and_the_total_limit_still_holds(tmp_path, monkeypatch):
+    """One render of a large fleet is one file past the 32 MiB an input file may hold (107 MB at 10,000
+    InferenceServices): validate reads it up to the limit of all input together (limits.md)."""
+    from omerender.yamlio import limits
+    rendered = tmp_path / "rendered.yaml"
+    rendered.write_text("---\n".join(DEPLOYMENT.replace("chat-engine", f"chat-{i}") for i in range(3000)))
+    assert limits.MIB < rendered.stat().st_size < 2 * limits.MIB
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", limits.MIB)
+    run = run_cli("validate", str(rendered))
+    assert (run.code, run.stdout, run.printed) == (0, "", "")
+    too_large = f"error: {rendered}: larger than 1 MiB; split it into several files"
+    assert run_cli("render", str(rendered)).stderr.splitlines() == [too_large]
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", limits.MIB)
+    run = run_cli("validate", str(rendered))
+    assert (run.code, run.stdout, run.stderr.splitlines()) == (1, "", [too_large])

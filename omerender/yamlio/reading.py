@@ -79,7 +79,8 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
             raise OmeErrors(errors + [_too_many_files(path)])
         for file in files:
             try:
-                text = _read_stdin(stdin) if path == "-" else read_file(file)
+                # output (validate) is often one render of a whole fleet in one file: only the total limit bounds it
+                text = _read_stdin(stdin) if path == "-" else read_file(file, limits.MAX_TOTAL_BYTES if outputs else None)
             except OmeError as err:
                 errors.append(err)
                 continue
