@@ -410,34 +410,50 @@ def _scalar(value) -> str:
 
 # The two functions below are the writer's inner loop (a quarter of a large render's time): one call per
 # collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
-# _key_text or _value_text, which raise for the latter).
+# _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
+# probe's, metadata's) thousands of times: each set's sorted order and key texts are worked out once (_SHAPES).
+_SHAPES: dict = {}   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
+_SHAPES_MAX = 1 << 14
+
+
+def _shape(keys: tuple) -> tuple:
+    """``keys`` sorted, each with its key text; :class:`_Unwritable` for a key that is not a string."""
+    if not all(type(key) is str for key in keys):
+        raise _Unwritable
+    shape = tuple((key, _key_text(key) + ":") for key in sorted(keys))
+    if len(_SHAPES) >= _SHAPES_MAX:
+        _SHAPES.clear()
+    _SHAPES[keys] = shape
+    return shape
+
+
 def _mapping(data: dict, indent: str, first: str, out: list) -> None:
     """A block mapping at ``indent``; its first key follows ``first`` (``indent``, or a ``- `` prefix)."""
+    keys = tuple(data)
+    shape = _SHAPES.get(keys) or _shape(keys)
     inner = indent + "  "
     prefix = first
-    for key in sorted(data):
-        if type(key) is not str:
-            raise _Unwritable
-        head = prefix + (_KEY_TEXT.get(key) or _key_text(key))
+    for key, text in shape:
+        head = prefix + text
         prefix = indent
         value = data[key]
         kind = type(value)
         if kind is str:
-            out.append(f"{head}: {_VALUE_TEXT.get(value) or _value_text(value)}\n")
+            out.append(f"{head} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
         elif kind is dict:
             if value:
-                out.append(head + ":\n")
+                out.append(head + "\n")
                 _mapping(value, inner, inner, out)
             else:
-                out.append(head + ": {}\n")
+                out.append(head + " {}\n")
         elif kind is list:
             if value:
-                out.append(head + ":\n")
+                out.append(head + "\n")
                 _sequence(value, indent, indent, out)  # a list under a key is not indented
             else:
-                out.append(head + ": []\n")
+                out.append(head + " []\n")
         else:
-            out.append(f"{head}: {_scalar(value)}\n")
+            out.append(f"{head} {_scalar(value)}\n")
 
 
 def _sequence(data: list, indent: str, first: str, out: list) -> None:
