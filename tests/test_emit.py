@@ -207,3 +207,17 @@ def test_dump_is_pyyaml_s_text(data):
     itself: the text must be PyYAML's, byte for byte, for any value, mapping or not."""
     from omerender.yamlio import emit
     assert emit.dump(data) == yaml.dump(data, **emit._OPTIONS)
+
+
+def test_a_key_set_seen_before_still_prints_each_map_s_own_values_in_sorted_order():
+    """The writer remembers each key set's sorted order and key texts (emit._SHAPES), never a map's values: maps
+    with the keys of one seen before, in any order, print their own values, and one with a key that cannot be
+    written plainly (or is not a string) is still PyYAML's text."""
+    from omerender.yamlio import emit
+    first = {"name": "a", "image": "img:1", "args": ["--x"], "ports": [{"containerPort": 80}]}
+    again = {"ports": [], "args": ["1e3", "y"], "image": "", "name": {"k": None}}
+    reordered = dict(reversed(list(first.items())))
+    for data in (first, again, reordered, first, {"1": 1, "a": "null"}, {1: "a"}, {"b": 1, "a:": "x", "? c": True}):
+        assert emit.dump(data) == yaml.dump(data, **emit._OPTIONS)
+        assert emit.dump({"items": [data, data]}) == yaml.dump({"items": [data, data]}, **emit._OPTIONS)
+    assert emit.dump(again) == "args:\n- '1e3'\n- 'y'\nimage: ''\nname:\n  k: null\nports: []\n"

@@ -215,3 +215,33 @@ def test_a_pod_found_valid_does_not_let_a_different_one_pass():
     check_annotations({"note": "x"}, "metadata.annotations")
     with pytest.raises(OmeError, match="Too long"):
         check_annotations({"note": "x" * 300_000}, "metadata.annotations")
+
+
+def _every_container(value) -> list:
+    """Every dict and list in ``value``, itself included."""
+    found, work = [], [value]
+    while work:
+        item = work.pop()
+        if isinstance(item, (dict, list)):
+            found.append(item)
+            work.extend(item.values() if isinstance(item, dict) else item)
+    return found
+
+
+def test_an_overlay_shares_no_map_or_list_with_what_it_lays_over():
+    """overlay copies the base's values only where the top does not replace them (once, not once per level): the
+    result still holds no map or list of either input, so a pod build that changes it changes neither."""
+    from omerender.ome.runtimes.merge import overlay
+    base = {"containers": [{"name": "c", "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": 1}}}],
+            "nodeSelector": {"pool": "x"}, "tolerations": [{"key": "k"}], "volumes": []}
+    top = {"containers": [{"name": "c", "env": [{"name": "B", "value": "2"}]}], "nodeSelector": {"zone": "z"},
+           "affinity": {"nodeAffinity": {}}}
+    before = copy.deepcopy((base, top))
+    merged = overlay(base, top)
+    inputs = {id(item) for item in _every_container(base) + _every_container(top)}
+    assert not [item for item in _every_container(merged) if id(item) in inputs]
+    assert merged["nodeSelector"] == {"pool": "x", "zone": "z"}
+    assert [e["name"] for e in merged["containers"][0]["env"]] == ["B", "A"]   # strategic merge order
+    merged["containers"][0]["resources"]["limits"]["cpu"] = 8
+    merged["tolerations"][0]["key"] = "changed"
+    assert (base, top) == before

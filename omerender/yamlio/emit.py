@@ -398,7 +398,7 @@ def _key_text(text: str) -> str:
 def _scalar(value) -> str:
     kind = type(value)
     if kind is str:
-        return _value_text(value)
+        return _VALUE_TEXT.get(value) or _value_text(value)
     if kind is bool:
         return "true" if value else "false"
     if kind is int:
@@ -408,36 +408,70 @@ def _scalar(value) -> str:
     raise _Unwritable
 
 
-def _mapping(data: dict, indent: str, inline: bool, out: list) -> None:
-    """A block mapping at ``indent``; ``inline``: its first key follows a ``- `` already written."""
-    for key in sorted(data):
-        if type(key) is not str:
-            raise _Unwritable
-        head = ("" if inline else indent) + _key_text(key) + ":"
-        inline = False
-        _node(data[key], head, " ", False, indent + "  ", indent, out)  # a list under a key is not indented
+# The two functions below are the writer's inner loop (a quarter of a large render's time): one call per
+# collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
+# _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
+# probe's, metadata's) thousands of times: each set's sorted order and key texts are worked out once (_SHAPES).
+_SHAPES: dict = {}   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
+_SHAPES_MAX = 1 << 14
 
 
-def _sequence(data: list, indent: str, inline: bool, out: list) -> None:
-    """A block sequence at ``indent``; ``inline``: its first ``- `` follows one already written."""
+def _shape(keys: tuple) -> tuple:
+    """``keys`` sorted, each with its key text; :class:`_Unwritable` for a key that is not a string."""
+    if not all(type(key) is str for key in keys):
+        raise _Unwritable
+    shape = tuple((key, _key_text(key) + ":") for key in sorted(keys))
+    if len(_SHAPES) >= _SHAPES_MAX:
+        _SHAPES.clear()
+    _SHAPES[keys] = shape
+    return shape
+
+
+def _mapping(data: dict, indent: str, first: str, out: list) -> None:
+    """A block mapping at ``indent``; its first key follows ``first`` (``indent``, or a ``- `` prefix)."""
+    keys = tuple(data)
+    shape = _SHAPES.get(keys) or _shape(keys)
+    inner = indent + "  "
+    prefix = first
+    for key, text in shape:
+        head = prefix + text
+        prefix = indent
+        value = data[key]
+        kind = type(value)
+        if kind is str:
+            out.append(f"{head} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
+        elif kind is dict:
+            if value:
+                out.append(head + "\n")
+                _mapping(value, inner, inner, out)
+            else:
+                out.append(head + " {}\n")
+        elif kind is list:
+            if value:
+                out.append(head + "\n")
+                _sequence(value, indent, indent, out)  # a list under a key is not indented
+            else:
+                out.append(head + " []\n")
+        else:
+            out.append(f"{head} {_scalar(value)}\n")
+
+
+def _sequence(data: list, indent: str, first: str, out: list) -> None:
+    """A block sequence at ``indent``; its first ``- `` follows ``first`` (``indent``, or ``- `` prefixes)."""
+    inner = indent + "  "
+    prefix = first
     for item in data:
-        head = ("" if inline else indent) + "- "
-        inline = False
-        _node(item, head, "", True, indent + "  ", indent + "  ", out)
-
-
-def _node(value, head: str, gap: str, inline: bool, map_indent: str, seq_indent: str, out: list) -> None:
-    """``value`` after ``head`` (a key and ``:``, or ``- ``): on the same line when a scalar or an empty
-    collection (``gap`` between), else as a nested block (after a line break unless ``inline``)."""
-    kind = type(value)
-    if kind is dict and value:
-        out.append(head if inline else head + "\n")
-        _mapping(value, map_indent, inline, out)
-    elif kind is list and value:
-        out.append(head if inline else head + "\n")
-        _sequence(value, seq_indent, inline, out)
-    else:
-        out.append(head + gap + ("{}" if kind is dict else "[]" if kind is list else _scalar(value)) + "\n")
+        head = prefix + "- "
+        prefix = indent
+        kind = type(item)
+        if kind is str:
+            out.append(f"{head}{_VALUE_TEXT.get(item) or _value_text(item)}\n")
+        elif kind is dict and item:
+            _mapping(item, inner, head, out)
+        elif kind is list and item:
+            _sequence(item, inner, head, out)
+        else:
+            out.append(head + ("{}" if kind is dict else "[]" if kind is list else _scalar(item)) + "\n")
 
 
 def _direct(obj) -> str | None:
@@ -446,7 +480,7 @@ def _direct(obj) -> str | None:
         return None
     out: list = []
     try:
-        _mapping(obj, "", False, out)
+        _mapping(obj, "", "", out)
     except (_Unwritable, RecursionError, TypeError):  # TypeError: keys of mixed types do not sort
         return None
     return "".join(out)

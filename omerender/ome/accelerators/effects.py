@@ -83,7 +83,7 @@ def apply_class_resources(runner: dict, cls: Obj | None, isvc_runner_sets_resour
     entries = list_or_empty(cls.spec.get("resources")) if cls is not None else []
     if isvc_runner_sets_resources or not entries:
         return runner
-    result = copy_data(runner)
+    result = dict(runner)   # only its top level changes: the rest is shared, read-only
     resources = map_or_empty(result.get("resources"))
     limits, requests = dict(map_or_empty(resources.get("limits"))), dict(map_or_empty(resources.get("requests")))
     for entry in entries:
@@ -117,7 +117,7 @@ def suppresses_parallelism(config: dict | None) -> bool:
 def apply_args_overrides(runner: dict, config: dict | None) -> dict:
     """§4.5 ``runtimeArgsOverride`` on ``args``, then §4.6 ``tensorParallelismOverride`` (TP, then PP)."""
     config = config or {}
-    result = copy_data(runner)
+    result = dict(runner)   # only its top level changes (args are a new list): the rest is shared, read-only
     override = [str(arg) for arg in list_or_empty(config.get("runtimeArgsOverride"))]
     args = merge_runtime_args(list_or_empty(result.get("args")), override)
     if args or "args" in result:

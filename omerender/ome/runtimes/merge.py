@@ -55,7 +55,8 @@ def overlay(base: Any, top: Any, path: str = "", keep_new_empty: bool = True) ->
 
 
 def _overlay_maps(base: dict, top: dict, path: str, keep_new_empty: bool) -> dict:
-    merged = {k: copy_data(v) for k, v in base.items()}
+    # base's values are copied at the end, those ``top`` does not replace: a nested map was copied once per level
+    merged = dict(base)
     for key, value in top.items():
         field = f"{path}.{key}" if path else str(key)
         if _unset(key, value):
@@ -70,6 +71,9 @@ def _overlay_maps(base: dict, top: dict, path: str, keep_new_empty: bool) -> dic
         elif isinstance(current, list) and isinstance(value, list) and _merge_key(path, key):
             merged[key] = merge_keyed_lists(current, value, _merge_key(path, key), field, keep_new_empty)
         else:
+            merged[key] = copy_data(value)
+    for key, value in base.items():
+        if merged[key] is value:
             merged[key] = copy_data(value)
     return merged
 

@@ -21,7 +21,6 @@ import contextvars
 
 from omerender.errors import OmeError
 from omerender.yamlio import limits
-from omerender.yamlio.data import copy_data
 from ..budget import BudgetError
 
 MAX_TEXT_CHARS = 1 << 20
@@ -93,12 +92,13 @@ def _expander(text: str, meta: dict, actions_left: int, scalars: dict = SCALARS)
 
 
 def expand_container(container: dict, meta: dict, path: str) -> dict:
-    """A new container with every string value holding ``{{`` expanded (map keys never).
+    """The container with every string value holding ``{{`` expanded (map keys never): a new one, or ``container``
+    itself where no string holds one (the pod build's own copy, so no second copy is made).
 
     Errors name the field: ``invalid placeholder in <path>.command[17]: <reason>``.
     """
-    if "{{" not in repr(container):  # no string holds one (repr keeps braces): a copy, without the walk
-        return copy_data(container)
+    if "{{" not in repr(container):  # no string holds one (repr keeps braces): nothing to walk
+        return container
     return {key: _expand_value(value, meta, path, key) for key, value in container.items()}
 
 
