@@ -242,7 +242,7 @@ def test_a_crd_crafted_to_make_cel_expensive_is_refused_quickly(tmp_path):
         "self.items.all(c, self.items.all(d, a + b + c + d >= 0))))")
 
 
-def test_hostile_input_deep_nesting_and_a_huge_file_are_bounded(tmp_path):
+def test_hostile_input_deep_nesting_and_a_huge_file_are_bounded(tmp_path, monkeypatch):
     deep = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: " + "[" * 5000 + "]" * 5000 + "\n"
     started = time.monotonic()
     done = _validate(tmp_path, deep)
@@ -250,9 +250,12 @@ def test_hostile_input_deep_nesting_and_a_huge_file_are_bounded(tmp_path):
     huge = tmp_path / "huge.yaml"
     huge.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n" +
                     "".join(f"  k{i}: {'x' * 100}\n" for i in range(400_000)))
+    from omerender.yamlio import limits
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 32 * limits.MIB)  # validate reads output up to the total limit
     started = time.monotonic()
     done = run_cli("validate", str(huge))
     assert done.code == 1 and "Traceback" not in done.stderr and time.monotonic() - started < 10
+    assert done.stderr.splitlines() == [f"error: {huge}: larger than 32 MiB; split it into several files"]
 
 
 def test_a_symbolic_link_out_of_the_directory_is_refused(tmp_path):
