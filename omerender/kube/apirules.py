@@ -136,8 +136,21 @@ def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadat
     check_annotations(meta.get("annotations"), f"{path}.annotations")
 
 
-_VALID: set = set()  # (rule, text) found valid: the same keys, values and names recur on every object
-_VALID_MAX = 100_000
+class FoundValid(set):
+    """What a check found valid, so it is not checked again; emptied when it holds ``limit`` entries, so the memory
+    it takes is bounded across a whole render however many distinct values come."""
+
+    def __init__(self, limit: int = 100_000):
+        super().__init__()
+        self.limit = limit
+
+    def add(self, key) -> None:
+        if len(self) >= self.limit:
+            self.clear()
+        super().add(key)
+
+
+_VALID = FoundValid()  # (rule, text) found valid: the same keys, values and names recur on every object
 
 
 def _first(value, rule, path: str) -> None:
@@ -146,8 +159,6 @@ def _first(value, rule, path: str) -> None:
     problems = rule(value) if isinstance(value, str) else ["must be a string"]
     if problems:
         raise invalid(path, value, "; ".join(problems))
-    if len(_VALID) >= _VALID_MAX:
-        _VALID.clear()
     _VALID.add((rule, value))
 
 
@@ -186,8 +197,7 @@ def check_annotations(annotations, path: str) -> None:
 # Whole label and annotation maps found valid: an InferenceService's objects and pod templates share theirs, so
 # each map is checked once, not once per object (re-checking every written object's metadata was 8% of a render
 # at 10,000 InferenceServices). Only maps of strings get here, so equal means as valid; bounded as _VALID.
-_VALID_MAPS: set = set()
-_VALID_MAPS_MAX = 20_000
+_VALID_MAPS = FoundValid(20_000)
 
 
 def _known_map(value, what: str):
@@ -203,11 +213,8 @@ def _known_map(value, what: str):
 
 
 def _remember_map(known) -> None:
-    if known is None:
-        return
-    if len(_VALID_MAPS) >= _VALID_MAPS_MAX:
-        _VALID_MAPS.clear()
-    _VALID_MAPS.add(known)
+    if known is not None:
+        _VALID_MAPS.add(known)
 
 
 def _string_map(value, path: str) -> None:
@@ -270,12 +277,10 @@ def check_resource_list(resources, path: str) -> None:
             raise invalid(f"{path}.{name}", value, "must be greater than or equal to 0")
         if is_extended_resource(str(name)) and quantity.denominator != 1:
             raise invalid(f"{path}.{name}", value, "must be an integer")
-        if len(_VALID_RESOURCES) >= _VALID_MAX:
-            _VALID_RESOURCES.clear()
         _VALID_RESOURCES.add((name, type(value), value))
 
 
-_VALID_RESOURCES: set = set()  # (name, type, quantity) found valid, as _VALID: 1 and True are told apart
+_VALID_RESOURCES = FoundValid()  # (name, type, quantity) found valid, as _VALID: 1 and True are told apart
 
 
 # ---------------------------------------------------------------- rendered objects

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from omerender.errors import OmeError
 from omerender.yamlio.data import fingerprint
-from .apirules import is_extended_resource, shown
+from .apirules import FoundValid, is_extended_resource, shown
 from .quantities import parse_quantity
 
 PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
@@ -57,14 +57,11 @@ def pod_refusal(pod: dict) -> Refusal | None:
         return None
     found = _first_refusal(pod)
     if found is None and digest is not None:
-        if len(_FINE) >= _FINE_MAX:
-            _FINE.clear()
         _FINE.add(digest)
     return found
 
 
-_FINE: set = set()  # digests of the pod specs that break no rule
-_FINE_MAX = 100_000
+_FINE = FoundValid()  # digests of the pod specs that break no rule
 
 
 def _first_refusal(pod: dict) -> Refusal | None:

@@ -16,8 +16,8 @@ from functools import lru_cache
 from omerender.errors import OmeError, type_name
 from omerender.yamlio.data import fingerprint
 from . import k8stypes
-from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
-                       check_labels, check_port, check_resource_list)
+from .apirules import (FoundValid, check_annotations, check_dns_label, check_env_name, check_host_port,
+                       check_integer, check_labels, check_port, check_resource_list)
 
 REQUIRED = "!required"  # in an object shape: the fields that must be set
 
@@ -255,13 +255,10 @@ def check_pod(pod: dict, path: str) -> None:
         return
     _check_k8s(pod, "PodSpec", path, required=True)
     if digest is not None:
-        if len(_VALID_PODS) >= _VALID_PODS_MAX:
-            _VALID_PODS.clear()
         _VALID_PODS.add(key)
 
 
-_VALID_PODS: set = set()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
-_VALID_PODS_MAX = 100_000
+_VALID_PODS = FoundValid()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
 
 
 def check(value, shape, path: str) -> None:
