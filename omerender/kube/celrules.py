@@ -213,15 +213,12 @@ def _one(rule: dict, node: _Node, path: str, budget: list[int]) -> Failure | Non
     problem = _compile_problem(text)
     if problem:
         return Failure(path, problem)
-    cost = _cost(text, node.count)
-    if cost > PER_CALL_LIMIT:
-        budget[0] = -1
+    passed = _charge(text, node, budget)
+    if passed == _PER_CALL:
         return Failure(path, f"'operation cancelled: actual cost limit exceeded': no further validation rules will be "
                              f"run due to call cost exceeds limit for rule: {_rule_name(rule)}")
-    if cost > budget[0]:
-        budget[0] = -1
+    if passed == _BUDGET:
         return Failure(path, OUT_OF_BUDGET)
-    budget[0] -= cost
     result = _run(text, node, old_self)
     if result is True:
         return None
@@ -233,6 +230,23 @@ def _one(rule: dict, node: _Node, path: str, budget: list[int]) -> Failure | Non
     if result is not False:
         return Failure(path, f"rule {_rule_name(rule)} evaluated to {type(result).__name__}, not a bool")
     return _message(rule, node, field, budget)
+
+
+_PER_CALL, _BUDGET = "per-call limit", "object budget"
+
+
+def _charge(expression: str, node: _Node, budget: list[int]) -> str | None:
+    """Charge ``expression``'s estimated cost on ``node`` to the object's ``budget``; the limit it passes, if any
+    (then the budget is spent: the API server runs no further rule of the object)."""
+    cost = _cost(expression, node.count)
+    if cost > PER_CALL_LIMIT:
+        budget[0] = -1
+        return _PER_CALL
+    if cost > budget[0]:
+        budget[0] = -1
+        return _BUDGET
+    budget[0] -= cost
+    return None
 
 
 @dataclass(frozen=True)
@@ -389,16 +403,13 @@ def _message(rule: dict, node: _Node, field: str, budget: list[int]) -> Failure:
     reason = _REASONS.get(rule.get("reason"), "Invalid value")
     expression = rule.get("messageExpression")
     if isinstance(expression, str) and expression.strip() and not _compile_problem(expression):
-        cost = _cost(expression, node.count)
-        if cost > PER_CALL_LIMIT:
-            budget[0] = -1
+        passed = _charge(expression, node, budget)
+        if passed == _PER_CALL:
             return Failure(field, f"no further validation rules will be run due to call cost exceeds limit for "
                                   f"messageExpression: {_go_quoted(expression)}")
-        if cost > budget[0]:
-            budget[0] = -1
+        if passed == _BUDGET:
             return Failure(field, "messageExpression evaluation failed due to running out of cost budget, no further "
                                   "validation rules will be run")
-        budget[0] -= cost
         message = _run(expression, node)  # with no oldSelf, as the API server runs it
         if isinstance(message, _Error) and message.text == cellib.COST_EXCEEDED:
             budget[0] = -1
