@@ -12,6 +12,7 @@ import re
 from typing import Iterable
 
 from omerender.errors import OmeError, type_name
+from omerender.yamlio.data import BoundedSet
 from .quantities import parse_quantity
 
 INT32 = (-2 ** 31, 2 ** 31 - 1)
@@ -136,21 +137,7 @@ def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadat
     check_annotations(meta.get("annotations"), f"{path}.annotations")
 
 
-class FoundValid(set):
-    """What a check found valid, so it is not checked again; emptied when it holds ``limit`` entries, so the memory
-    it takes is bounded across a whole render however many distinct values come."""
-
-    def __init__(self, limit: int = 100_000):
-        super().__init__()
-        self.limit = limit
-
-    def add(self, key) -> None:
-        if len(self) >= self.limit:
-            self.clear()
-        super().add(key)
-
-
-_VALID = FoundValid()  # (rule, text) found valid: the same keys, values and names recur on every object
+_VALID = BoundedSet()  # (rule, text) found valid: the same keys, values and names recur on every object
 
 
 def _first(value, rule, path: str) -> None:
@@ -197,7 +184,7 @@ def check_annotations(annotations, path: str) -> None:
 # Whole label and annotation maps found valid: an InferenceService's objects and pod templates share theirs, so
 # each map is checked once, not once per object (re-checking every written object's metadata was 8% of a render
 # at 10,000 InferenceServices). Only maps of strings get here, so equal means as valid; bounded as _VALID.
-_VALID_MAPS = FoundValid(20_000)
+_VALID_MAPS = BoundedSet(20_000)
 
 
 def _known_map(value, what: str):
@@ -280,7 +267,7 @@ def check_resource_list(resources, path: str) -> None:
         _VALID_RESOURCES.add((name, type(value), value))
 
 
-_VALID_RESOURCES = FoundValid()  # (name, type, quantity) found valid, as _VALID: 1 and True are told apart
+_VALID_RESOURCES = BoundedSet()  # (name, type, quantity) found valid, as _VALID: 1 and True are told apart
 
 
 # ---------------------------------------------------------------- rendered objects

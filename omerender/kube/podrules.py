@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from omerender.errors import OmeError
-from omerender.yamlio.data import fingerprint
-from .apirules import FoundValid, is_extended_resource, shown
+from omerender.yamlio.data import BoundedSet, Memo, fingerprint
+from .apirules import is_extended_resource, shown
 from .quantities import parse_quantity
 
 PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
@@ -27,8 +27,7 @@ LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
 PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 CONTAINER_GROUPS = ("containers", "initContainers", "ephemeralContainers")   # validateContainers' order
 SUB_PATHS = ("subPath", "subPathExpr")
-_QUANTITIES: dict = {}   # quantity text -> value: the same few quantities recur on every pod
-_QUANTITIES_MAX = 100_000
+_QUANTITIES = Memo(100_000)   # quantity text -> value: the same few quantities recur on every pod
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def pod_refusal(pod: dict) -> Refusal | None:
     return found
 
 
-_FINE = FoundValid()  # digests of the pod specs that break no rule
+_FINE = BoundedSet()  # digests of the pod specs that break no rule
 
 
 def _first_refusal(pod: dict) -> Refusal | None:
@@ -213,10 +212,7 @@ def _quantity(value, path: str) -> Fraction | Refusal:
         amount = parse_quantity(value, path)
     except OmeError as err:
         return Refusal(path, err.text[len(path) + 2:])
-    if len(_QUANTITIES) >= _QUANTITIES_MAX:
-        _QUANTITIES.clear()
-    _QUANTITIES[key] = amount
-    return amount
+    return _QUANTITIES.remember(key, amount)
 
 
 # ---------------------------------------------------------------- the pod templates of an object

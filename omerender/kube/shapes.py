@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from omerender.errors import OmeError, type_name
-from omerender.yamlio.data import fingerprint
+from omerender.yamlio.data import BoundedSet, fingerprint
 from . import k8stypes
-from .apirules import (FoundValid, check_annotations, check_dns_label, check_env_name, check_host_port,
-                       check_integer, check_labels, check_port, check_resource_list)
+from .apirules import (check_annotations, check_dns_label, check_env_name, check_host_port, check_integer,
+                       check_labels, check_port, check_resource_list)
 
 REQUIRED = "!required"  # in an object shape: the fields that must be set
 
@@ -258,7 +258,7 @@ def check_pod(pod: dict, path: str) -> None:
         _VALID_PODS.add(key)
 
 
-_VALID_PODS = FoundValid()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
+_VALID_PODS = BoundedSet()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
 
 
 def check(value, shape, path: str) -> None:

@@ -78,3 +78,36 @@ def fingerprint(value: Any) -> bytes | None:
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class Memo(dict):
+    """Results by key, emptied when it holds ``limit`` entries, so its memory is bounded across a whole input however
+    many distinct keys come. Read it as a dict (``get`` on a hit runs no Python); :meth:`remember` stores."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def remember(self, key, value):
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+        return value
+
+
+class BoundedSet(set):
+    """What a check found valid, so it is not checked again; emptied when it holds ``limit`` entries, as
+    :class:`Memo`."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int = 100_000):
+        super().__init__()
+        self.limit = limit
+
+    def add(self, key) -> None:
+        if len(self) >= self.limit:
+            self.clear()
+        super().add(key)

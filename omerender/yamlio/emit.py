@@ -23,6 +23,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from omerender.errors import ObjRef, OmeError
 from omerender.gorules.text import is_utf8
+from .data import Memo
 from .goscalars import reads_as_itself
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -53,8 +54,7 @@ def _go_reads_as_non_string(text: str) -> bool:
 
 
 # How a plain scalar text resolves does not depend on the document, so one table serves every dump.
-_RESOLVED: dict = {}
-_RESOLVED_MAX = 1 << 18
+_RESOLVED = Memo(1 << 18)
 _RESOLVER = yaml.resolver.Resolver()
 
 
@@ -111,12 +111,10 @@ def _plain_tag(text: str) -> str:
     if tag is None:
         if not is_utf8(text):
             raise _NotUTF8
-        if len(_RESOLVED) >= _RESOLVED_MAX:
-            _RESOLVED.clear()
         tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
         if tag == _STR and _go_reads_as_non_string(text):
             tag = _NULL
-        _RESOLVED[text] = tag
+        _RESOLVED.remember(text, tag)
     return tag
 
 
@@ -344,9 +342,8 @@ class _Batched:
 # A text PyYAML writes plain in block context when it resolves to a string: no space or line break, no indicator
 # first, no ":" last (one before a space or the end is an indicator), not starting a document marker.
 _SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./=+]|-(?=.))[A-Za-z0-9_./=+:@,%-]*(?<!:)\Z")
-_VALUE_TEXT: dict = {}   # string -> its text as a block value, or None: PyYAML writes it over several lines
-_KEY_TEXT: dict = {}     # string -> its text as a simple key, or None
-_TEXT_MAX = 1 << 18
+_VALUE_TEXT = Memo(1 << 18)   # string -> its text as a block value, or None: PyYAML writes it over several lines
+_KEY_TEXT = Memo(1 << 18)     # string -> its text as a simple key, or None
 _BREAK = re.compile("[\n\r\x85\u2028\u2029]")  # YAML's line breaks: a text holding one spans lines
 _WIDTH_MARGIN = 1 << 15  # far below the dump's line width, whatever the indentation
 
@@ -355,14 +352,11 @@ class _Unwritable(Exception):
     """The object holds something the direct writer leaves to PyYAML."""
 
 
-def _cached(cache: dict, text: str, write) -> str:
+def _cached(cache: Memo, text: str, write) -> str:
     """``write(text)``, remembered in ``cache``; :class:`_Unwritable` where it gives None."""
     found = cache.get(text, cache)
     if found is cache:
-        found = write(text)
-        if len(cache) >= _TEXT_MAX:
-            cache.clear()
-        cache[text] = found
+        found = cache.remember(text, write(text))
     if found is None:
         raise _Unwritable
     return found
@@ -412,19 +406,14 @@ def _scalar(value) -> str:
 # collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
 # _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
 # probe's, metadata's) thousands of times: each set's sorted order and key texts are worked out once (_SHAPES).
-_SHAPES: dict = {}   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
-_SHAPES_MAX = 1 << 14
+_SHAPES = Memo(1 << 14)   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
 
 
 def _shape(keys: tuple) -> tuple:
     """``keys`` sorted, each with its key text; :class:`_Unwritable` for a key that is not a string."""
     if not all(type(key) is str for key in keys):
         raise _Unwritable
-    shape = tuple((key, _key_text(key) + ":") for key in sorted(keys))
-    if len(_SHAPES) >= _SHAPES_MAX:
-        _SHAPES.clear()
-    _SHAPES[keys] = shape
-    return shape
+    return _SHAPES.remember(keys, tuple((key, _key_text(key) + ":") for key in sorted(keys)))
 
 
 def _mapping(data: dict, indent: str, first: str, out: list) -> None:

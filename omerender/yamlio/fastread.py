@@ -38,6 +38,7 @@ import yaml
 
 from omerender.errors import OmeError
 from . import limits
+from .data import Memo
 from .goscalars import FLOAT, INT, STR, read_plain
 
 try:  # rapidyaml has wheels for CPython 3.8-3.14 on manylinux, macOS and Windows; elsewhere the loader reads all
@@ -302,8 +303,7 @@ def _at_token_start(chunk: str) -> bool:
     return False
 
 
-_NUMBERS: dict = {}  # number text -> value, as read_plain reads it
-_NUMBERS_MAX = 1 << 16
+_NUMBERS = Memo(1 << 16)  # number text -> value, as read_plain reads it
 
 
 def _number(text: str):
@@ -312,9 +312,7 @@ def _number(text: str):
         tag, value = read_plain(text)
         if tag != INT and tag != FLOAT:
             raise _Slow
-        if len(_NUMBERS) >= _NUMBERS_MAX:
-            _NUMBERS.clear()
-        _NUMBERS[text] = value
+        _NUMBERS.remember(text, value)
     return value
 
 
@@ -325,9 +323,8 @@ def _refuse(text: str):
 # What a string of the JSON asks, by its text (see _value_class, _key_class): nothing, that the document
 # holds it nowhere plain, or the loader.
 _FINE, _NOT_PLAIN, _SLOW = 0, 1, 2
-_VALUES: dict = {}
-_KEYS: dict = {}
-_CLASSES_MAX = 1 << 16
+_VALUES = Memo(1 << 16)
+_KEYS = Memo(1 << 16)
 # Strings whose first character is none of these are fine as values: a plain scalar of that text is that string
 # (goscalars' hints), and rapidyaml reads no plain scalar it would refuse as one.
 _FIRSTS = frozenset("+-.0123456789yYnNtTfFoO~]},")
@@ -364,11 +361,7 @@ def _check(root, chunk: str) -> None:
     for text, is_key in suspects:
         known = (keys if is_key else values).get(text)
         if known is None:
-            known = _key_class(text) if is_key else _value_class(text)
-            cache = keys if is_key else values
-            if len(cache) >= _CLASSES_MAX:
-                cache.clear()
-            cache[text] = known
+            known = (keys if is_key else values).remember(text, _key_class(text) if is_key else _value_class(text))
         if known == _SLOW:
             raise _Slow
         if known == _NOT_PLAIN:
@@ -424,15 +417,12 @@ def _plain_counts(lined: str, texts: set) -> dict:
     for text in texts:
         pattern = _PATTERNS.get(text)
         if pattern is None:
-            if len(_PATTERNS) >= _PATTERNS_MAX:
-                _PATTERNS.clear()
-            pattern = _PATTERNS[text] = re.compile(r"[\n \[{,]" + re.escape(text) + r"(?=[ ,\]}:#\n]|\Z)")
+            pattern = _PATTERNS.remember(text, re.compile(r"[\n \[{,]" + re.escape(text) + r"(?=[ ,\]}:#\n]|\Z)"))
         counts[text] = len(pattern.findall(lined))
     return counts
 
 
-_PATTERNS: dict = {}
-_PATTERNS_MAX = 1 << 10
+_PATTERNS = Memo(1 << 10)
 
 
 class _quiet_stderr:

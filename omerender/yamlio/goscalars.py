@@ -17,6 +17,7 @@ import re
 from decimal import Decimal
 
 from omerender.gorules.strconv import parse_float, parse_int, parse_uint
+from .data import Memo
 
 STR, INT, FLOAT, BOOL, NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
 MERGE = "tag:yaml.org,2002:merge"
@@ -214,8 +215,7 @@ def as_json(value):
 # ---------------------------------------------------------------- one reading
 
 _TAGS = {str: STR, int: INT, float: FLOAT, bool: BOOL, type(None): NULL}
-_READINGS: dict = {}  # plain scalar text -> (tag, value or refusal message)
-_READINGS_MAX = 1 << 18
+_READINGS = Memo(1 << 18)  # plain scalar text -> (tag, value or refusal message)
 SNIPPET_CHARS = 60
 
 
@@ -223,9 +223,7 @@ def read_plain(text: str) -> tuple[str, object]:
     """The tag and value omerender reads a plain scalar as, or (:data:`REFUSED`, the message)."""
     reading = _READINGS.get(text)
     if reading is None:
-        if len(_READINGS) >= _READINGS_MAX:
-            _READINGS.clear()
-        reading = _READINGS[text] = _read(text)
+        reading = _READINGS.remember(text, _read(text))
     return reading
 
 

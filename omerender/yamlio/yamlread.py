@@ -13,6 +13,7 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent)
 
 from . import fastread, limits
+from .data import Memo
 from .goscalars import BOOL, FLOAT, INT, MERGE, NULL, REFUSED, STR, read_nonspecific, read_plain, read_tagged
 
 SNIPPET_CHARS = 60
@@ -53,8 +54,7 @@ class Budget:
     documents: int = 0
 
 
-_PLAIN_TAGS: dict = {}  # plain scalar text -> tag, for SafeLoader.resolve
-_PLAIN_TAGS_MAX = 1 << 18
+_PLAIN_TAGS = Memo(1 << 18)  # plain scalar text -> tag, for SafeLoader.resolve
 
 
 class SafeLoader(_BaseLoader):
@@ -156,9 +156,7 @@ class SafeLoader(_BaseLoader):
             return super().resolve(kind, value, implicit)
         tag = _PLAIN_TAGS.get(value)
         if tag is None:
-            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
-                _PLAIN_TAGS.clear()
-            tag = _PLAIN_TAGS[value] = read_plain(value)[0]
+            tag = _PLAIN_TAGS.remember(value, read_plain(value)[0])
         return tag
 
     def construct_typed(self, node):
