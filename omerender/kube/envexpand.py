@@ -13,9 +13,10 @@ ExpandContainerCommandAndArgs):
   later entry's name is not yet defined); ``command`` and ``args`` are expanded against the whole resulting env.
 
 A variable whose value only the cluster knows (``valueFrom``) is defined with the value None: a reference to it stays
-as written, and :func:`unresolved` names it (and any variable whose value refers to it). The names ``envFrom`` brings (a ConfigMap's or Secret's keys) and the
-Service link variables the kubelet adds (``<SERVICE>_SERVICE_HOST``...) depend on the cluster and are not known
-here: a reference to one stays as written, as to any variable the container doesn't define.
+as written, and :func:`unresolved` names it (and any variable whose value refers to it). The names ``envFrom``
+brings (a ConfigMap's or Secret's keys) and the Service link variables the kubelet adds (``<SERVICE>_SERVICE_HOST``...)
+depend on the cluster and are not known here: a reference to one stays as written, as to any variable the container
+doesn't define.
 """
 from __future__ import annotations
 

@@ -4,9 +4,10 @@ among them, against their pinned CRDs (``crds/``, written by ``scripts/vendor_cr
 (:mod:`.crdschema`), and the kinds of CRDs the user gives (``--schema-location``) against those.
 
 OME's pinned CRDs (those of the commit ``tests/data/ome`` comes from) predate OME v1.3: a field v1.3 added
-(``deploymentMode``, a component's ``autoscaler``...) is not in them. Such a field, and only such a field (one the CRD does not declare
-where the input shapes of :mod:`.shapes`, which follow v1.3, do), is checked against its input shape instead of
-being an unknown field. AutoscalerPolicy, new in v1.3, has no pinned CRD and is checked with its input shape whole."""
+(``deploymentMode``, a component's ``autoscaler``...) is not in them. Such a field, and only such a field (one the CRD
+does not declare where the input shapes of :mod:`.shapes`, which follow v1.3, do), is checked against its input shape
+instead of being an unknown field. AutoscalerPolicy, new in v1.3, has no pinned CRD and is checked with its input
+shape whole."""
 from __future__ import annotations
 
 import gzip

@@ -80,7 +80,8 @@ def read_paths(paths: Iterable[str], stdin=None, notes: list[Message] | None = N
         for file in files:
             try:
                 # output (validate) is often one render of a whole fleet in one file: only the total limit bounds it
-                text = _read_stdin(stdin) if path == "-" else read_file(file, limits.MAX_TOTAL_BYTES if outputs else None)
+                limit = limits.MAX_TOTAL_BYTES if outputs else None
+                text = _read_stdin(stdin) if path == "-" else read_file(file, limit)
             except OmeError as err:
                 errors.append(err)
                 continue
