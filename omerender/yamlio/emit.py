@@ -246,15 +246,22 @@ def write_stream(objects: list, out) -> None:
 
 class Spool:
     """A YAML stream dumped as its objects come (``"---\n" + dump(obj)`` each, :func:`write_stream`'s text), held
-    compressed until it is written out whole: a large render's objects then need not stay in memory until the
-    render is known to have succeeded (ome.render's sink). A string that cannot be written as UTF-8 is remembered
-    (the first, as :attr:`error`) and raised when the stream is written, as :func:`write_stream` raises it."""
+    until it is written out whole, past :attr:`HOLD` characters compressed: a large render's objects then need not
+    stay in memory until the render is known to have succeeded (ome.render's sink). A string that cannot be written
+    as UTF-8 is remembered (the first, as :attr:`error`) and raised when the stream is written, as
+    :func:`write_stream` raises it."""
 
-    PACK = 1 << 18   # characters dumped before they are compressed together
+    PACK = 1 << 18   # characters dumped before they are joined, and compressed together past HOLD
+    # Compressing costs about 3 % of a render (zlib's fastest level; YAML still packs about 10x), so a stream of at
+    # most HOLD characters (a 1,000 InferenceService render's) is held as text; once a stream grows past it, all of
+    # it is compressed, so a large render's peak memory is what it was.
+    HOLD = 1 << 24
 
     def __init__(self):
         self.error: OmeError | None = None
-        self._packer = zlib.compressobj(1)   # fastest: the stream only waits here; YAML still packs about 10x
+        self._packer = zlib.compressobj(1)
+        self._texts: list[str] = []   # the stream's start, as it is
+        self._kept = 0
         self._packed: list[bytes] = []
         self._parts: list[str] = []
         self._held = 0
@@ -267,7 +274,8 @@ class Spool:
         except OmeError as err:
             self.error = err
             return
-        self.put("---\n" + text)
+        self._parts.append("---\n")
+        self.put(text)
 
     def put(self, text: str) -> None:
         """Add ``text`` to the stream as it is (:meth:`texts` gives it back in pieces of any length)."""
@@ -278,12 +286,20 @@ class Spool:
 
     def _pack(self) -> None:
         if self._parts:
-            self._packed.append(self._packer.compress("".join(self._parts).encode("utf-8")))
+            text = "".join(self._parts)
             self._parts, self._held = [], 0
+            self._kept += len(text)
+            self._texts.append(text)
+            if self._kept > self.HOLD:
+                for text in self._texts:
+                    self._packed.append(self._packer.compress(text.encode("utf-8")))
+                self._texts = []
 
     def texts(self):
         """The stream's text, a piece at a time."""
         self._pack()
+        yield from self._texts   # held as text: the stream stayed under HOLD, nothing was packed
+        self._texts, self._kept = [], 0
         self._packed.append(self._packer.flush())
         self._packer = zlib.compressobj(1)
         unpacker, decoder = zlib.decompressobj(), codecs.getincrementaldecoder("utf-8")()
@@ -405,62 +421,67 @@ def _scalar(value) -> str:
 # The two functions below are the writer's inner loop (a quarter of a large render's time): one call per
 # collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
 # _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
-# probe's, metadata's) thousands of times: each set's sorted order and key texts are worked out once (_SHAPES).
-_SHAPES = Memo(1 << 14)   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
+# probe's, metadata's) thousands of times at a few indentations: each set's sorted order and its lines' starts
+# (indentation, key text, ":") are worked out once per indentation (_SHAPES). A collection's first line starts
+# with ``first`` (a ``- `` prefix, or the indentation), written as a piece of its own: the lines' starts are fixed.
+_SHAPES = Memo(1 << 14)   # (the keys of a map in its order, indent) -> ((key, its line's start), ...) sorted
 
 
-def _shape(keys: tuple) -> tuple:
-    """``keys`` sorted, each with its key text; :class:`_Unwritable` for a key that is not a string."""
+def _shape(keys: tuple, indent: str) -> tuple:
+    """``keys`` sorted, each with its line's start (the first without the indentation); :class:`_Unwritable` for a
+    key that is not a string."""
     if not all(type(key) is str for key in keys):
         raise _Unwritable
-    return _SHAPES.remember(keys, tuple((key, _key_text(key) + ":") for key in sorted(keys)))
+    starts = [[key, indent + _key_text(key) + ":"] for key in sorted(keys)]
+    starts[0][1] = starts[0][1][len(indent):]
+    return _SHAPES.remember((keys, indent), tuple(map(tuple, starts)))
 
 
 def _mapping(data: dict, indent: str, first: str, out: list) -> None:
     """A block mapping at ``indent``; its first key follows ``first`` (``indent``, or a ``- `` prefix)."""
     keys = tuple(data)
-    shape = _SHAPES.get(keys) or _shape(keys)
+    shape = _SHAPES.get((keys, indent)) or _shape(keys, indent)
     inner = indent + "  "
-    prefix = first
-    for key, text in shape:
-        head = prefix + text
-        prefix = indent
+    append = out.append
+    append(first)
+    for key, start in shape:
         value = data[key]
         kind = type(value)
         if kind is str:
-            out.append(f"{head} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
+            append(f"{start} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
         elif kind is dict:
             if value:
-                out.append(head + "\n")
+                append(start + "\n")
                 _mapping(value, inner, inner, out)
             else:
-                out.append(head + " {}\n")
+                append(start + " {}\n")
         elif kind is list:
             if value:
-                out.append(head + "\n")
+                append(start + "\n")
                 _sequence(value, indent, indent, out)  # a list under a key is not indented
             else:
-                out.append(head + " []\n")
+                append(start + " []\n")
         else:
-            out.append(f"{head} {_scalar(value)}\n")
+            append(f"{start} {_scalar(value)}\n")
 
 
 def _sequence(data: list, indent: str, first: str, out: list) -> None:
     """A block sequence at ``indent``; its first ``- `` follows ``first`` (``indent``, or ``- `` prefixes)."""
     inner = indent + "  "
-    prefix = first
+    append = out.append
+    head = first + "- "
+    dash = indent + "- "
     for item in data:
-        head = prefix + "- "
-        prefix = indent
         kind = type(item)
         if kind is str:
-            out.append(f"{head}{_VALUE_TEXT.get(item) or _value_text(item)}\n")
+            append(f"{head}{_VALUE_TEXT.get(item) or _value_text(item)}\n")
         elif kind is dict and item:
             _mapping(item, inner, head, out)
         elif kind is list and item:
             _sequence(item, inner, head, out)
         else:
-            out.append(head + ("{}" if kind is dict else "[]" if kind is list else _scalar(item)) + "\n")
+            append(head + ("{}" if kind is dict else "[]" if kind is list else _scalar(item)) + "\n")
+        head = dash
 
 
 def _direct(obj) -> str | None:
