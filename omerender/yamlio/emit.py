@@ -358,7 +358,7 @@ class _Batched:
 # A text PyYAML writes plain in block context when it resolves to a string: no space or line break, no indicator
 # first, no ":" last (one before a space or the end is an indicator), not starting a document marker.
 _SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./=+]|-(?=.))[A-Za-z0-9_./=+:@,%-]*(?<!:)\Z")
-_VALUE_TEXT = Memo(1 << 18)   # string -> its text as a block value, or None: PyYAML writes it over several lines
+_VALUE_LINE = Memo(1 << 18)   # string -> its text as a block value and "\n", or None: PyYAML writes it over lines
 _KEY_TEXT = Memo(1 << 18)     # string -> its text as a simple key, or None
 _BREAK = re.compile("[\n\r\x85\u2028\u2029]")  # YAML's line breaks: a text holding one spans lines
 _WIDTH_MARGIN = 1 << 15  # far below the dump's line width, whatever the indentation
@@ -383,11 +383,11 @@ def _one_line(dumped: str) -> bool:
     return not _BREAK.search(dumped, 0, len(dumped) - 1) and len(dumped) < _WIDTH_MARGIN
 
 
-def _as_value(text: str) -> str | None:
+def _as_value_line(text: str) -> str | None:
     if _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
-        return text
+        return text + "\n"
     dumped = _dumped({"k": text})
-    return dumped[3:-1] if dumped.startswith("k: ") and _one_line(dumped) else None
+    return dumped[3:] if dumped.startswith("k: ") and _one_line(dumped) else None
 
 
 def _as_key(text: str) -> str | None:
@@ -397,44 +397,50 @@ def _as_key(text: str) -> str | None:
     return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
 
+def _value_line(text: str) -> str:
+    return _cached(_VALUE_LINE, text, _as_value_line)
+
+
 def _value_text(text: str) -> str:
-    return _cached(_VALUE_TEXT, text, _as_value)
+    return _value_line(text)[:-1]
 
 
 def _key_text(text: str) -> str:
     return _cached(_KEY_TEXT, text, _as_key)
 
 
-def _scalar(value) -> str:
+def _scalar_line(value) -> str:
+    """The line's end for a value that is not a string (nor a map or list)."""
     kind = type(value)
-    if kind is str:
-        return _VALUE_TEXT.get(value) or _value_text(value)
     if kind is bool:
-        return "true" if value else "false"
+        return "true\n" if value else "false\n"
     if kind is int:
-        return str(value)
+        return f"{value}\n"
     if value is None:
-        return "null"
+        return "null\n"
     raise _Unwritable
 
 
 # The two functions below are the writer's inner loop (a quarter of a large render's time): one call per
 # collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
-# _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
-# probe's, metadata's) thousands of times at a few indentations: each set's sorted order and its lines' starts
-# (indentation, key text, ":") are worked out once per indentation (_SHAPES). A collection's first line starts
-# with ``first`` (a ``- `` prefix, or the indentation), written as a piece of its own: the lines' starts are fixed.
-_SHAPES = Memo(1 << 14)   # (the keys of a map in its order, indent) -> ((key, its line's start), ...) sorted
+# _key_text or _value_line, which raise for the latter). A line goes out as pieces the join puts together: its start
+# and its value's text with the line break (both worked out once), never a string built per line. Rendered maps
+# repeat a few key sets (a container's, a probe's, metadata's) thousands of times at a few indentations: each set's
+# sorted order and its lines' starts (indentation, key text, ":") are worked out once per indentation (_SHAPES). A
+# collection's first line starts with ``first`` (a ``- `` prefix, or the indentation), a piece of its own.
+_SHAPES = Memo(1 << 14)   # (keys of a map in its order, indent) -> ((key, start and " ", start and "\n"), ...) sorted
 
 
 def _shape(keys: tuple, indent: str) -> tuple:
-    """``keys`` sorted, each with its line's start (the first without the indentation); :class:`_Unwritable` for a
-    key that is not a string."""
+    """``keys`` sorted, each with its line's start (the first without the indentation) followed by a space and by
+    a line break; :class:`_Unwritable` for a key that is not a string."""
     if not all(type(key) is str for key in keys):
         raise _Unwritable
-    starts = [[key, indent + _key_text(key) + ":"] for key in sorted(keys)]
-    starts[0][1] = starts[0][1][len(indent):]
-    return _SHAPES.remember((keys, indent), tuple(map(tuple, starts)))
+    ordered = sorted(keys)
+    starts = [indent + _key_text(key) + ":" for key in ordered]
+    starts[0] = starts[0][len(indent):]
+    return _SHAPES.remember((keys, indent), tuple((key, start + " ", start + "\n")
+                                                  for key, start in zip(ordered, starts)))
 
 
 def _mapping(data: dict, indent: str, first: str, out: list) -> None:
@@ -444,43 +450,51 @@ def _mapping(data: dict, indent: str, first: str, out: list) -> None:
     inner = indent + "  "
     append = out.append
     append(first)
-    for key, start in shape:
+    line_of = _VALUE_LINE.get
+    for key, start, opens in shape:
         value = data[key]
         kind = type(value)
         if kind is str:
-            append(f"{start} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
+            append(start)
+            append(line_of(value) or _value_line(value))
         elif kind is dict:
             if value:
-                append(start + "\n")
+                append(opens)
                 _mapping(value, inner, inner, out)
             else:
-                append(start + " {}\n")
+                append(start)
+                append("{}\n")
         elif kind is list:
             if value:
-                append(start + "\n")
+                append(opens)
                 _sequence(value, indent, indent, out)  # a list under a key is not indented
             else:
-                append(start + " []\n")
+                append(start)
+                append("[]\n")
         else:
-            append(f"{start} {_scalar(value)}\n")
+            append(start)
+            append(_scalar_line(value))
 
 
 def _sequence(data: list, indent: str, first: str, out: list) -> None:
     """A block sequence at ``indent``; its first ``- `` follows ``first`` (``indent``, or ``- `` prefixes)."""
     inner = indent + "  "
     append = out.append
+    line_of = _VALUE_LINE.get
     head = first + "- "
     dash = indent + "- "
     for item in data:
         kind = type(item)
         if kind is str:
-            append(f"{head}{_VALUE_TEXT.get(item) or _value_text(item)}\n")
+            append(head)
+            append(line_of(item) or _value_line(item))
         elif kind is dict and item:
             _mapping(item, inner, head, out)
         elif kind is list and item:
             _sequence(item, inner, head, out)
         else:
-            append(head + ("{}" if kind is dict else "[]" if kind is list else _scalar(item)) + "\n")
+            append(head)
+            append("{}\n" if kind is dict else "[]\n" if kind is list else _scalar_line(item))
         head = dash
 
 
