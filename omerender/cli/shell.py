@@ -246,15 +246,24 @@ def say(message: Message) -> None:
         click.echo(message.line(), err=True)
 
 
+_LINES_A_WRITE = 1000
+
+
 def say_all(messages: Iterable[Message]) -> None:
-    """:func:`say` for each message; in the text form the lines go to stderr in one write, not one (and a flush)
-    each: a large render prints thousands."""
+    """:func:`say` for each message; in the text form the lines go to stderr a thousand at a time, not one write
+    (and flush) each: a large render prints thousands, and holding them all would add to its peak memory."""
     if github_mode():
         for message in messages:
             say(message)
         return
     quiet = _meta(_QUIET, False)
-    lines = [message.line() for message in messages if not (quiet and message.severity == "info")]
+    lines = []
+    for message in messages:
+        if not (quiet and message.severity == "info"):
+            lines.append(message.line())
+            if len(lines) == _LINES_A_WRITE:
+                click.echo("\n".join(lines), err=True)
+                lines = []
     if lines:
         click.echo("\n".join(lines), err=True)
 
