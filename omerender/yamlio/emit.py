@@ -246,8 +246,8 @@ def write_stream(objects: list, out) -> None:
 
 class Spool:
     """A YAML stream dumped as its objects come (``"---\n" + dump(obj)`` each, :func:`write_stream`'s text), held
-    until it is written out whole, past :attr:`HOLD` characters compressed: a large render's objects then need not
-    stay in memory until the render is known to have succeeded (ome.render's sink). A string that cannot be written
+    (compressed once it is longer than :attr:`HOLD` characters) until it is written out whole: a large render's
+    objects then need not stay in memory until the render is known to have succeeded (ome.render's sink). A string that cannot be written
     as UTF-8 is remembered (the first, as :attr:`error`) and raised when the stream is written, as
     :func:`write_stream` raises it."""
 
