@@ -246,6 +246,28 @@ def say(message: Message) -> None:
         click.echo(message.line(), err=True)
 
 
+_LINES_A_WRITE = 1000
+
+
+def say_all(messages: Iterable[Message]) -> None:
+    """:func:`say` for each message; in the text form the lines go to stderr a thousand at a time, not one write
+    (and flush) each: a large render prints thousands, and holding them all would add to its peak memory."""
+    if github_mode():
+        for message in messages:
+            say(message)
+        return
+    quiet = _meta(_QUIET, False)
+    lines = []
+    for message in messages:
+        if not (quiet and message.severity == "info"):
+            lines.append(message.line())
+            if len(lines) == _LINES_A_WRITE:
+                click.echo("\n".join(lines), err=True)
+                lines = []
+    if lines:
+        click.echo("\n".join(lines), err=True)
+
+
 def relay(tool_stderr: str) -> None:
     """Pass on what kustomize (and the omerender function it ran) wrote to stderr: as it was, or, with
     ``--messages github``, its warning lines as annotations."""
@@ -262,8 +284,7 @@ def relay(tool_stderr: str) -> None:
 
 def fail(messages: Iterable[Message], status: int = 1) -> None:
     """Print each message as its stderr line and exit with ``status`` (nothing goes to stdout)."""
-    for message in messages:
-        say(message)
+    say_all(messages)
     sys.exit(status)
 
 
@@ -281,13 +302,11 @@ def report_run(notes: list[Message], failures: list[Message] | None, messages, s
     """What a render run says, in order: the notes made while reading its inputs, then its failures (exit 1),
     else its own ``messages``; then, with ``strict``, one error for any warning of either that ``allow`` does not
     accept (exit 1). ``messages`` is a callable, asked only when the run did not fail."""
-    for message in notes:
-        say(message)
+    say_all(notes)
     if failures:
         fail(failures)
     own = list(messages())
-    for message in own:
-        say(message)
+    say_all(own)
     fail_if_strict(strict, [*notes, *own], switch=switch, allow=allow)
 
 

@@ -246,15 +246,22 @@ def write_stream(objects: list, out) -> None:
 
 class Spool:
     """A YAML stream dumped as its objects come (``"---\n" + dump(obj)`` each, :func:`write_stream`'s text), held
-    compressed until it is written out whole: a large render's objects then need not stay in memory until the
-    render is known to have succeeded (ome.render's sink). A string that cannot be written as UTF-8 is remembered
-    (the first, as :attr:`error`) and raised when the stream is written, as :func:`write_stream` raises it."""
+    (compressed once it is longer than :attr:`HOLD` characters) until it is written out whole: a large render's
+    objects then need not stay in memory until the render is known to have succeeded (ome.render's sink). A string that cannot be written
+    as UTF-8 is remembered (the first, as :attr:`error`) and raised when the stream is written, as
+    :func:`write_stream` raises it."""
 
-    PACK = 1 << 18   # characters dumped before they are compressed together
+    PACK = 1 << 18   # characters dumped before they are joined, and compressed together past HOLD
+    # Compressing costs about 3 % of a render (zlib's fastest level; YAML still packs about 10x), so a stream of at
+    # most HOLD characters (a 1,000 InferenceService render's) is held as text; once a stream grows past it, all of
+    # it is compressed, so a large render's peak memory is what it was.
+    HOLD = 1 << 24
 
     def __init__(self):
         self.error: OmeError | None = None
-        self._packer = zlib.compressobj(1)   # fastest: the stream only waits here; YAML still packs about 10x
+        self._packer = zlib.compressobj(1)
+        self._texts: list[str] = []   # the stream's start, as it is
+        self._kept = 0
         self._packed: list[bytes] = []
         self._parts: list[str] = []
         self._held = 0
@@ -267,7 +274,8 @@ class Spool:
         except OmeError as err:
             self.error = err
             return
-        self.put("---\n" + text)
+        self._parts.append("---\n")
+        self.put(text)
 
     def put(self, text: str) -> None:
         """Add ``text`` to the stream as it is (:meth:`texts` gives it back in pieces of any length)."""
@@ -278,12 +286,20 @@ class Spool:
 
     def _pack(self) -> None:
         if self._parts:
-            self._packed.append(self._packer.compress("".join(self._parts).encode("utf-8")))
+            text = "".join(self._parts)
             self._parts, self._held = [], 0
+            self._kept += len(text)
+            self._texts.append(text)
+            if self._kept > self.HOLD:
+                for text in self._texts:
+                    self._packed.append(self._packer.compress(text.encode("utf-8")))
+                self._texts = []
 
     def texts(self):
         """The stream's text, a piece at a time."""
         self._pack()
+        yield from self._texts   # held as text: the stream stayed under HOLD, nothing was packed
+        self._texts, self._kept = [], 0
         self._packed.append(self._packer.flush())
         self._packer = zlib.compressobj(1)
         unpacker, decoder = zlib.decompressobj(), codecs.getincrementaldecoder("utf-8")()
@@ -342,7 +358,7 @@ class _Batched:
 # A text PyYAML writes plain in block context when it resolves to a string: no space or line break, no indicator
 # first, no ":" last (one before a space or the end is an indicator), not starting a document marker.
 _SAFE_PLAIN = re.compile(r"(?!---|\.\.\.)(?:[A-Za-z0-9_./=+]|-(?=.))[A-Za-z0-9_./=+:@,%-]*(?<!:)\Z")
-_VALUE_TEXT = Memo(1 << 18)   # string -> its text as a block value, or None: PyYAML writes it over several lines
+_VALUE_LINE = Memo(1 << 18)   # string -> its text as a block value and "\n", or None: PyYAML writes it over lines
 _KEY_TEXT = Memo(1 << 18)     # string -> its text as a simple key, or None
 _BREAK = re.compile("[\n\r\x85\u2028\u2029]")  # YAML's line breaks: a text holding one spans lines
 _WIDTH_MARGIN = 1 << 15  # far below the dump's line width, whatever the indentation
@@ -367,11 +383,11 @@ def _one_line(dumped: str) -> bool:
     return not _BREAK.search(dumped, 0, len(dumped) - 1) and len(dumped) < _WIDTH_MARGIN
 
 
-def _as_value(text: str) -> str | None:
+def _as_value_line(text: str) -> str | None:
     if _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
-        return text
+        return text + "\n"
     dumped = _dumped({"k": text})
-    return dumped[3:-1] if dumped.startswith("k: ") and _one_line(dumped) else None
+    return dumped[3:] if dumped.startswith("k: ") and _one_line(dumped) else None
 
 
 def _as_key(text: str) -> str | None:
@@ -381,86 +397,105 @@ def _as_key(text: str) -> str | None:
     return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
 
+def _value_line(text: str) -> str:
+    return _cached(_VALUE_LINE, text, _as_value_line)
+
+
 def _value_text(text: str) -> str:
-    return _cached(_VALUE_TEXT, text, _as_value)
+    return _value_line(text)[:-1]
 
 
 def _key_text(text: str) -> str:
     return _cached(_KEY_TEXT, text, _as_key)
 
 
-def _scalar(value) -> str:
+def _scalar_line(value) -> str:
+    """The line's end for a value that is not a string (nor a map or list)."""
     kind = type(value)
-    if kind is str:
-        return _VALUE_TEXT.get(value) or _value_text(value)
     if kind is bool:
-        return "true" if value else "false"
+        return "true\n" if value else "false\n"
     if kind is int:
-        return str(value)
+        return f"{value}\n"
     if value is None:
-        return "null"
+        return "null\n"
     raise _Unwritable
 
 
 # The two functions below are the writer's inner loop (a quarter of a large render's time): one call per
 # collection, the caches read inline (a cached text is never empty; a miss or an unwritable text goes to
-# _key_text or _value_text, which raise for the latter). Rendered maps repeat a few key sets (a container's, a
-# probe's, metadata's) thousands of times: each set's sorted order and key texts are worked out once (_SHAPES).
-_SHAPES = Memo(1 << 14)   # the keys of a map, in its order -> ((key, its text as a simple key and ":"), ...) sorted
+# _key_text or _value_line, which raise for the latter). A line goes out as pieces the join puts together: its start
+# and its value's text with the line break (both worked out once), never a string built per line. Rendered maps
+# repeat a few key sets (a container's, a probe's, metadata's) thousands of times at a few indentations: each set's
+# sorted order and its lines' starts (indentation, key text, ":") are worked out once per indentation (_SHAPES). A
+# collection's first line starts with ``first`` (a ``- `` prefix, or the indentation), a piece of its own.
+_SHAPES = Memo(1 << 14)   # (keys of a map in its order, indent) -> ((key, start and " ", start and "\n"), ...) sorted
 
 
-def _shape(keys: tuple) -> tuple:
-    """``keys`` sorted, each with its key text; :class:`_Unwritable` for a key that is not a string."""
+def _shape(keys: tuple, indent: str) -> tuple:
+    """``keys`` sorted, each with its line's start (the first without the indentation) followed by a space and by
+    a line break; :class:`_Unwritable` for a key that is not a string."""
     if not all(type(key) is str for key in keys):
         raise _Unwritable
-    return _SHAPES.remember(keys, tuple((key, _key_text(key) + ":") for key in sorted(keys)))
+    ordered = sorted(keys)
+    starts = [indent + _key_text(key) + ":" for key in ordered]
+    starts[0] = starts[0][len(indent):]
+    return _SHAPES.remember((keys, indent), tuple((key, start + " ", start + "\n")
+                                                  for key, start in zip(ordered, starts)))
 
 
 def _mapping(data: dict, indent: str, first: str, out: list) -> None:
     """A block mapping at ``indent``; its first key follows ``first`` (``indent``, or a ``- `` prefix)."""
     keys = tuple(data)
-    shape = _SHAPES.get(keys) or _shape(keys)
+    shape = _SHAPES.get((keys, indent)) or _shape(keys, indent)
     inner = indent + "  "
-    prefix = first
-    for key, text in shape:
-        head = prefix + text
-        prefix = indent
+    append = out.append
+    append(first)
+    line_of = _VALUE_LINE.get
+    for key, start, opens in shape:
         value = data[key]
         kind = type(value)
         if kind is str:
-            out.append(f"{head} {_VALUE_TEXT.get(value) or _value_text(value)}\n")
+            append(start)
+            append(line_of(value) or _value_line(value))
         elif kind is dict:
             if value:
-                out.append(head + "\n")
+                append(opens)
                 _mapping(value, inner, inner, out)
             else:
-                out.append(head + " {}\n")
+                append(start)
+                append("{}\n")
         elif kind is list:
             if value:
-                out.append(head + "\n")
+                append(opens)
                 _sequence(value, indent, indent, out)  # a list under a key is not indented
             else:
-                out.append(head + " []\n")
+                append(start)
+                append("[]\n")
         else:
-            out.append(f"{head} {_scalar(value)}\n")
+            append(start)
+            append(_scalar_line(value))
 
 
 def _sequence(data: list, indent: str, first: str, out: list) -> None:
     """A block sequence at ``indent``; its first ``- `` follows ``first`` (``indent``, or ``- `` prefixes)."""
     inner = indent + "  "
-    prefix = first
+    append = out.append
+    line_of = _VALUE_LINE.get
+    head = first + "- "
+    dash = indent + "- "
     for item in data:
-        head = prefix + "- "
-        prefix = indent
         kind = type(item)
         if kind is str:
-            out.append(f"{head}{_VALUE_TEXT.get(item) or _value_text(item)}\n")
+            append(head)
+            append(line_of(item) or _value_line(item))
         elif kind is dict and item:
             _mapping(item, inner, head, out)
         elif kind is list and item:
             _sequence(item, inner, head, out)
         else:
-            out.append(head + ("{}" if kind is dict else "[]" if kind is list else _scalar(item)) + "\n")
+            append(head)
+            append("{}\n" if kind is dict else "[]\n" if kind is list else _scalar_line(item))
+        head = dash
 
 
 def _direct(obj) -> str | None:
