@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -961,3 +962,28 @@ def test_an_inference_services_routes_are_named_as_what_they_are(tmp_path):
     result = diff_json(str(base), str(head))
     (isvc,) = result["inferenceServices"]
     assert {(o["kind"], o.get("origin")) for o in isvc["objects"]} == {("HTTPRoute", "the InferenceService's route")}
+
+
+def test_gpu_capacity_counts_exactly_with_quantities_read_once():
+    """gpus.capacity reads each quantity text once per render and sums whole counts as ints: the totals are the
+    exact sums, a fraction stays a fraction (0.5 shown as 0.5), and a value that is no quantity counts nothing."""
+    from types import SimpleNamespace
+    from omerender.diff import gpus
+
+    def deployment(name, replicas, gpu, init=None):
+        pod = {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": gpu, "cpu": "1"}}}]}
+        if init is not None:
+            pod["initContainers"] = [{"name": "i", "resources": {"requests": {"nvidia.com/gpu": init}}}]
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "n"},
+                "spec": {"replicas": replicas, "template": {"spec": pod}}}
+
+    objects = [deployment("a", 2, "8"), deployment("b", 3, 8), deployment("c", 1, "500m"), deployment("d", 4, "x"),
+               deployment("e", 1, "1", init="2"), deployment("f", 5, [1]),
+               {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"namespace": "n"},
+                "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "a"}, "minReplicas": 1, "maxReplicas": 6}}]
+    side = SimpleNamespace(result=SimpleNamespace(isvcs={}, objects=objects))
+    low, high = gpus.capacity(side)[("nvidia.com/gpu", None)]
+    assert (low, high) == (8 + 24 + Fraction(1, 2) + 2, 48 + 24 + Fraction(1, 2) + 2)
+    shown = gpus.compare({}, gpus.capacity(side))
+    assert shown == [{"resource": "nvidia.com/gpu", "class": None, "base": {"min": 0, "max": 0},
+                      "head": {"min": 34.5, "max": 74.5}}]

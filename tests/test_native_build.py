@@ -301,3 +301,18 @@ def test_kustomize_order_by_key_is_the_comparison_s():
         expected = sorted(objects, key=functools.cmp_to_key(
             lambda a, b: kbuild._compare(kbuild._id(a), kbuild._id(b), ranks)))
         assert [o["i"] for o in kbuild.kustomize_order(objects, options)] == [o["i"] for o in expected], trial
+
+
+def test_risky_text_prefilter_is_the_pattern_s():
+    """native._risky looks for what RISKY_TEXT needs before running it: on random texts built of the pattern's
+    pieces it must answer as the pattern alone does."""
+    rng = random.Random(11)
+    pieces = ["a", " ", "\n", ":", "-", "[", "{", ",", "?", "&", "*", "!", "<", "%", "\ufeff", "kind", "List",
+              "'", '"', "x.", "List2", "é", "\t"]
+    answers = set()
+    for trial in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = native.RISKY_TEXT.search(text) is not None
+        assert native._risky(text) == expected, repr(text)
+        answers.add(expected)
+    assert answers == {True, False}

@@ -543,3 +543,35 @@ def test_check_never_reads_an_input_dir_that_links_out(tmp_path):
     done = omerender("check", "omedeploy/", str(rendered_once(tmp_path)), cwd=repo)
     assert_refused(done, f"error: omedeploy/: symbolic link to {outside / 'in'}, outside {repo}; omerender reads "
                          "only the files it is given")
+
+
+def test_check_reads_its_own_record_as_the_parse_does(tmp_path):
+    """check compares the record with the one it would write and, where they are the same text, takes its list
+    of files from what it writes instead of parsing it: the same set the parse gives, and a record edited by a
+    byte is parsed (and its extra entry is a file check reports as stale)."""
+    from omerender.gitops import outdir
+    out = rendered_once(tmp_path)
+    tree = outdir.scan(str(out))
+    text = (out / MARKER).read_text()
+    files = yaml.safe_load(text)["files"]
+    expected = {name: "" for name in files} | {MARKER: text}
+    assert outdir.recorded(str(out), tree, expected) == outdir.recorded(str(out), tree) == set(files)
+    (out / "old.yaml").write_text("kind: X\n")
+    (out / MARKER).write_text(text.rstrip("\n") + "\n- old.yaml\n")
+    tree = outdir.scan(str(out))
+    assert outdir.recorded(str(out), tree, expected) == outdir.recorded(str(out), tree) == {*files, "old.yaml"}
+    done = omerender("check", str(QUICKSTART), str(out))
+    assert done.returncode == 1
+    assert f"--- {out}/old.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-kind: X\n" in done.stdout
+
+
+def test_check_reads_a_file_of_any_size_whole(tmp_path):
+    """read_regular reads a file without a buffered file object: every byte up to the limit, an error past it."""
+    from omerender.gitops import outdir
+    for size in (0, 1, 4095, 4096, 65537, 1 << 20):
+        path = tmp_path / f"f{size}"
+        path.write_bytes(b"a" * size)
+        assert outdir.read_regular(str(path), str(path)) == "a" * size
+    assert outdir.read_regular(str(path), str(path), limit=1 << 20) == "a" * (1 << 20)
+    with pytest.raises(outdir.OmeError, match="larger than 0 MiB"):
+        outdir.read_regular(str(path), str(path), limit=(1 << 20) - 1)

@@ -6,6 +6,7 @@ the HorizontalPodAutoscaler or KEDA ScaledObject that targets a workload, else f
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from fractions import Fraction
 
@@ -16,6 +17,7 @@ from .sides import Side
 
 # KEDA's defaults when a ScaledObject leaves them out; an HPA's minReplicas defaults to 1.
 KEDA_MIN, KEDA_MAX = 0, 100
+SCALERS = ("HorizontalPodAutoscaler", "ScaledObject")
 Capacity = dict[tuple[str, str | None], list[Fraction]]  # (resource, class) -> [min, max]
 
 
@@ -23,13 +25,16 @@ def capacity(side: Side) -> Capacity:
     classes = {}
     for (namespace, isvc), facts in side.result.isvcs.items():
         for obj in facts.objects:
-            component = _get(obj, "metadata", "labels", "component")
+            meta = obj.get("metadata")   # _get(obj, "metadata", "labels", "component"), inline: once per object
+            labels = meta.get("labels") if isinstance(meta, dict) else None
+            component = labels.get("component") if isinstance(labels, dict) else None
             classes[id(obj)] = facts.classes.get(component) if isinstance(component, str) else None
     objects = side.result.objects
     scaled = _scalers(objects)
-    total: Capacity = defaultdict(lambda: [Fraction(0), Fraction(0)])
+    quantities: dict = {}  # one fleet asks for the same few counts thousands of times
+    total: Capacity = defaultdict(lambda: [0, 0])
     for obj in objects:
-        per_pod = _workload_gpus(obj)
+        per_pod = _workload_gpus(obj, quantities)
         if not per_pod:
             continue
         low, high = scaled.get(_target(obj)) or (_replicas(obj),) * 2
@@ -64,15 +69,19 @@ def is_extended(resource: str) -> bool:
         and not resource.startswith("requests.")
 
 
-def _workload_gpus(obj: dict) -> dict[str, Fraction]:
+_extended = functools.lru_cache(maxsize=1024)(is_extended)  # a fleet names a few resources thousands of times
+
+
+def _workload_gpus(obj: dict, quantities: dict) -> dict[str, Fraction | int]:
     kind = obj.get("kind")
     if kind == "Deployment":
-        return _pod_gpus(_get(obj, "spec", "template", "spec"))
+        return _pod_gpus(_get(obj, "spec", "template", "spec"), quantities)
     if kind != "LeaderWorkerSet":
         return {}
     template = _get(obj, "spec", "leaderWorkerTemplate") or {}
-    worker = _pod_gpus(_get(template, "workerTemplate", "spec"))
-    leader = _pod_gpus(_get(template, "leaderTemplate", "spec")) if _get(template, "leaderTemplate") else worker
+    worker = _pod_gpus(_get(template, "workerTemplate", "spec"), quantities)
+    leader = _pod_gpus(_get(template, "leaderTemplate", "spec"), quantities) if _get(template, "leaderTemplate") \
+        else worker
     size = template.get("size") if isinstance(template.get("size"), int) else 1
     group = dict(leader)
     for resource, count in worker.items():
@@ -80,45 +89,64 @@ def _workload_gpus(obj: dict) -> dict[str, Fraction]:
     return {r: c for r, c in group.items() if c}
 
 
-def _pod_gpus(pod) -> dict[str, Fraction]:
+def _pod_gpus(pod, quantities: dict) -> dict[str, Fraction | int]:
     """The extended resources one pod asks for: the containers' sum, or an init container's if larger."""
     if not isinstance(pod, dict):
         return {}
-    total: dict[str, Fraction] = defaultdict(Fraction)
+    total: dict[str, Fraction | int] = defaultdict(int)
     for container in list_or_empty(pod.get("containers")):
-        for resource, count in _container(container).items():
+        for resource, count in _container(container, quantities).items():
             total[resource] += count
     for container in list_or_empty(pod.get("initContainers")):
-        for resource, count in _container(container).items():
+        for resource, count in _container(container, quantities).items():
             total[resource] = max(total[resource], count)
     return {r: c for r, c in total.items() if c}
 
 
-def _container(container) -> dict[str, Fraction]:
+def _container(container, quantities: dict) -> dict[str, Fraction | int]:
     resources = _get(container, "resources") or {}
     found = {}
     for part in ("requests", "limits"):  # extended resources: limits, where given, equal requests
         values = resources.get(part) if isinstance(resources, dict) else None
         for resource, value in (values.items() if isinstance(values, dict) else ()):
-            if isinstance(resource, str) and is_extended(resource):
-                try:
-                    found[resource] = parse_quantity(value, f"resources.{part}")
-                except OmeError:
-                    continue  # not a quantity: the API server rejects the object; it asks for nothing here
+            if isinstance(resource, str) and _extended(resource):
+                count = _quantity(value, quantities)
+                if count is not None:  # not a quantity: the API server rejects the object; it asks for nothing
+                    found[resource] = count
     return found
+
+
+def _quantity(value, quantities: dict) -> Fraction | int | None:
+    """``value`` as a quantity (a whole one as an int: the sums stay exact and cheap), None where it is none."""
+    key = (type(value), value)
+    try:
+        return quantities[key]
+    except KeyError:
+        pass
+    except TypeError:  # a list or a map: no quantity, and no key
+        return None
+    try:
+        count = parse_quantity(value, "resources")
+    except OmeError:
+        count = None
+    else:
+        count = int(count) if count.denominator == 1 else count
+    quantities[key] = count
+    return count
 
 
 def _scalers(objects: list[dict]) -> dict[tuple, tuple[int, int]]:
     """(kind, namespace, name) of each workload an autoscaler targets -> (min, max) replicas."""
     found = {}
     for obj in objects:
-        target = _get(obj, "spec", "scaleTargetRef")
+        kind = obj.get("kind")
+        target = _get(obj, "spec", "scaleTargetRef") if kind in SCALERS else None
         if not isinstance(target, dict):
             continue
         namespace = _get(obj, "metadata", "namespace")
-        if obj.get("kind") == "HorizontalPodAutoscaler":
+        if kind == "HorizontalPodAutoscaler":
             bounds = (_int(_get(obj, "spec", "minReplicas"), 1), _int(_get(obj, "spec", "maxReplicas"), 1))
-        elif obj.get("kind") == "ScaledObject":
+        elif kind == "ScaledObject":
             bounds = (_int(_get(obj, "spec", "minReplicaCount"), KEDA_MIN),
                       _int(_get(obj, "spec", "maxReplicaCount"), KEDA_MAX))
         else:

@@ -351,7 +351,7 @@ def _extra_docs(docs: list[Doc], extra: tuple[str, ...], name: str) -> list[Doc]
     """The documents of the ``extra`` files the build's output doesn't hold already (a kustomization may list
     the file it names), each checked to be the one cluster configuration."""
     from .clusterfile import check_docs
-    built = {os.path.realpath(doc.file) for doc in docs}
+    built = {os.path.realpath(file) for file in {doc.file for doc in docs}}  # each file once, not each document
     added = read_paths([file for file in extra if os.path.realpath(file) not in built])
     for file in extra:
         check_docs(docs + added, file, name)

@@ -92,8 +92,13 @@ class Plan:
 def shown(path: str) -> str:
     """A path as messages print it: relative to the working directory where the two share a folder below /
     (Argo CD runs in the app's directory: ``../../base/kustomization.yaml``)."""
-    cwd = os.path.realpath(os.getcwd())
+    cwd = _resolved(os.getcwd())
     return os.path.relpath(path, cwd) if os.path.commonpath([path, cwd]) != os.path.sep else path
+
+
+@functools.lru_cache(maxsize=4)  # each message of a build names its file: resolve the working directory once
+def _resolved(cwd: str) -> str:
+    return os.path.realpath(cwd)
 
 
 # ---------------------------------------------------------------- walking the tree

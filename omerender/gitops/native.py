@@ -45,6 +45,9 @@ COMMON_LABELS_WARNING = ("# Warning: 'commonLabels' is deprecated. Please use 'l
                          "fix' to update your Kustomization automatically.\n")
 # Text kustomize may read otherwise than omerender: anchors, aliases, tags, merge keys, directives, List kinds.
 RISKY_TEXT = re.compile(r"(?:^|[\s\[{,:?-])[&*!]|<<|^%|\A\ufeff|kind[\"']?\s*:\s*[\"']?[\w.-]*List\b", re.M)
+# What each of RISKY_TEXT's branches needs somewhere in the text: a text without any of them can't match, and str's
+# own search finds that about forty times faster than the pattern, which tries its first branch at every character.
+RISKY_NEEDS = ("&", "*", "!", "<", "%", "\ufeff", "List")
 # Annotations kustomize reads, adds or removes (config.kubernetes.io/local-config, its internal ones...).
 KUSTOMIZE_KEYS = ("config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/", "kustomize.toolkit.fluxcd.io/")
 SAFE_INT = 1 << 53
@@ -133,7 +136,7 @@ class _State:
     def _file(self, path: str) -> list[_Object]:
         try:
             text = read_file(path)
-            if RISKY_TEXT.search(text):
+            if _risky(text):
                 raise Fallback
             docs = parse_text(text, kbuild.shown(path), budget=self.budget, located=False)
         except OmeError:
@@ -142,6 +145,10 @@ class _State:
         if self.count > limits.MAX_OBJECTS:
             raise Fallback
         return [_Object(_checked_object(doc.data), doc.file) for doc in docs]
+
+
+def _risky(text: str) -> bool:
+    return any(needed in text for needed in RISKY_NEEDS) and RISKY_TEXT.search(text) is not None
 
 
 def _only_kustomization(directory: str) -> str:

@@ -217,15 +217,17 @@ def read_regular(path: str, shown_as: str, limit: int = limits.MAX_FILE_BYTES) -
         fd = os.open(path, atomicdir.READ_FLAGS)
     except OSError as err:
         raise _os_error(err, shown_as, "cannot read") from None
-    with os.fdopen(fd, "rb") as handle:
+    try:   # no buffered file object around it: ``check`` reads thousands of files once each
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OmeError("not a regular file; omerender reads only regular files in its output directory",
                            file=shown_as)
-        # read(limit + 1) would allocate the limit for every small file: ``check`` reads thousands
-        data = handle.read(min(info.st_size, limit) + 1)
+        # reading limit + 1 would allocate the limit for every small file
+        data = _read_fd(fd, min(info.st_size, limit) + 1)
         if len(data) > info.st_size and len(data) <= limit:   # it grew since: read on to the limit
-            data += handle.read(limit + 1 - len(data))
+            data += _read_fd(fd, limit + 1 - len(data))
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise OmeError(f"larger than {limit // limits.MIB} MiB; not a file omerender wrote", file=shown_as)
     try:
@@ -234,15 +236,33 @@ def read_regular(path: str, shown_as: str, limit: int = limits.MAX_FILE_BYTES) -
         raise OmeError("not a UTF-8 text file", file=shown_as) from None
 
 
-def recorded(root: str, tree: Tree) -> set[str]:
-    """The files omerender's record in ``root`` lists that exist there as regular files (none without one)."""
+def _read_fd(fd: int, count: int) -> bytes:
+    """Up to ``count`` bytes of ``fd``, fewer only at its end."""
+    chunks = []
+    while count > 0:
+        chunk = os.read(fd, count)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+def recorded(root: str, tree: Tree, expected: dict[str, str] | None = None) -> set[str]:
+    """The files omerender's record in ``root`` lists that exist there as regular files (none without one).
+    ``expected`` (:func:`rendered_files`): a record that is the one it holds lists its files, so it is not parsed
+    again (``check`` of a current render: the record lists every file)."""
     if MARKER not in tree.files:
         return set()
     shown_as = os.path.join(root, MARKER)
-    try:
-        data = yaml.load(read_regular(shown_as, shown_as), Loader=SafeLoader)
-    except yaml.YAMLError:
-        data = None
+    text = read_regular(shown_as, shown_as)
+    if expected is not None and text == expected.get(MARKER):
+        data = {"files": [name for name in expected if name != MARKER]}
+    else:
+        try:
+            data = yaml.load(text, Loader=SafeLoader)
+        except yaml.YAMLError:
+            data = None
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise OmeError("not a record omerender wrote (it lists `files:`); delete it and render again",
                        file=shown_as)
@@ -433,7 +453,7 @@ def out_of_date(objects: list[dict], rendered_dir: str, origin: Origin | None = 
     present = set(tree.files)
     chunks: list[str] = []
     budget = limits.MAX_TOTAL_BYTES
-    for relative in sorted(set(expected) | recorded(rendered_dir, tree)):
+    for relative in sorted(set(expected) | recorded(rendered_dir, tree, expected)):
         path = os.path.join(rendered_dir, relative)
         committed = read_regular(path, path) if relative in present else None
         budget -= len(committed or "")
