@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from omerender.errors import Message, ObjRef, OmeError, OmeErrors, type_name
 from omerender.kube import apirules
@@ -31,26 +32,27 @@ DEFAULT_NAMESPACE = "default"
 
 @dataclass
 class Obj:
-    """A validated Kubernetes object of the input."""
+    """A validated Kubernetes object of the input. Its identity (kind, name, namespace...) is worked out once, when
+    first asked: the render asks it hundreds of thousands of times, and an input object is never changed."""
 
     data: dict
     file: str
     position: int
     origin: object = None  # omerender.yamlio.marks.Origin: where in ``file`` (messages name the line)
 
-    @property
+    @cached_property
     def kind(self) -> str:
         return self.data["kind"]
 
-    @property
+    @cached_property
     def api_version(self) -> str:
         return self.data["apiVersion"]
 
-    @property
+    @cached_property
     def name(self) -> str:
         return self.data["metadata"]["name"]
 
-    @property
+    @cached_property
     def namespace(self) -> str | None:
         if self.is_ome:
             if self.kind in CLUSTER_SCOPED:
@@ -58,7 +60,7 @@ class Obj:
             return self.data["metadata"].get("namespace") or DEFAULT_NAMESPACE
         return self.data["metadata"].get("namespace") or None
 
-    @property
+    @cached_property
     def is_ome(self) -> bool:
         return self.api_version.split("/")[0] == OME_GROUP and self.kind in OME_KINDS
 
