@@ -201,11 +201,11 @@ SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "C
                "AutoscalerPolicy": POLICY_SPEC, "BenchmarkJob": BENCHMARK_SPEC}
 
 
-def check_spec(kind: str, spec: dict) -> None:
-    """Raise an :class:`OmeError` naming the first field of an input ``spec`` that is wrong."""
+def check_spec(kind: str, spec: dict) -> bool:
+    """Raise an :class:`OmeError` naming the first field of an input ``spec`` that is wrong; else whether a map in
+    ``spec`` holds a null (False: :func:`without_nulls` has nothing to prune), found on the same pass."""
     shape = SPEC_SHAPES.get(kind)
-    if shape is not None:
-        check(spec, shape, "spec")
+    return _has_null(spec) if shape is None else check(spec, shape, "spec")
 
 
 # Fields whose CRD schema keeps unknown fields (x-kubernetes-preserve-unknown-fields): the API server keeps their
@@ -221,27 +221,31 @@ def without_nulls(kind: str, spec: dict) -> dict:
     ``resources.limits`` is no limit at all, not Go's zero quantity ``"0"``. Null list items are kept (the
     API server keeps them too, and refuses them): :func:`check` names them."""
     keep = KEEPS_NULLS.get(kind, frozenset())
-    if not any(v is None or (k not in keep and _has_null(v)) for k, v in spec.items()):
+    if not (_has_null(spec) if not keep else any(v is None or (k not in keep and _has_null(v))
+                                                 for k, v in spec.items())):
         return spec
     return {k: v if k in keep else _pruned(v) for k, v in spec.items() if v is not None}
 
 
 def _has_null(value) -> bool:
-    """Whether a map or list in ``value`` holds a null, at any depth (parsed YAML: aliases expanded, no cycles)."""
+    """Whether a map in ``value`` holds a null, at any depth (a null list item is no null of a map; parsed YAML:
+    aliases expanded, no cycles)."""
     pending = [value]
     while pending:
         items = pending.pop()
         kind = type(items)
         if kind is dict:
-            items = items.values()
-        elif kind is not list:
-            continue
-        for item in items:
-            if item is None:
-                return True
-            kind = type(item)
-            if kind is dict or kind is list:
-                pending.append(item)
+            for item in items.values():
+                if item is None:
+                    return True
+                kind = type(item)
+                if kind is dict or kind is list:
+                    pending.append(item)
+        elif kind is list:
+            for item in items:
+                kind = type(item)
+                if kind is dict or kind is list:
+                    pending.append(item)
     return False
 
 
@@ -273,15 +277,19 @@ def check_pod(pod: dict, path: str) -> None:
 _VALID_PODS = BoundedSet()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
 
 
-def check(value, shape, path: str) -> None:
-    """Raise an :class:`OmeError` naming the first field of ``value`` (at ``path``) that does not fit ``shape``."""
-    if value is not None and shape is not object:  # null means unset everywhere omerender reads
-        _checkers(k8stypes.in_use()).shape(shape)(value, path)
+def check(value, shape, path: str) -> bool:
+    """Raise an :class:`OmeError` naming the first field of ``value`` (at ``path``) that does not fit ``shape``; else
+    whether a map in ``value`` holds a null."""
+    if value is None:  # null means unset everywhere omerender reads
+        return False
+    if shape is object:
+        return _has_null(value)
+    return bool(_checkers(k8stypes.in_use()).shape(shape)(value, path))
 
 
 # Each shape, and each Kubernetes type of a version's field table, is turned into a checker: a function
-# ``(value, path)`` that raises the first error, built from closures, since a render checks every input spec and pod
-# against the same few shapes. A map's checker makes the entry of a field the first time a value sets it (a pod uses
+# ``(value, path)`` that raises the first error, else returns whether a map in ``value`` holds a null (a truthy
+# value), built from closures, since a render checks every input spec and pod against the same few shapes. A map's checker makes the entry of a field the first time a value sets it (a pod uses
 # few of the types its fields reach): ``(plain, checker)``, where a value of exactly type ``plain`` fits with no check
 # that could fail (a string where a string goes), and ``checker`` None lets any value through (``object``). Paths are
 # built only where a value is checked further.
@@ -317,7 +325,7 @@ class _Checkers:
     def _entry(self, shape) -> tuple:
         if shape is object:
             return _NEVER, None
-        plain = shape if shape in (str, bool, int, dict, list) else _NEVER
+        plain = shape if shape in (str, bool, int) else _NEVER
         return plain, self.shape(shape)
 
     def _shape(self, shape):
@@ -338,8 +346,8 @@ class _Checkers:
         if isinstance(shape, MapOf):
             return _map(*self._entry(shape.values))
         if shape is object:
-            return lambda value, path: None
-        return lambda value, path: _expect(value, shape, path)
+            return lambda value, path: _has_null(value)
+        return lambda value, path: _expect(value, shape, path) or _has_null(value)
 
     def _component(self, shape: Component):
         pod_fields = self.types["PodSpec"]["fields"]
@@ -397,6 +405,7 @@ def _object(entry, required: tuple, known, k8s_type: str | None):
         for key in required:
             if value.get(key) is None:
                 _required(f"{path}.{key}")
+        nulls = False
         for key, item in value.items():
             found = table.get(key)
             if found is None:
@@ -404,8 +413,15 @@ def _object(entry, required: tuple, known, k8s_type: str | None):
                 if found is None:
                     _unknown(f"{path}.{key}", known, k8s_type)
                 table[key] = found
-            if item is not None and type(item) is not found[0] and found[1] is not None:
-                found[1](item, f"{path}.{key}")
+            kind = type(item)
+            if item is None:
+                nulls = True
+            elif kind is not found[0]:
+                if found[1] is not None:
+                    nulls = found[1](item, f"{path}.{key}") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
     return check_object
 
 
@@ -414,13 +430,19 @@ def _list(plain, checker, merge_key: str | None):
     def check_list(value, path: str) -> None:
         if not isinstance(value, list):
             _fail(value, "array", path)
+        nulls = False
         for i, item in enumerate(value):
             if item is None:
                 _fail(item, "an item", f"{path}[{i}]")
             if merge_key and isinstance(item, dict) and item.get(merge_key) is None:
                 _required(f"{path}[{i}].{merge_key}")
-            if type(item) is not plain and checker is not None:
-                checker(item, f"{path}[{i}]")
+            kind = type(item)
+            if kind is not plain:
+                if checker is not None:
+                    nulls = checker(item, f"{path}[{i}]") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
     return check_list
 
 
@@ -428,29 +450,37 @@ def _map(plain, checker):
     def check_map(value, path: str) -> None:
         if not isinstance(value, dict):
             _fail(value, "object", path)
-        if checker is not None:
-            for key, item in value.items():
-                if item is not None and type(item) is not plain:
-                    checker(item, f"{path}.{key}")
+        nulls = False
+        for key, item in value.items():
+            kind = type(item)
+            if item is None:
+                nulls = True
+            elif kind is not plain:
+                if checker is not None:
+                    nulls = checker(item, f"{path}.{key}") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
     return check_map
 
 
 def _with_rule(checker, rule, plain=_NEVER):
     """``checker``, then the API server's ``rule`` on the value."""
-    def check_with_rule(value, path: str) -> None:
-        if type(value) is not plain:
-            checker(value, path)
+    def check_with_rule(value, path: str):
+        nulls = checker(value, path) if type(value) is not plain else False
         rule(value, path)
+        return nulls
     return check_with_rule
 
 
 def _int32(typed: bool):
     """A count OME's Go types hold in an int32 (``typed``: a non-integer is an error here)."""
-    def check_int32(value, path: str) -> None:
+    def check_int32(value, path: str) -> bool:
         if typed:
             _expect(value, int, path)
         if isinstance(value, int) and not isinstance(value, bool):
             check_integer(value, "int32", path)
+        return (type(value) is dict or type(value) is list) and _has_null(value)  # untyped: read where it is used
     return check_int32
 
 
@@ -459,11 +489,12 @@ def _scalar(ref: str):
     size = {"integer": "int64", "int32": "int32", "int-or-string": "int32"}.get(ref)
     expected = ref.replace("-", " ")
 
-    def check_scalar(value, path: str) -> None:
+    def check_scalar(value, path: str) -> bool:
         if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
             _fail(value, expected, path)
         if size and isinstance(value, int) and not isinstance(value, bool):
             check_integer(value, size, path)
+        return (type(value) is dict or type(value) is list) and _has_null(value)  # "object", "array"
     return check_scalar
 
 

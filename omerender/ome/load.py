@@ -218,10 +218,10 @@ def _ome_object(obj: Obj, doc: Doc, meta: dict) -> Obj:
     if spec is not None and not isinstance(spec, dict):
         raise obj.error(f"spec: Invalid value: \"{type_name(spec)}\": must be of type object", "spec")
     try:
-        check_spec(obj.kind, spec or {})
+        nulls = check_spec(obj.kind, spec or {})
     except OmeError as err:
         raise err.located(obj.ref, obj.file) from None
-    if spec:  # after the check, which names an unknown field even when it is null
+    if nulls:  # after the check, which names an unknown field even when it is null
         pruned = without_nulls(obj.kind, spec)
         if pruned is not spec:
             return Obj(dict(data, spec=pruned), doc.file, doc.position)
