@@ -35,13 +35,9 @@ class K8s:
     strict: bool = True
 
 
-def k8s_types() -> dict:
-    """The types of the Kubernetes version in use, by full name and by the short names of core/v1 and apps/v1."""
-    return _types_of(k8stypes.in_use())
-
-
 @lru_cache(maxsize=None)
 def _types_of(version: str) -> dict:
+    """The types of ``version``'s field table, by full name and by the short names of core/v1 and apps/v1."""
     types = k8stypes.table(version)["types"]
     short = {name.rsplit(".", 1)[-1]: value for name, value in types.items()
              if name.startswith(("io.k8s.api.core.v1.", "io.k8s.api.apps.v1."))}
@@ -287,12 +283,13 @@ def check(value, shape, path: str) -> bool:
     return bool(_checkers(k8stypes.in_use()).shape(shape)(value, path))
 
 
-# Each shape, and each Kubernetes type of a version's field table, is turned into a checker: a function
-# ``(value, path)`` that raises the first error, else returns whether a map in ``value`` holds a null (a truthy
-# value), built from closures, since a render checks every input spec and pod against the same few shapes. A map's checker makes the entry of a field the first time a value sets it (a pod uses
-# few of the types its fields reach): ``(plain, checker)``, where a value of exactly type ``plain`` fits with no check
-# that could fail (a string where a string goes), and ``checker`` None lets any value through (``object``). Paths are
-# built only where a value is checked further.
+# Each shape, and each Kubernetes type of a version's field table, is turned into a checker made of closures, since a
+# render checks every input spec and pod against the same few shapes: a function ``(value, path)`` that raises the
+# first error, else returns whether a map in ``value`` holds a null (truthy), so the same pass tells whether there are
+# nulls to prune. A map's checker makes the entry of a field the first time a value sets it (a pod uses few of the
+# types its fields reach): ``(plain, checker)``, where a value of exactly type ``plain`` fits with no check that could
+# fail and holds no null (a string where a string goes), and ``checker`` None lets any value through (``object``; only
+# searched for nulls). Paths are built only where a value is checked further.
 _NEVER = None  # as ``plain``: no value is of this type, the checker always runs
 
 
