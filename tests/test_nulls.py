@@ -79,3 +79,27 @@ def test_a_model_configuration_keeps_its_nulls(F):
     assert run.code == 0, run.stderr
     model = run.find("ClusterBaseModel")
     assert model["spec"]["modelConfiguration"] == {"rope_scaling": None}
+
+
+def test_nulls_below_fields_of_any_value_are_pruned_and_null_list_items_kept(F):
+    """The shape check finds the nulls it prunes on its own pass, also below the fields it does not check
+    (``storage.parameters`` takes any map); a null list item is no null of a map and is kept as written."""
+    F["model"]["spec"]["storage"]["parameters"] = {"region": None, "nested": {"tier": None, "keep": "x"}}
+    F["model"]["spec"]["modelCapabilities"] = ["TEXT_TO_TEXT", None]
+    run = render_objects([F["model"], F["runtime"], F["isvc"]], "--keep-inputs")
+    assert run.code == 0, run.stderr
+    spec = run.find("ClusterBaseModel")["spec"]
+    assert spec["storage"]["parameters"] == {"nested": {"keep": "x"}}
+    assert spec["modelCapabilities"] == ["TEXT_TO_TEXT", None]
+
+
+def test_an_object_whose_only_null_is_a_list_item_keeps_its_place_for_messages(tmp_path):
+    from omerender.kube.shapes import check_spec, without_nulls
+    from omerender.ome.load import index
+    from omerender.yamlio.reading import read_paths
+    spec = {"vendor": "x", "modelCapabilities": ["TEXT_TO_TEXT", None], "storage": {"parameters": [[None]]}}
+    assert check_spec("ClusterBaseModel", spec) is False and without_nulls("ClusterBaseModel", spec) is spec
+    (tmp_path / "model.yaml").write_text("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\n"
+                                         "spec:\n  modelCapabilities: [TEXT_TO_TEXT, null]\n")
+    (model,) = index(read_paths([str(tmp_path / "model.yaml")])).cluster_models.values()
+    assert model.origin is not None and model.spec["modelCapabilities"] == ["TEXT_TO_TEXT", None]

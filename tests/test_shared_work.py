@@ -155,7 +155,8 @@ def test_one_inferenceservices_overrides_do_not_reach_another_on_the_same_runtim
 
 
 def test_a_render_leaves_its_inputs_and_the_shared_runtime_specs_as_they_were(repo):
-    """Auto-selected InferenceServices read the runtime's own spec, named ones its merged spec, both shared."""
+    """Auto-selected InferenceServices read the runtime's own spec, named ones its merged spec (its own spec too,
+    when it inherits from none), both shared."""
     (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct", engine=OVERRIDES))
     (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
     inputs = index(read_paths(["."]))

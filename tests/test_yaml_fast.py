@@ -183,6 +183,11 @@ def test_document_splits_and_root_marks(text, monkeypatch):
     assert read(text) == expected
 
 
+@given(st.text(alphabet="-\n #a", max_size=40))
+def test_document_separators_are_the_lines_the_regex_finds(text):
+    assert [m.span() for m in fastread._separators(text)] == [m.span() for m in fastread._SEPARATOR.finditer(text)]
+
+
 def test_messages_name_the_same_place_either_way(monkeypatch):
     text = BORING + "---\n" + BORING + "---\na: 1\nb: [\n"
     messages = []

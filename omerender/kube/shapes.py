@@ -35,13 +35,9 @@ class K8s:
     strict: bool = True
 
 
-def k8s_types() -> dict:
-    """The types of the Kubernetes version in use, by full name and by the short names of core/v1 and apps/v1."""
-    return _types_of(k8stypes.in_use())
-
-
 @lru_cache(maxsize=None)
 def _types_of(version: str) -> dict:
+    """The types of ``version``'s field table, by full name and by the short names of core/v1 and apps/v1."""
     types = k8stypes.table(version)["types"]
     short = {name.rsplit(".", 1)[-1]: value for name, value in types.items()
              if name.startswith(("io.k8s.api.core.v1.", "io.k8s.api.apps.v1."))}
@@ -201,11 +197,11 @@ SPEC_SHAPES = {"InferenceService": ISVC_SPEC, "ServingRuntime": RUNTIME_SPEC, "C
                "AutoscalerPolicy": POLICY_SPEC, "BenchmarkJob": BENCHMARK_SPEC}
 
 
-def check_spec(kind: str, spec: dict) -> None:
-    """Raise an :class:`OmeError` naming the first field of an input ``spec`` that is wrong."""
+def check_spec(kind: str, spec: dict) -> bool:
+    """Raise an :class:`OmeError` naming the first field of an input ``spec`` that is wrong; else whether a map in
+    ``spec`` holds a null (False: :func:`without_nulls` has nothing to prune), found on the same pass."""
     shape = SPEC_SHAPES.get(kind)
-    if shape is not None:
-        check(spec, shape, "spec")
+    return _has_null(spec) if shape is None else check(spec, shape, "spec")
 
 
 # Fields whose CRD schema keeps unknown fields (x-kubernetes-preserve-unknown-fields): the API server keeps their
@@ -221,16 +217,31 @@ def without_nulls(kind: str, spec: dict) -> dict:
     ``resources.limits`` is no limit at all, not Go's zero quantity ``"0"``. Null list items are kept (the
     API server keeps them too, and refuses them): :func:`check` names them."""
     keep = KEEPS_NULLS.get(kind, frozenset())
-    if not any(v is None or (k not in keep and _has_null(v)) for k, v in spec.items()):
+    if not (_has_null(spec) if not keep else any(v is None or (k not in keep and _has_null(v))
+                                                 for k, v in spec.items())):
         return spec
     return {k: v if k in keep else _pruned(v) for k, v in spec.items() if v is not None}
 
 
 def _has_null(value) -> bool:
-    if isinstance(value, dict):
-        return any(v is None or _has_null(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_null(v) for v in value)
+    """Whether a map in ``value`` holds a null, at any depth (a null list item is no null of a map; parsed YAML:
+    aliases expanded, no cycles)."""
+    pending = [value]
+    while pending:
+        items = pending.pop()
+        kind = type(items)
+        if kind is dict:
+            for item in items.values():
+                if item is None:
+                    return True
+                kind = type(item)
+                if kind is dict or kind is list:
+                    pending.append(item)
+        elif kind is list:
+            for item in items:
+                kind = type(item)
+                if kind is dict or kind is list:
+                    pending.append(item)
     return False
 
 
@@ -249,11 +260,12 @@ def check_pod(pod: dict, path: str) -> None:
     render the same pod spec (4,852 distinct among 12,639 pods at 10,000 InferenceServices), and the check is a
     pure function of its content, its path and the Kubernetes version (an invalid one is checked each time, so
     each InferenceService gets its error)."""
+    version = k8stypes.in_use()
     digest = fingerprint(pod)
-    key = (k8stypes.in_use(), path, digest)
+    key = (version, path, digest)
     if digest is not None and key in _VALID_PODS:
         return
-    _check_k8s(pod, "PodSpec", path, required=True)
+    _checkers(version).k8s("PodSpec", True)(pod, path)
     if digest is not None:
         _VALID_PODS.add(key)
 
@@ -261,124 +273,226 @@ def check_pod(pod: dict, path: str) -> None:
 _VALID_PODS = BoundedSet()  # (Kubernetes version, path, fingerprint) of the pod specs found valid
 
 
-def check(value, shape, path: str) -> None:
-    if value is None or shape is object:
-        return  # null means unset everywhere omerender reads
-    if isinstance(shape, Rule):
-        check(value, shape.shape, path)
-        shape.check(value, path)
-    elif isinstance(shape, Int32):
-        if shape.typed:
-            _expect(value, int, path)
-        if isinstance(value, int) and not isinstance(value, bool):
-            check_integer(value, "int32", path)
-    elif isinstance(shape, Component):
-        _check_component(value, shape, path)
-    elif isinstance(shape, K8s):
-        _check_k8s(value, shape.name, path, required=False)
-    elif isinstance(shape, dict):
-        _expect(value, dict, path)
-        for key in shape.get(REQUIRED, ()):
+def check(value, shape, path: str) -> bool:
+    """Raise an :class:`OmeError` naming the first field of ``value`` (at ``path``) that does not fit ``shape``; else
+    whether a map in ``value`` holds a null."""
+    if value is None:  # null means unset everywhere omerender reads
+        return False
+    if shape is object:
+        return _has_null(value)
+    return bool(_checkers(k8stypes.in_use()).shape(shape)(value, path))
+
+
+# Each shape, and each Kubernetes type of a version's field table, is turned into a checker made of closures, since a
+# render checks every input spec and pod against the same few shapes: a function ``(value, path)`` that raises the
+# first error, else returns whether a map in ``value`` holds a null (truthy), so the same pass tells whether there are
+# nulls to prune. A map's checker makes the entry of a field the first time a value sets it (a pod uses few of the
+# types its fields reach): ``(plain, checker)``, where a value of exactly type ``plain`` fits with no check that could
+# fail and holds no null (a string where a string goes), and ``checker`` None lets any value through (``object``; only
+# searched for nulls). Paths are built only where a value is checked further.
+_NEVER = None  # as ``plain``: no value is of this type, the checker always runs
+
+
+@lru_cache(maxsize=None)
+def _checkers(version: str) -> _Checkers:
+    return _Checkers(_types_of(version))
+
+
+class _Checkers:
+    """The checkers of one Kubernetes version's field table, made as they are first asked for."""
+
+    def __init__(self, types: dict):
+        self.types = types
+        self.made_k8s: dict = {}
+        self.made: dict = {}  # id(shape) -> (shape, checker); the shape kept, so its id is never reused
+
+    def shape(self, shape):
+        found = self.made.get(id(shape))
+        if found is None:
+            found = self.made[id(shape)] = (shape, self._shape(shape))
+        return found[1]
+
+    def k8s(self, name: str, required: bool):
+        """The checker of the Kubernetes type ``name``; ``required``: its required fields too (pods rendered)."""
+        found = self.made_k8s.get((name, required))
+        if found is None:
+            found = self.made_k8s[(name, required)] = self._k8s(name, required)
+        return found
+
+    def _entry(self, shape) -> tuple:
+        if shape is object:
+            return _NEVER, None
+        plain = shape if shape in (str, bool, int) else _NEVER
+        return plain, self.shape(shape)
+
+    def _shape(self, shape):
+        if isinstance(shape, Rule):
+            return _with_rule(self.shape(shape.shape), shape.check)
+        if isinstance(shape, Int32):
+            return _int32(shape.typed)
+        if isinstance(shape, Component):
+            return self._component(shape)
+        if isinstance(shape, K8s):
+            return self.k8s(shape.name, False)
+        if isinstance(shape, dict):
+            known = [key for key in shape if key != REQUIRED]
+            return _object(lambda key: self._entry(shape[key]) if key in shape and key != REQUIRED else None,
+                           shape.get(REQUIRED, ()), known, None)
+        if isinstance(shape, list):
+            return _list(*self._entry(shape[0]), None)
+        if isinstance(shape, MapOf):
+            return _map(*self._entry(shape.values))
+        if shape is object:
+            return lambda value, path: _has_null(value)
+        return lambda value, path: _expect(value, shape, path) or _has_null(value)
+
+    def _component(self, shape: Component):
+        pod_fields = self.types["PodSpec"]["fields"]
+        rules = _rules_of("PodSpec")
+
+        def entry(key: str):
+            if key in shape.extension:
+                return self._entry(shape.extension[key])
+            return self._field(key, pod_fields[key], False, rules.get(key)) if key in pod_fields else None
+        return _object(entry, (), [*shape.extension, *pod_fields], "PodSpec")
+
+    def _k8s(self, name: str, required: bool):
+        definition = self.types[name]
+        fields = definition["fields"]
+        short = name.rsplit(".", 1)[-1]
+        rules = _rules_of(short)
+        return _object(lambda key: self._field(key, fields[key], required, rules.get(key)) if key in fields else None,
+                       definition.get("required", ()) if required else (), fields, short)
+
+    def _field(self, key: str, ref, required: bool, rule) -> tuple:
+        """One field of a Kubernetes type: its type, then the API server's rule for it, if any."""
+        checker = self._ref(ref, key, required)
+        plain = _PLAIN.get(ref) if isinstance(ref, str) else _NEVER
+        if rule is None:
+            return plain, checker
+        return _NEVER, _with_rule(checker, rule, plain)
+
+    def _ref(self, ref, key: str, required: bool):
+        if isinstance(ref, dict) and "list" in ref:
+            inner = ref["list"]
+            plain = _PLAIN.get(inner) if isinstance(inner, str) else _NEVER
+            return _list(plain, self._ref(inner, "", required), MERGE_KEYS.get(key))
+        if isinstance(ref, dict):
+            inner = ref["map"]
+            return _map(_PLAIN.get(inner) if isinstance(inner, str) else _NEVER, self._ref(inner, "", required))
+        if ref.startswith("#"):
+            return self.k8s(ref[1:], required)
+        return _scalar(ref)
+
+
+# The scalar types whose every value of this Python type fits.
+_PLAIN = {"string": str, "quantity": str, "int-or-string": str, "boolean": bool}
+
+
+def _object(entry, required: tuple, known, k8s_type: str | None):
+    """A map whose field ``key`` has the entry ``entry(key)`` (None: no such field); ``required``: the fields that
+    must be set (not null); ``known`` and ``k8s_type``: what a message about an unknown field names."""
+    table: dict = {}
+
+    def check_object(value, path: str) -> None:
+        if value is None:
+            return
+        if not isinstance(value, dict):
+            _fail(value, "object", path)
+        for key in required:
             if value.get(key) is None:
                 _required(f"{path}.{key}")
+        nulls = False
         for key, item in value.items():
-            if key not in shape or key == REQUIRED:
-                _unknown(f"{path}.{key}", [k for k in shape if k != REQUIRED])
-            check(item, shape[key], f"{path}.{key}")
-    elif isinstance(shape, list):
-        _expect(value, list, path)
-        for i, item in enumerate(value):
+            found = table.get(key)
+            if found is None:
+                found = entry(key)
+                if found is None:
+                    _unknown(f"{path}.{key}", known, k8s_type)
+                table[key] = found
+            kind = type(item)
             if item is None:
-                _fail(item, "an item", f"{path}[{i}]")
-            check(item, shape[0], f"{path}[{i}]")
-    elif isinstance(shape, MapOf):
-        _expect(value, dict, path)
-        for key, item in value.items():
-            check(item, shape.values, f"{path}.{key}")
-    else:
-        _expect(value, shape, path)
+                nulls = True
+            elif kind is not found[0]:
+                if found[1] is not None:
+                    nulls = found[1](item, f"{path}.{key}") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
+    return check_object
 
 
-def _check_component(value, shape: Component, path: str) -> None:
-    _expect(value, dict, path)
-    pod_fields = k8s_types()["PodSpec"]["fields"]
-    rules = _rules_of("PodSpec")
-    for key, item in value.items():
-        if key in shape.extension:
-            check(item, shape.extension[key], f"{path}.{key}")
-        elif key in pod_fields:
-            _check_field(item, pod_fields[key], path, key, False, rules)
-        else:
-            _unknown(f"{path}.{key}", [*shape.extension, *pod_fields], "PodSpec")
-
-
-def _check_k8s(value, name: str, path: str, required: bool) -> None:
-    if value is None:
-        return
-    _expect(value, dict, path)
-    definition = k8s_types()[name]
-    fields = definition["fields"]
-    if required:
-        for key in definition.get("required", ()):
-            if value.get(key) is None:
-                _required(f"{path}.{key}")
-    short = name.rsplit(".", 1)[-1]
-    rules = _rules_of(short)
-    for key, item in value.items():
-        ref = fields.get(key)
-        if ref is None:
-            _unknown(f"{path}.{key}", fields, short)
-        _check_field(item, ref, path, key, required, rules)
-
-
-def _check_field(item, ref, path: str, key: str, required: bool, rules: dict) -> None:
-    """One field of a Kubernetes object: its type, then the API server's rule for it, if any."""
-    if item is None:
-        return
-    if not _plainly_valid(item, ref):  # most fields are strings: their path is only built for a message
-        _check_ref(item, ref, f"{path}.{key}", key, required)
-    rule = rules.get(key)
-    if rule is not None:
-        rule(item, f"{path}.{key}")
-
-
-def _plainly_valid(item, ref) -> bool:
-    """Whether ``item`` is of ``ref``'s type without a check that could fail: a string, a boolean, or a
-    list or map of strings where those are the type."""
-    kind = type(item)
-    if kind is str:
-        return ref == "string" or ref == "quantity" or ref == "int-or-string"
-    if kind is bool:
-        return ref == "boolean"
-    if kind is list and type(ref) is dict and ref.get("list") == "string":
-        return all(type(entry) is str for entry in item)
-    if kind is dict and type(ref) is dict and ref.get("map") == "string":
-        return all(type(entry) is str for entry in item.values())
-    return False
-
-
-def _check_ref(value, ref, path: str, key: str, required: bool) -> None:
-    if value is None:
-        return
-    if isinstance(ref, dict) and "list" in ref:
-        _expect(value, list, path)
-        merge_key = MERGE_KEYS.get(key)
-        inner = ref["list"]
+def _list(plain, checker, merge_key: str | None):
+    """A list of ``checker``'s values, none null; ``merge_key``: the key each item needs (a list merged by it)."""
+    def check_list(value, path: str) -> None:
+        if not isinstance(value, list):
+            _fail(value, "array", path)
+        nulls = False
         for i, item in enumerate(value):
             if item is None:
                 _fail(item, "an item", f"{path}[{i}]")
             if merge_key and isinstance(item, dict) and item.get(merge_key) is None:
                 _required(f"{path}[{i}].{merge_key}")
-            if not _plainly_valid(item, inner):
-                _check_ref(item, inner, f"{path}[{i}]", "", required)
-    elif isinstance(ref, dict):
-        _expect(value, dict, path)
-        for k, item in value.items():
-            _check_ref(item, ref["map"], f"{path}.{k}", "", required)
-    elif ref.startswith("#"):
-        _check_k8s(value, ref[1:], path, required)
-    else:
-        _check_scalar(value, ref, path)
+            kind = type(item)
+            if kind is not plain:
+                if checker is not None:
+                    nulls = checker(item, f"{path}[{i}]") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
+    return check_list
+
+
+def _map(plain, checker):
+    def check_map(value, path: str) -> None:
+        if not isinstance(value, dict):
+            _fail(value, "object", path)
+        nulls = False
+        for key, item in value.items():
+            kind = type(item)
+            if item is None:
+                nulls = True
+            elif kind is not plain:
+                if checker is not None:
+                    nulls = checker(item, f"{path}.{key}") or nulls
+                elif (kind is dict or kind is list) and _has_null(item):
+                    nulls = True
+        return nulls
+    return check_map
+
+
+def _with_rule(checker, rule, plain=_NEVER):
+    """``checker``, then the API server's ``rule`` on the value."""
+    def check_with_rule(value, path: str):
+        nulls = checker(value, path) if type(value) is not plain else False
+        rule(value, path)
+        return nulls
+    return check_with_rule
+
+
+def _int32(typed: bool):
+    """A count OME's Go types hold in an int32 (``typed``: a non-integer is an error here)."""
+    def check_int32(value, path: str) -> bool:
+        if typed:
+            _expect(value, int, path)
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_integer(value, "int32", path)
+        return (type(value) is dict or type(value) is list) and _has_null(value)  # untyped: read where it is used
+    return check_int32
+
+
+def _scalar(ref: str):
+    allowed = _SCALARS[ref]
+    size = {"integer": "int64", "int32": "int32", "int-or-string": "int32"}.get(ref)
+    expected = ref.replace("-", " ")
+
+    def check_scalar(value, path: str) -> bool:
+        if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
+            _fail(value, expected, path)
+        if size and isinstance(value, int) and not isinstance(value, bool):
+            check_integer(value, size, path)
+        return (type(value) is dict or type(value) is list) and _has_null(value)  # "object", "array"
+    return check_scalar
 
 
 # Value rules of the API server beyond the type, by (Kubernetes type, field).
@@ -401,16 +515,6 @@ def _rules_of(type_name_: str) -> dict:
 
 _SCALARS = {"string": (str,), "integer": (int,), "int32": (int,), "number": (int, float), "boolean": (bool,),
             "object": (dict,), "array": (list,), "quantity": (str, int, float), "int-or-string": (str, int)}
-
-
-def _check_scalar(value, ref: str, path: str) -> None:
-    allowed = _SCALARS[ref]
-    if isinstance(value, bool) and bool not in allowed:
-        _fail(value, ref.replace("-", " "), path)
-    if not isinstance(value, allowed):
-        _fail(value, ref.replace("-", " "), path)
-    if isinstance(value, int) and not isinstance(value, bool) and ref in ("integer", "int32", "int-or-string"):
-        check_integer(value, "int64" if ref == "integer" else "int32", path)
 
 
 _NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array"}

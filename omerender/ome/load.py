@@ -29,28 +29,45 @@ CLUSTER_SCOPED = ("ClusterServingRuntime", "ClusterBaseModel", "AcceleratorClass
 DEFAULT_NAMESPACE = "default"
 
 
+class _kept:
+    """A property worked out on first use and kept in the instance: functools.cached_property as of Python 3.12
+    (3.11's takes a lock at each first use, which cost about as much as the properties it kept)."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
 @dataclass
 class Obj:
-    """A validated Kubernetes object of the input."""
+    """A validated Kubernetes object of the input. Its identity (kind, name, namespace...) is worked out once, when
+    first asked: the render asks it hundreds of thousands of times, and an input object is never changed."""
 
     data: dict
     file: str
     position: int
     origin: object = None  # omerender.yamlio.marks.Origin: where in ``file`` (messages name the line)
 
-    @property
+    @_kept
     def kind(self) -> str:
         return self.data["kind"]
 
-    @property
+    @_kept
     def api_version(self) -> str:
         return self.data["apiVersion"]
 
-    @property
+    @_kept
     def name(self) -> str:
         return self.data["metadata"]["name"]
 
-    @property
+    @_kept
     def namespace(self) -> str | None:
         if self.is_ome:
             if self.kind in CLUSTER_SCOPED:
@@ -58,7 +75,7 @@ class Obj:
             return self.data["metadata"].get("namespace") or DEFAULT_NAMESPACE
         return self.data["metadata"].get("namespace") or None
 
-    @property
+    @_kept
     def is_ome(self) -> bool:
         return self.api_version.split("/")[0] == OME_GROUP and self.kind in OME_KINDS
 
@@ -172,25 +189,14 @@ def _as_object(doc: Doc) -> Obj:
         obj = Obj(dict(data, metadata={"name": meta["name"]}), doc.file, doc.position, doc.origin)
         raise obj.error("metadata.namespace: Invalid value: must be a string", "metadata.namespace")
     obj = Obj(data, doc.file, doc.position, doc.origin)
-    _check_ome_kind(obj)
-    if data["apiVersion"].split("/")[0] == OME_GROUP:
-        if data["apiVersion"] != OME_API_VERSION:
-            raise obj.error(f'apiVersion: Unsupported value: "{data["apiVersion"]}": supported values: '
+    api_version = data["apiVersion"]
+    if api_version.split("/")[0] == OME_GROUP:
+        _check_ome_kind(obj)
+        if api_version != OME_API_VERSION:
+            raise obj.error(f'apiVersion: Unsupported value: "{api_version}": supported values: '
                             f'"{OME_API_VERSION}"', "apiVersion")
-    if data["apiVersion"].split("/")[0] == OME_GROUP and data["kind"] in OME_KINDS:
-        for key in ("labels", "annotations"):
-            _check_string_map(obj, meta.get(key), f"metadata.{key}")
-        spec = data.get("spec")
-        if spec is not None and not isinstance(spec, dict):
-            raise obj.error(f"spec: Invalid value: \"{type_name(spec)}\": must be of type object", "spec")
-        try:
-            check_spec(obj.kind, spec or {})
-        except OmeError as err:
-            raise err.located(obj.ref, obj.file) from None
-        if spec:  # after the check, which names an unknown field even when it is null
-            pruned = without_nulls(obj.kind, spec)
-            if pruned is not spec:
-                obj = Obj(dict(data, spec=pruned), doc.file, doc.position)
+        if data["kind"] in OME_KINDS:
+            obj = _ome_object(obj, doc, meta)
     own_name_rule = obj.is_ome and obj.kind == "InferenceService"  # OME's stricter one (render.check_isvc)
     try:
         if obj.is_ome:
@@ -199,6 +205,26 @@ def _as_object(doc: Doc) -> Obj:
             apirules.check_object(data)
     except OmeError as err:
         raise err.located(obj.ref, obj.file) from None
+    return obj
+
+
+def _ome_object(obj: Obj, doc: Doc, meta: dict) -> Obj:
+    """An object of one of OME's kinds, its labels, annotations and spec checked; nulls pruned from its spec."""
+    data = obj.data
+    for key in ("labels", "annotations"):
+        if meta.get(key) is not None:
+            _check_string_map(obj, meta[key], f"metadata.{key}")
+    spec = data.get("spec")
+    if spec is not None and not isinstance(spec, dict):
+        raise obj.error(f"spec: Invalid value: \"{type_name(spec)}\": must be of type object", "spec")
+    try:
+        nulls = check_spec(obj.kind, spec or {})
+    except OmeError as err:
+        raise err.located(obj.ref, obj.file) from None
+    if nulls:  # after the check, which names an unknown field even when it is null
+        pruned = without_nulls(obj.kind, spec)
+        if pruned is not spec:
+            return Obj(dict(data, spec=pruned), doc.file, doc.position)
     return obj
 
 
@@ -249,32 +275,29 @@ def _check_string_map(obj: Obj, value, path: str) -> None:
         raise err.located(obj.ref, obj.file) from None
 
 
+# Where each OME kind is filed: kept in input order (the keys find a duplicate), or in a table by name.
+_LISTED = {"InferenceService": ("isvcs", "isvc_keys"), "BenchmarkJob": ("benchmarks", "benchmark_keys")}
+_TABLES = {"ClusterServingRuntime": ("cluster_runtimes", False), "ServingRuntime": ("runtimes", True),
+           "ClusterBaseModel": ("cluster_models", False), "BaseModel": ("models", True),
+           "AcceleratorClass": ("classes", False), "AutoscalerPolicy": ("autoscaler_policies", True)}
+
+
 def _file(inputs: Inputs, obj: Obj) -> None:
     inputs.objects.append(obj)
-    if obj.in_ome_groups and not obj.is_ome:
-        inputs.unrendered.append(obj)
-        return
     if not obj.is_ome:
-        inputs.others.append(obj)
+        (inputs.unrendered if obj.in_ome_groups else inputs.others).append(obj)
         return
     kind, name, ns = obj.kind, obj.name, obj.namespace
-    listed = {"InferenceService": (inputs.isvcs, inputs.isvc_keys),
-              "BenchmarkJob": (inputs.benchmarks, inputs.benchmark_keys)}.get(kind)
-    if listed is not None:   # kept in input order; the keys find a duplicate
-        items, keys = listed
+    listed = _LISTED.get(kind)
+    if listed is not None:
+        items, keys = getattr(inputs, listed[0]), getattr(inputs, listed[1])
         if (ns, name) in keys:
             raise obj.error(f"duplicate {kind} {name} in the inputs")
         keys.add((ns, name))
         items.append(obj)
         return
-    table, key = {
-        "ClusterServingRuntime": (inputs.cluster_runtimes, name),
-        "ServingRuntime": (inputs.runtimes, (ns, name)),
-        "ClusterBaseModel": (inputs.cluster_models, name),
-        "BaseModel": (inputs.models, (ns, name)),
-        "AcceleratorClass": (inputs.classes, name),
-        "AutoscalerPolicy": (inputs.autoscaler_policies, (ns, name)),
-    }[kind]
+    field_name, namespaced = _TABLES[kind]
+    table, key = getattr(inputs, field_name), (ns, name) if namespaced else name
     if key in table:
         first = table[key]
         raise obj.error(f"duplicate {kind} {name} in the inputs (first in {first.file})")

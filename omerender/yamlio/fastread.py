@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -51,8 +52,8 @@ AVAILABLE = ryml is not None
 
 # The whole text to the loader: what changes how documents split, or how a character reads anywhere.
 # tab, CR, BOM, controls, and U+2028/U+2029, which the loader counts as line breaks in its marks
-_CHARS = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-_ASCII_CHARS = re.compile("[^\n\x20-\x7e]")
+_CHARS = "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+_PRINTABLE_ASCII = b"\n" + bytes(range(0x20, 0x7f))  # of an ASCII text, the characters none of _CHARS
 _LINES = re.compile(r"\n(?:%|\.\.\.|---(?! *(?:\n|\Z)))")  # a directive, a document end, content after ---
 _SEPARATOR = re.compile(r"^--- *$", re.M)
 # One document to the loader: anchors, aliases, tags, explicit keys, escapes, very long lines; a value that
@@ -189,9 +190,33 @@ def _read(text, budget, slow) -> tuple[list, list] | None:
 
 def _hazard(text: str) -> bool:
     """Whether the whole text goes to the loader."""
-    chars = _ASCII_CHARS if text.isascii() else _CHARS
-    return (chars.search(text) is not None or _LINES.search(text) is not None
+    if text.isascii():  # deleting the printable characters in C is several times faster than a regex's search
+        chars = bool(text.encode("ascii").translate(None, _PRINTABLE_ASCII))
+    else:
+        chars = _non_ascii_chars().search(text) is not None
+    return (chars or _LINES.search(text) is not None
             or text.startswith(("%", "...")) or text.startswith("---") and _SEPARATOR.match(text) is None)
+
+
+@lru_cache(maxsize=None)
+def _non_ascii_chars() -> re.Pattern:
+    return re.compile(_CHARS)  # compiled when first needed: a few milliseconds, and most inputs are ASCII
+
+
+def _separators(text: str) -> list:
+    """The matches of :data:`_SEPARATOR` in ``text``, tried only where a line starts with ``---``: a
+    multi-line ``^`` makes the regex's own search try every character."""
+    found = []
+    at = 0 if text.startswith("---") else text.find("\n---") + 1
+    if at == 0 and not text.startswith("---"):
+        return found
+    while True:
+        match = _SEPARATOR.match(text, at)
+        if match is not None:
+            found.append(match)
+        at = text.find("\n---", at + 3) + 1
+        if at == 0:
+            return found
 
 
 def _documents(text: str, budget, slow) -> tuple[list, list]:
@@ -201,7 +226,7 @@ def _documents(text: str, budget, slow) -> tuple[list, list]:
     line = start = 0
     chunks = []  # (start, end, line, explicit: after a --- line)
     explicit = False
-    for match in _SEPARATOR.finditer(text):
+    for match in _separators(text):
         chunks.append((start, match.start(), line, explicit))
         line += text.count("\n", start, match.end()) + 1
         start, explicit = min(match.end() + 1, len(text)), True
@@ -273,22 +298,14 @@ def _fast(chunk: str, tree):
         emitted = ryml.emit_json(tree, tree.root_id())
     except Exception:  # noqa: BLE001 - rapidyaml's own errors (ExceptionParse, ExceptionVisit): the loader says
         raise _Slow from None
-    keys = [0]
-
-    def mapping(value: dict) -> dict:
-        keys[0] += len(value)
-        return value
-
     try:
-        value = json.loads(emitted, object_hook=mapping, parse_int=_number, parse_float=_number,
-                           parse_constant=_refuse)
+        value = _DECODER.decode(emitted)
     except ValueError:
         raise _Slow from None
     # a key twice: json.loads keeps the last, so the mappings hold fewer keys than the JSON names (a key is
     # written '"key": ', a '"' inside a string as '\\"')
-    if keys[0] != emitted.count('": ') - emitted.count('\\": '):
+    if _check(value, chunk) != emitted.count('": ') - emitted.count('\\": '):
         raise _Slow
-    _check(value, chunk)
     return value
 
 
@@ -320,6 +337,10 @@ def _refuse(text: str):
     raise _Slow
 
 
+# json.loads with hooks builds a new decoder at every call, a sixth of reading a small document
+_DECODER = json.JSONDecoder(parse_int=_number, parse_float=_number, parse_constant=_refuse)
+
+
 # What a string of the JSON asks, by its text (see _value_class, _key_class): nothing, that the document
 # holds it nowhere plain, or the loader.
 _FINE, _NOT_PLAIN, _SLOW = 0, 1, 2
@@ -330,16 +351,19 @@ _KEYS = Memo(1 << 16)
 _FIRSTS = frozenset("+-.0123456789yYnNtTfFoO~]},")
 
 
-def _check(root, chunk: str) -> None:
-    """:class:`_Slow` for a string the loader might read otherwise, and an empty or merge key."""
+def _check(root, chunk: str) -> int:
+    """:class:`_Slow` for a string the loader might read otherwise, and an empty or merge key; else how many keys
+    the mappings hold."""
     values, keys, firsts = _VALUES, _KEYS, _FIRSTS
     suspects: list = []
     stack = [root] if root.__class__ is dict or root.__class__ is list else []
     if root.__class__ is str and root and root[0] in firsts:
         suspects.append((root, False))
+    held = 0
     while stack:
         node = stack.pop()
         if node.__class__ is dict:
+            held += len(node)
             for key, value in node.items():
                 if not key or key[0] in firsts or key == "<<":
                     suspects.append((key, True))
@@ -368,6 +392,7 @@ def _check(root, chunk: str) -> None:
             plain.add(text)
     if plain and any(_plain_counts("\n" + chunk, plain).values()):
         raise _Slow
+    return held
 
 
 def _value_class(text: str) -> int:
