@@ -107,7 +107,7 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
         if disabled:
             resolution = Resolution(None, runtime, False, None)
             return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution), disabled=True)
-    key = selection_key(isvc)
+    key = selection_key(isvc, inputs)
     resolution = dataclasses.replace(shared(chains.spec_facts, key and ("resolve", key), report,
                                             lambda said: resolve(isvc, inputs, said, merged_spec=chains.merged_view),
                                             inputs))  # selection only reads the merged spec
