@@ -97,11 +97,11 @@ class Chains:
         return copy_data(self.merged_view(runtime))
 
     def merged_view(self, runtime: Obj) -> dict:
-        """:meth:`merged_spec` itself, shared: for readers only."""
+        """:meth:`merged_spec` itself, shared: for readers only (a runtime without a parent: its own spec)."""
         key = id(runtime)
         if key not in self._merged:
             chain = self.chain(runtime)
-            merged = copy_data(self.own_spec(chain[-1]))
+            merged = self.own_spec(chain[-1])  # overlay copies what it keeps; readers only read the rest
             for rt in reversed(chain[:-1]):
                 merged = overlay(merged, self.own_spec(rt), keep_new_empty=False)
             self._merged[key] = merged
