@@ -39,9 +39,9 @@ spec:
 """
 
 
-def isvc(name: str, model: str = "big-model", engine: dict | None = None) -> str:
+def isvc(name: str, model: str = "big-model", engine: dict | None = None, namespace: str = "demo") -> str:
     return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
-                           "metadata": {"name": name, "namespace": "demo"},
+                           "metadata": {"name": name, "namespace": namespace},
                            "spec": {"model": {"name": model}, "runtime": {"name": RUNTIME},
                                     "engine": engine or {"minReplicas": 1}}}, sort_keys=False)
 
@@ -81,6 +81,31 @@ def test_a_shared_selection_warns_each_inferenceservice_at_its_own_line(repo, mo
         f"warning: ./a.yaml:3:1: InferenceService demo/a: {text}",
         f"warning: ./b.yaml:1:1: InferenceService demo/b: {text}",
     ]
+
+
+def test_a_named_selection_is_shared_across_namespaces_that_hold_the_same_for_it(repo, monkeypatch):
+    """The runtime and model are cluster-scoped: a and b, in two namespaces, resolve alike and share one selection;
+    c's namespace holds a BaseModel of the model's name, which shadows the ClusterBaseModel, so c resolves its own
+    and alone gets the warning that says so."""
+    shadow = BIG_MODEL.replace("kind: ClusterBaseModel", "kind: BaseModel").replace(
+        "name: big-model\n", "name: big-model\n  namespace: third\n")
+    (repo / "shadow.yaml").write_text(shadow)
+    (repo / "a.yaml").write_text(isvc("a"))
+    (repo / "b.yaml").write_text("# one line before\n" + isvc("b", namespace="other"))
+    (repo / "c.yaml").write_text(isvc("c", namespace="third"))
+    calls = counting_resolve(monkeypatch)
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["a", "c"]
+    unsupported = [line.split(": InferenceService ")[1].split(":")[0] for line in run.printed.splitlines()
+                   if "runtime-unsupported-model" in line]
+    assert unsupported == ["demo/a", "other/b", "third/c"]
+    assert [line.split(": InferenceService ")[0] for line in run.printed.splitlines()
+            if "runtime-unsupported-model" in line] == ["warning: ./a.yaml:1:1", "warning: ./b.yaml:2:1",
+                                                        "warning: ./c.yaml:1:1"]
+    assert [line for line in run.printed.splitlines() if "basemodel-shadows-cluster" in line] == [
+        "warning: ./c.yaml:1:1: InferenceService third/c: BaseModel third/big-model shadows ClusterBaseModel "
+        "big-model; OME serves the BaseModel [basemodel-shadows-cluster]"]
 
 
 def test_a_shared_runner_check_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
@@ -215,6 +240,23 @@ def test_a_pod_found_valid_does_not_let_a_different_one_pass():
     check_annotations({"note": "x"}, "metadata.annotations")
     with pytest.raises(OmeError, match="Too long"):
         check_annotations({"note": "x" * 300_000}, "metadata.annotations")
+
+
+def test_a_map_is_valid_by_its_items_only_where_each_item_was_and_the_whole_fits():
+    """Label and annotation maps pass by items found valid in other maps; a new item is checked, and a map of
+    items each found valid that together pass the annotations' size limit is refused."""
+    check_labels({"app": "x"}, "metadata.labels")
+    check_labels({"tier": "gold"}, "metadata.labels")
+    check_labels({"tier": "gold", "app": "x"}, "metadata.labels")
+    with pytest.raises(OmeError, match=r"metadata.labels.tier: Invalid value: \"-gold\""):
+        check_labels({"app": "x", "tier": "-gold"}, "metadata.labels")
+    with pytest.raises(OmeError, match="must be of type string"):
+        check_labels({"app": "x", "tier": 1}, "metadata.labels")
+    items = {f"note-{i:04d}": "v" * 240 for i in range(1100)}   # each fine alone, 275,000 bytes together
+    for key, value in items.items():
+        check_annotations({key: value}, "metadata.annotations")
+    with pytest.raises(OmeError, match="Too long: must have at most 262144 bytes"):
+        check_annotations(items, "metadata.annotations")
 
 
 def _every_container(value) -> list:
