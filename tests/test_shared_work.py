@@ -191,6 +191,31 @@ def test_a_render_leaves_its_inputs_and_the_shared_runtime_specs_as_they_were(re
     assert again.objects == first.objects
 
 
+def test_no_rendered_object_holds_a_map_or_list_of_the_inputs_or_of_another_inferenceservice(repo):
+    """The component merge and the runtime's merged spec share the runtime's values (read only); what the render
+    writes copies what it keeps, down to a deploymentStrategy's rollingUpdate."""
+    runtime = (repo / "runtime.yaml").read_text()
+    assert runtime.count("  engineConfig:\n") == 1
+    (repo / "runtime.yaml").write_text(runtime.replace("  engineConfig:\n", "  engineConfig:\n    deploymentStrategy:\n"
+                                                       "      rollingUpdate: {maxSurge: 2, maxUnavailable: 0}\n"))
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct", engine=OVERRIDES))
+    (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
+    (repo / "c.yaml").write_text(isvc("c", model="llama-3-2-3b-instruct", namespace="other"))
+    inputs = index(read_paths(["."]))
+    result = render(inputs, Options())
+    held = {id(item) for obj in inputs.objects for item in _every_container(obj.data)}
+    owners: dict[int, str] = {}
+    for obj in result.objects:
+        if any(obj is source.data for source in inputs.objects):
+            continue  # passed through as it is
+        owner = obj["metadata"]["name"].split("-")[0]
+        for item in _every_container(obj):
+            assert id(item) not in held, (obj["kind"], owner)
+            assert owners.setdefault(id(item), owner) == owner, (obj["kind"], owner)
+    strategies = [o["spec"]["strategy"] for o in result.objects if o["kind"] == "Deployment"]
+    assert [s["rollingUpdate"]["maxSurge"] for s in strategies] == [2, 2, 2]
+
+
 class Owner:
     """Stands for the Inputs whose suggestion budget the shared work may spend."""
 
