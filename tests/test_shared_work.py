@@ -108,6 +108,31 @@ def test_a_named_selection_is_shared_across_namespaces_that_hold_the_same_for_it
         "big-model; OME serves the BaseModel [basemodel-shadows-cluster]"]
 
 
+def test_a_cluster_runtimes_verdict_is_judged_once_and_warns_in_every_namespace(repo, monkeypatch):
+    """Auto-selection in two namespaces judges the ClusterServingRuntime once for the model; the size range it cannot
+    read is said to each selection, once, as before."""
+    from omerender.ome.selection import evaluation
+    from omerender.ome.selection.facts import _model_facts
+    from omerender.ome.selection.request import Request
+    runtime = (repo / "runtime.yaml").read_text()
+    assert "autoSelect: false" in runtime and "modelSizeRange: {min: 2B," in runtime
+    (repo / "runtime.yaml").write_text(runtime.replace("autoSelect: false", "autoSelect: true").replace(
+        "modelSizeRange: {min: 2B,", "modelSizeRange: {min: few,"))
+    (repo / "big.yaml").write_text(BIG_MODEL.replace("modelParameterSize: 70B", "modelParameterSize: 3B"))
+    judged = []
+    real = evaluation._verdict
+    monkeypatch.setattr(evaluation, "_verdict", lambda rt, *args: judged.append(rt.obj.name) or real(rt, *args))
+    inputs = index(read_paths(["."]))
+    model = inputs.cluster_models["big-model"]
+    found = [evaluation._fast_select(inputs, namespace, model, _model_facts(model), Request())
+             for namespace in ("demo", "other")]
+    assert judged == [RUNTIME]
+    assert [result.winner.runtime.name for result in found] == [RUNTIME, RUNTIME]
+    assert found[0].warnings == found[1].warnings == [
+        ('spec.modelSizeRange.min "few" is not a valid parameter count; OME reads it as 0',
+         inputs.cluster_runtimes[RUNTIME].ref, "./runtime.yaml")]
+
+
 def test_a_shared_runner_check_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
     """The runtime's runner asks for one GPU's tensor parallelism in pods of two GPUs: the parallelism check runs
     once for the runner both InferenceServices share, and each gets the warning at its own place."""
