@@ -39,9 +39,9 @@ spec:
 """
 
 
-def isvc(name: str, model: str = "big-model", engine: dict | None = None) -> str:
+def isvc(name: str, model: str = "big-model", engine: dict | None = None, namespace: str = "demo") -> str:
     return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
-                           "metadata": {"name": name, "namespace": "demo"},
+                           "metadata": {"name": name, "namespace": namespace},
                            "spec": {"model": {"name": model}, "runtime": {"name": RUNTIME},
                                     "engine": engine or {"minReplicas": 1}}}, sort_keys=False)
 
@@ -81,6 +81,56 @@ def test_a_shared_selection_warns_each_inferenceservice_at_its_own_line(repo, mo
         f"warning: ./a.yaml:3:1: InferenceService demo/a: {text}",
         f"warning: ./b.yaml:1:1: InferenceService demo/b: {text}",
     ]
+
+
+def test_a_named_selection_is_shared_across_namespaces_that_hold_the_same_for_it(repo, monkeypatch):
+    """The runtime and model are cluster-scoped: a and b, in two namespaces, resolve alike and share one selection;
+    c's namespace holds a BaseModel of the model's name, which shadows the ClusterBaseModel, so c resolves its own
+    and alone gets the warning that says so."""
+    shadow = BIG_MODEL.replace("kind: ClusterBaseModel", "kind: BaseModel").replace(
+        "name: big-model\n", "name: big-model\n  namespace: third\n")
+    (repo / "shadow.yaml").write_text(shadow)
+    (repo / "a.yaml").write_text(isvc("a"))
+    (repo / "b.yaml").write_text("# one line before\n" + isvc("b", namespace="other"))
+    (repo / "c.yaml").write_text(isvc("c", namespace="third"))
+    calls = counting_resolve(monkeypatch)
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["a", "c"]
+    unsupported = [line.split(": InferenceService ")[1].split(":")[0] for line in run.printed.splitlines()
+                   if "runtime-unsupported-model" in line]
+    assert unsupported == ["demo/a", "other/b", "third/c"]
+    assert [line.split(": InferenceService ")[0] for line in run.printed.splitlines()
+            if "runtime-unsupported-model" in line] == ["warning: ./a.yaml:1:1", "warning: ./b.yaml:2:1",
+                                                        "warning: ./c.yaml:1:1"]
+    assert [line for line in run.printed.splitlines() if "basemodel-shadows-cluster" in line] == [
+        "warning: ./c.yaml:1:1: InferenceService third/c: BaseModel third/big-model shadows ClusterBaseModel "
+        "big-model; OME serves the BaseModel [basemodel-shadows-cluster]"]
+
+
+def test_a_cluster_runtimes_verdict_is_judged_once_and_warns_in_every_namespace(repo, monkeypatch):
+    """Auto-selection in two namespaces judges the ClusterServingRuntime once for the model; the size range it cannot
+    read is said to each selection, once, as before."""
+    from omerender.ome.selection import evaluation
+    from omerender.ome.selection.facts import _model_facts
+    from omerender.ome.selection.request import Request
+    runtime = (repo / "runtime.yaml").read_text()
+    assert "autoSelect: false" in runtime and "modelSizeRange: {min: 2B," in runtime
+    (repo / "runtime.yaml").write_text(runtime.replace("autoSelect: false", "autoSelect: true").replace(
+        "modelSizeRange: {min: 2B,", "modelSizeRange: {min: few,"))
+    (repo / "big.yaml").write_text(BIG_MODEL.replace("modelParameterSize: 70B", "modelParameterSize: 3B"))
+    judged = []
+    real = evaluation._verdict
+    monkeypatch.setattr(evaluation, "_verdict", lambda rt, *args: judged.append(rt.obj.name) or real(rt, *args))
+    inputs = index(read_paths(["."]))
+    model = inputs.cluster_models["big-model"]
+    found = [evaluation._fast_select(inputs, namespace, model, _model_facts(model), Request())
+             for namespace in ("demo", "other")]
+    assert judged == [RUNTIME]
+    assert [result.winner.runtime.name for result in found] == [RUNTIME, RUNTIME]
+    assert found[0].warnings == found[1].warnings == [
+        ('spec.modelSizeRange.min "few" is not a valid parameter count; OME reads it as 0',
+         inputs.cluster_runtimes[RUNTIME].ref, "./runtime.yaml")]
 
 
 def test_a_shared_runner_check_warns_each_inferenceservice_at_its_own_line(repo, monkeypatch):
@@ -167,6 +217,31 @@ def test_a_render_leaves_its_inputs_and_the_shared_runtime_specs_as_they_were(re
     assert again.objects == first.objects
 
 
+def test_no_rendered_object_holds_a_map_or_list_of_the_inputs_or_of_another_inferenceservice(repo):
+    """The component merge and the runtime's merged spec share the runtime's values (read only); what the render
+    writes copies what it keeps, down to a deploymentStrategy's rollingUpdate."""
+    runtime = (repo / "runtime.yaml").read_text()
+    assert runtime.count("  engineConfig:\n") == 1
+    (repo / "runtime.yaml").write_text(runtime.replace("  engineConfig:\n", "  engineConfig:\n    deploymentStrategy:\n"
+                                                       "      rollingUpdate: {maxSurge: 2, maxUnavailable: 0}\n"))
+    (repo / "a.yaml").write_text(isvc("a", model="llama-3-2-3b-instruct", engine=OVERRIDES))
+    (repo / "b.yaml").write_text(isvc("b", model="llama-3-2-3b-instruct"))
+    (repo / "c.yaml").write_text(isvc("c", model="llama-3-2-3b-instruct", namespace="other"))
+    inputs = index(read_paths(["."]))
+    result = render(inputs, Options())
+    held = {id(item) for obj in inputs.objects for item in _every_container(obj.data)}
+    owners: dict[int, str] = {}
+    for obj in result.objects:
+        if any(obj is source.data for source in inputs.objects):
+            continue  # passed through as it is
+        owner = obj["metadata"]["name"].split("-")[0]
+        for item in _every_container(obj):
+            assert id(item) not in held, (obj["kind"], owner)
+            assert owners.setdefault(id(item), owner) == owner, (obj["kind"], owner)
+    strategies = [o["spec"]["strategy"] for o in result.objects if o["kind"] == "Deployment"]
+    assert [s["rollingUpdate"]["maxSurge"] for s in strategies] == [2, 2, 2]
+
+
 class Owner:
     """Stands for the Inputs whose suggestion budget the shared work may spend."""
 
@@ -216,6 +291,23 @@ def test_a_pod_found_valid_does_not_let_a_different_one_pass():
     check_annotations({"note": "x"}, "metadata.annotations")
     with pytest.raises(OmeError, match="Too long"):
         check_annotations({"note": "x" * 300_000}, "metadata.annotations")
+
+
+def test_a_map_is_valid_by_its_items_only_where_each_item_was_and_the_whole_fits():
+    """Label and annotation maps pass by items found valid in other maps; a new item is checked, and a map of
+    items each found valid that together pass the annotations' size limit is refused."""
+    check_labels({"app": "x"}, "metadata.labels")
+    check_labels({"tier": "gold"}, "metadata.labels")
+    check_labels({"tier": "gold", "app": "x"}, "metadata.labels")
+    with pytest.raises(OmeError, match=r"metadata.labels.tier: Invalid value: \"-gold\""):
+        check_labels({"app": "x", "tier": "-gold"}, "metadata.labels")
+    with pytest.raises(OmeError, match="must be of type string"):
+        check_labels({"app": "x", "tier": 1}, "metadata.labels")
+    items = {f"note-{i:04d}": "v" * 240 for i in range(1100)}   # each fine alone, 275,000 bytes together
+    for key, value in items.items():
+        check_annotations({key: value}, "metadata.annotations")
+    with pytest.raises(OmeError, match="Too long: must have at most 262144 bytes"):
+        check_annotations(items, "metadata.annotations")
 
 
 def _every_container(value) -> list:

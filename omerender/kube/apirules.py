@@ -129,12 +129,19 @@ def label_value(value: str) -> list[str]:
 
 def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadata", name: bool = True) -> None:
     """Name, namespace, labels and annotations of one object; ``name``: check the name too."""
+    # each check runs in full (and words its error) only where what was found valid before does not cover it
     if name:
-        _first(meta.get("name"), name_rule(api_version, kind), f"{path}.name")
-    if meta.get("namespace"):
-        _first(meta["namespace"], dns1123_label, f"{path}.namespace")
-    check_labels(meta.get("labels"), f"{path}.labels")
-    check_annotations(meta.get("annotations"), f"{path}.annotations")
+        value, rule = meta.get("name"), name_rule(api_version, kind)
+        if type(value) is not str or (rule, value) not in _VALID:
+            _first(value, rule, f"{path}.name")
+    namespace = meta.get("namespace")
+    if namespace and (type(namespace) is not str or (dns1123_label, namespace) not in _VALID):
+        _first(namespace, dns1123_label, f"{path}.namespace")
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    if labels is not None and not _known(_VALID_LABELS, labels):
+        check_labels(labels, f"{path}.labels")
+    if annotations is not None and not _known(_VALID_ANNOTATIONS, annotations):
+        check_annotations(annotations, f"{path}.annotations")
 
 
 _VALID = BoundedSet()  # (rule, text) found valid: the same keys, values and names recur on every object
@@ -150,10 +157,7 @@ def _first(value, rule, path: str) -> None:
 
 
 def check_labels(labels, path: str) -> None:
-    if labels is None:
-        return
-    known = _known_map(labels, "labels")
-    if known in _VALID_MAPS:
+    if labels is None or _known(_VALID_LABELS, labels):
         return
     _string_map(labels, path)
     for key, value in labels.items():
@@ -161,14 +165,11 @@ def check_labels(labels, path: str) -> None:
             _first(key, qualified_name, path)
         if value is not None and (label_value, value) not in _VALID:
             _first(value, label_value, f"{path}.{key}")
-    _remember_map(known)
+    _VALID_LABELS.update(list(labels.items()))
 
 
 def check_annotations(annotations, path: str) -> None:
-    if annotations is None:
-        return
-    known = _known_map(annotations, "annotations")
-    if known in _VALID_MAPS:
+    if annotations is None or _known(_VALID_ANNOTATIONS, annotations):
         return
     _string_map(annotations, path)
     size = 0
@@ -178,30 +179,28 @@ def check_annotations(annotations, path: str) -> None:
         size += len(key.encode()) + len((value or "").encode())
     if size > ANNOTATIONS_MAX_BYTES:
         raise OmeError(f"{path}: Too long: must have at most {ANNOTATIONS_MAX_BYTES} bytes", field=path)
-    _remember_map(known)
+    _VALID_ANNOTATIONS.update([item for item in annotations.items() if len(item[0]) + len(item[1] or "") <= ITEM_CHARS])
 
 
-# Whole label and annotation maps found valid: an InferenceService's objects and pod templates share theirs, so
-# each map is checked once, not once per object (re-checking every written object's metadata was 8% of a render
-# at 10,000 InferenceServices). Only maps of strings get here, so equal means as valid; bounded as _VALID.
-_VALID_MAPS = BoundedSet(20_000)
+# The (key, value) items of label and annotation maps found valid: a map whose every item is among them is valid
+# (its keys and values are; an annotation item is kept only if it is at most ITEM_CHARS characters, which at
+# most FAST_ITEMS of them cannot take past the size limit), so an InferenceService's objects, which share most
+# items with each other and with every other InferenceService, are checked item by item once. Only items of maps of
+# strings that passed get here: "1", 1 and True are told apart (no str equals a number).
+_VALID_LABELS = BoundedSet()
+_VALID_ANNOTATIONS = BoundedSet()
+ITEM_CHARS = 256
+FAST_ITEMS = ANNOTATIONS_MAX_BYTES // (4 * ITEM_CHARS)  # UTF-8 takes at most 4 bytes a character
 
 
-def _known_map(value, what: str):
-    """The key of ``value`` in :data:`_VALID_MAPS`; None for what is not a map of hashable values."""
-    if type(value) is not dict:
-        return None
+def _known(valid: BoundedSet, value) -> bool:
+    """Whether every item of the map ``value`` was found valid before (False for what is no small plain map)."""
+    if type(value) is not dict or len(value) > FAST_ITEMS:
+        return False
     try:
-        known = (what, tuple(value.items()))
-        hash(known)
-    except TypeError:
-        return None
-    return known
-
-
-def _remember_map(known) -> None:
-    if known is not None:
-        _VALID_MAPS.add(known)
+        return valid.issuperset(value.items())
+    except TypeError:  # an unhashable value: the full check words its error
+        return False
 
 
 def _string_map(value, path: str) -> None:
@@ -292,20 +291,28 @@ def check_object(obj: dict) -> None:
     kind = obj.get("kind")
     for path in INT32_FIELDS.get(kind, ()):
         _int32_at(obj, path)
-    if kind == "Ingress" and isinstance(obj.get("spec"), dict) and "ingressClassName" in obj["spec"]:
-        value = obj["spec"]["ingressClassName"]
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if kind == "Ingress" and "ingressClassName" in spec:
+        value = spec["ingressClassName"]
         if value is not None:
             _first(value, ingress_class_problems, "spec.ingressClassName")
     if kind == "Service":
-        for i, port in enumerate((obj.get("spec") or {}).get("ports") or []):
+        for i, port in enumerate(spec.get("ports") or []):
             for key in SERVICE_PORT_FIELDS:
                 if isinstance(port, dict) and port.get(key) is not None:
                     (check_host_port if key == "nodePort" else check_port)(port[key], f"spec.ports[{i}].{key}")
-    for template_path in (("spec", "template"), ("spec", "leaderWorkerTemplate", "leaderTemplate"),
-                          ("spec", "leaderWorkerTemplate", "workerTemplate")):
-        template = _at(obj, template_path)
-        if isinstance(template, dict) and isinstance(template.get("metadata"), dict):
-            check_metadata(template["metadata"], "v1", "Pod", ".".join(template_path) + ".metadata", name=False)
+    _check_template(spec.get("template"), "spec.template.metadata")
+    group = spec.get("leaderWorkerTemplate")
+    if isinstance(group, dict):
+        _check_template(group.get("leaderTemplate"), "spec.leaderWorkerTemplate.leaderTemplate.metadata")
+        _check_template(group.get("workerTemplate"), "spec.leaderWorkerTemplate.workerTemplate.metadata")
+
+
+def _check_template(template, path: str) -> None:
+    if isinstance(template, dict) and isinstance(template.get("metadata"), dict):
+        check_metadata(template["metadata"], "v1", "Pod", path, name=False)
 
 
 def _at(obj, path: tuple):

@@ -27,21 +27,31 @@ class _Copies:
         self.inputs = inputs
         self.copied = 0
         self.limit = limits.COPIED_VALUES_FREE
-        self.measured = False  # the input is counted once, and only when the free allowance is spent
+        self.uncounted = None  # the input objects not counted yet, once the free allowance is spent
+        self.in_input = 0
 
     def charge(self, values: int, source: str, fix: str, field: str | None) -> None:
         self.copied += values
-        if self.copied > self.limit and not self.measured:
-            self.measured = True
-            in_input = sum(count_values(obj.data) for obj in self.inputs.objects)
-            self.limit = min(limits.MAX_COPIED_VALUES,
-                             max(limits.COPIED_VALUES_FREE, limits.COPIES_PER_INPUT_VALUE * in_input))
+        if self.copied > self.limit:
+            self._raise_limit()
         if self.copied > self.limit:
             raise BudgetError(f"the InferenceServices rendered so far copy more than {self.limit:,} values of "
                               f"{COPIED} in all (this one {values:,}, from {source}); the limit is "
                               f"{limits.COPIES_PER_INPUT_VALUE} times the values of the input, at least "
                               f"{limits.COPIED_VALUES_FREE:,} and at most {limits.MAX_COPIED_VALUES:,}; render "
                               f"fewer InferenceServices at a time, or {fix}", field=field)
+
+    def _raise_limit(self) -> None:
+        """Count the input's values only as far as the copies so far need: the limit grows with each object
+        counted, and is the whole input's once every object is (counting all of a large input cost a render 1%)."""
+        if self.uncounted is None:
+            self.uncounted = iter(self.inputs.objects)
+        for obj in self.uncounted:
+            self.in_input += count_values(obj.data)
+            self.limit = min(limits.MAX_COPIED_VALUES,
+                             max(limits.COPIED_VALUES_FREE, limits.COPIES_PER_INPUT_VALUE * self.in_input))
+            if self.copied <= self.limit:
+                return
 
 
 _COPIES: contextvars.ContextVar[_Copies | None] = contextvars.ContextVar("omerender_copied_values", default=None)

@@ -305,14 +305,15 @@ def check_isvc(isvc: Obj) -> None:
                        "spec.engine.runner", field="spec.predictor")
     if not spec.get("model") and not spec.get("runtime"):
         raise OmeError("at least one of spec.model or spec.runtime must be set", field="spec")
-    for key in ("model", "runtime"):
-        ref = as_mapping(spec.get(key), f"spec.{key}")
+    for key, path in (("model", "spec.model"), ("runtime", "spec.runtime")):
+        ref = as_mapping(spec.get(key), path)
         if spec.get(key) is not None and not isinstance(ref.get("name"), str):
-            raise OmeError(f"spec.{key}.name: Required value", field=f"spec.{key}.name")
+            raise OmeError(f"{path}.name: Required value", field=f"{path}.name")
     if "decoder" in spec and "engine" not in spec:
         raise OmeError("decoder cannot be specified without engine", field="spec.decoder")
-    for name in ("engine", "decoder"):
-        check_pairing(name, as_mapping(spec.get(name), f"spec.{name}"))
+    for name, path in (("engine", "spec.engine"), ("decoder", "spec.decoder")):
+        if name in spec:
+            check_pairing(name, as_mapping(spec[name], path))
     mode = spec.get("deploymentMode")
     if mode is not None and mode not in ("OMENative", "RawDeployment"):
         raise OmeError(f'spec.deploymentMode: Unsupported value: "{mode}": supported values: "OMENative", '

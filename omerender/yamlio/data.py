@@ -111,3 +111,11 @@ class BoundedSet(set):
         if len(self) >= self.limit:
             self.clear()
         super().add(key)
+
+    def update(self, keys: list) -> None:
+        """Add every one of ``keys`` (none of them if they are more than the limit)."""
+        if len(keys) > self.limit:
+            return
+        if len(self) + len(keys) > self.limit:
+            self.clear()
+        super().update(keys)

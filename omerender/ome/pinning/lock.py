@@ -107,22 +107,28 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
         if disabled:
             resolution = Resolution(None, runtime, False, None)
             return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution), disabled=True)
-    key = selection_key(isvc)
-    resolution = dataclasses.replace(shared(chains.spec_facts, key and ("resolve", key), report,
-                                            lambda said: resolve(isvc, inputs, said, merged_spec=chains.merged_view),
-                                            inputs))  # selection only reads the merged spec
+    key = selection_key(isvc, inputs)
+    found = shared(chains.spec_facts, key and ("resolve", key), report,
+                   lambda said: resolve(isvc, inputs, said, merged_spec=chains.merged_view),
+                   inputs)  # selection only reads the merged spec
+    resolution = Resolution(found.model, found.runtime, found.auto_selected, found.entry)  # the caller's own
     if resolution.auto_selected:
         warn_auto_selected(resolution.runtime, report)
     return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution))
 
 
 def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disabled: bool = False) -> Live:
-    runtime = resolution.runtime
-    if resolution.auto_selected:
-        selection, chain = "Auto", (rt_ref(runtime),)
-    else:
-        selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
-    return Live(selection, resolution, rt_ref(runtime), chain, spec, disabled, isvc, chains)
+    runtime, auto = resolution.runtime, resolution.auto_selected
+    key = ("live", id(runtime), auto)  # once per runtime: every InferenceService on it has the same
+    found = chains.spec_facts.get(key)
+    if found is None or found[0] is not runtime:
+        if auto:
+            selection, chain = "Auto", (rt_ref(runtime),)
+        else:
+            selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
+        found = chains.spec_facts[key] = (runtime, selection, rt_ref(runtime), chain)
+    _, selection, ref, chain = found
+    return Live(selection, resolution, ref, chain, spec, disabled, isvc, chains)
 
 
 def _lenient(isvc: Obj, entry: Entry | None) -> bool:

@@ -23,7 +23,7 @@ class Component:
     name: str             # engine, decoder or router
     isvc: dict            # spec.<name> as written in the InferenceService
     config: dict          # the runtime's <name>Config (possibly {})
-    merged: dict          # config with the InferenceService's component laid over it
+    merged: dict          # config with the InferenceService's component laid over it; shares their values: read only
     mode: str = "RawDeployment"
     implicit_multinode: bool = False
 
@@ -50,7 +50,7 @@ def merge_component(name: str, isvc_spec: dict, runtime_spec: dict, report: Repo
                         code="removed-field")
     base = {k: v for k, v in config.items() if k not in NOT_MERGED + REMOVED_COMPONENT_FIELDS}
     top = {k: v for k, v in isvc_comp.items() if k not in NOT_MERGED + REMOVED_COMPONENT_FIELDS}
-    merged = overlay(base, top, name)
+    merged = overlay(base, top, name, share=True)  # read only: the pod build copies what it keeps
     runner = merged.get("runner")
     if isinstance(runner, dict) and not runner.get("name"):
         merged["runner"] = {**runner, "name": "ome-container"}

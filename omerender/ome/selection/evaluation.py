@@ -89,12 +89,27 @@ def _fast_select(inputs: Inputs, namespace: str, model: Obj, facts: "ModelFacts"
 def _judge(index: _Index, namespace, model, facts, request, runtimes, namespaced, cluster) -> Evaluation:
     _charge(index, len(runtimes))
     warnings: list = []
-    verdicts = [_verdict(rt, facts, request, warnings) for rt in runtimes]
+    verdicts = [_verdict_of(index, rt, model, facts, request, warnings) for rt in runtimes]
     good = sorted((v for v in verdicts if v.compatible), key=_rank_key)
     bad = sorted((v for v in verdicts if not v.compatible), key=lambda v: (v.scope != "Namespaced", v.runtime.name))
     result = Evaluation(namespace, model, facts.fmt_name, good + bad, namespaced, cluster, warnings=warnings)
     result.tie_break = _tie_break(good, facts)
     return result
+
+
+def _verdict_of(index: _Index, rt: "RuntimeFacts", model: Obj, facts: "ModelFacts", request: Request,
+                warnings: list) -> Verdict:
+    """:func:`_verdict`; a ClusterServingRuntime's is the same in every namespace, so it is judged once per model and
+    request (and still charged to the judgements' limit each time) and its warnings said again."""
+    if rt.scope != "Cluster":
+        return _verdict(rt, facts, request, warnings)
+    key = (id(rt), id(model), request)
+    found = index.verdicts.get(key)
+    if found is None or found[0] is not model:
+        said: list = []
+        found = index.verdicts[key] = (model, _verdict(rt, facts, request, said), said)
+    warnings.extend([w for w in found[2] if w not in warnings])  # each once, as _verdict says them
+    return found[1]
 
 
 def _charge(index: _Index, runtimes: int) -> None:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from omerender.errors import ObjRef
 from ..load import Obj
 from ..runtimes.components import MODE_KEY
+from ..shared import render_table
 from .fields import _str, _weight, parse_size
 from .validation import _validate_model_strings
 
@@ -95,8 +96,16 @@ def _model(spec: dict, ref: ObjRef | None = None, file: str | None = None) -> Mo
 
 
 def _model_facts(model: Obj) -> ModelFacts:
+    """Read once per model in a render (ome.shared); a model that fails its checks is read again each time, so
+    each InferenceService gets the error."""
+    table = render_table()
+    found = table.get(("model facts", id(model)))
+    if found is not None and found[0] is model:
+        return found[1]
     _validate_model_strings(model)
-    return _model(model.spec, model.ref, model.file)
+    facts = _model(model.spec, model.ref, model.file)
+    table[("model facts", id(model))] = (model, facts)
+    return facts
 
 
 @dataclass
@@ -110,6 +119,18 @@ class RuntimeFacts:
     decoder_mode: str | None
     size_range: tuple[str | None, str | None] | None
     has_auto: bool
+
+
+def runtime_facts_of(obj: Obj, spec: dict) -> RuntimeFacts:
+    """:func:`_runtime_facts`, once per runtime and spec in a render (ome.shared); both are kept with the facts, so
+    a spec made for one call (a pinned snapshot) cannot pass for another that takes its place in memory."""
+    table = render_table()
+    found = table.get(("runtime facts", id(obj), id(spec)))
+    if found is not None and found[0] is obj and found[1] is spec:
+        return found[2]
+    facts = _runtime_facts(obj, spec)
+    table[("runtime facts", id(obj), id(spec))] = (obj, spec, facts)
+    return facts
 
 
 def _runtime_facts(obj: Obj, spec: dict) -> RuntimeFacts:

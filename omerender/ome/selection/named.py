@@ -4,12 +4,13 @@ from __future__ import annotations
 from omerender.errors import OmeError
 from omerender.suggest import did_you_mean
 from .entries import _format_reason
-from .facts import ModelFacts, RuntimeFacts, _model_facts, _runtime_facts
+from .facts import ModelFacts, RuntimeFacts, _model_facts, runtime_facts_of
 from .fields import _string
 from .lookup import _runtime_names, find_runtime
 from .nomatch import unknown_class_note
 from .request import Request, _classes_pass, _mode_reason, _request
 from .result import Resolution, _replay
+from .runtimes import _index
 from .scoring import _accelerator_entry
 from .sizes import _size_reason
 from .validation import format_required
@@ -47,7 +48,8 @@ def _named(isvc, inputs, report, merged_spec, model, runtime_ref, name) -> Resol
         raise fail(f"{scope} runtime {name} is disabled")
     if model is None:
         return Resolution(None, runtime, False, None)
-    rt_facts = _runtime_facts(runtime, spec)
+    # a runtime without a parent merges to its own spec, whose facts the index of candidates has already
+    rt_facts = _index(inputs).facts_of(runtime) if spec is runtime.spec else runtime_facts_of(runtime, spec)
     warnings: list = []
     detail = _named_detail(rt_facts, facts, _request(isvc), warnings)
     _replay(report, warnings)

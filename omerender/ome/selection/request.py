@@ -25,11 +25,13 @@ def request_of(isvc: Obj) -> Request:
     return _request(isvc)
 
 
-def _request(isvc: Obj) -> Request:
-    decoder = isvc.spec.get("decoder")
-    classes = tuple(name for name, _path in _class_requests(isvc))  # "" stays: a class no runtime lists
-    return Request(classes, _isvc_mode(isvc.spec, "engine"), _isvc_mode(isvc.spec, "decoder"),
-                   isinstance(decoder, dict))
+def _request(isvc: Obj, class_requests: list[tuple[str, str]] | None = None) -> Request:
+    """``class_requests``: :func:`_class_requests` of ``isvc``, where the caller has it already."""
+    spec = isvc.spec
+    requests = _class_requests(isvc) if class_requests is None else class_requests
+    classes = tuple(name for name, _path in requests)  # "" stays: a class no runtime lists
+    return Request(classes, _isvc_mode(spec, "engine"), _isvc_mode(spec, "decoder"),
+                   isinstance(spec.get("decoder"), dict))
 
 
 def _class_requests(isvc: Obj) -> list[tuple[str, str]]:

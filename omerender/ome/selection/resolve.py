@@ -29,7 +29,7 @@ def resolve(isvc: Obj, inputs: Inputs, report: Report,
     return _auto(isvc, inputs, report, model)
 
 
-def selection_key(isvc: Obj) -> tuple | None:
+def selection_key(isvc: Obj, inputs: Inputs) -> tuple | None:
     """Everything of ``isvc`` that :func:`resolve` reads when it succeeds, so that InferenceServices with equal
     keys resolve alike (ome.shared); None where that is not plain data."""
     spec = isvc.spec
@@ -37,9 +37,25 @@ def selection_key(isvc: Obj) -> tuple | None:
     if model is None or runtime is None:
         return None
     try:
-        return (isvc.namespace, model, runtime, _request(isvc), tuple(_class_requests(isvc)), _admission_checked(isvc))
+        requests = _class_requests(isvc)
+        return (_scope(isvc, inputs), model, runtime, _request(isvc, requests), tuple(requests),
+                _admission_checked(isvc))
     except TypeError:  # an unhashable value where a name belongs: resolve reports it
         return None
+
+
+def _scope(isvc: Obj, inputs: Inputs) -> tuple:
+    """What of the InferenceService's namespace :func:`resolve` reads. A named runtime reads only which BaseModel and
+    ServingRuntime of the names the namespace holds (InferenceServices of namespaces that hold the same, as a rule
+    none, resolve alike; only errors, never shared, name the namespace); an auto-selection judges all its runtimes."""
+    spec, namespace = isvc.spec, isvc.namespace
+    model_ref, runtime_ref = spec.get("model"), spec.get("runtime")
+    name = runtime_ref.get("name") if type(runtime_ref) is dict else None
+    if type(name) is not str or not name:
+        return ("namespace", namespace)
+    model_name = model_ref.get("name") if type(model_ref) is dict else None
+    model = inputs.models.get((namespace, model_name)) if type(model_name) is str else None
+    return ("named", id(model), id(inputs.runtimes.get((namespace, name))))
 
 
 def _content(value) -> tuple | None:

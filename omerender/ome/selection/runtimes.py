@@ -18,6 +18,7 @@ class _Index:
     listed_classes: frozenset = frozenset()           # every class some runtime lists
     evaluations: dict = field(default_factory=dict)   # (namespace, id(model), Request) -> full Evaluation
     selections: dict = field(default_factory=dict)    # (namespace, id(model), Request) -> Evaluation of candidates
+    verdicts: dict = field(default_factory=dict)      # (id(cluster runtime facts), id(model), Request) -> Verdict
     judged: int = 0                                   # runtimes judged against a model (MAX_SELECTION_JUDGEMENTS)
 
     def facts_of(self, obj: Obj) -> RuntimeFacts:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from omerender.errors import OmeError, Report
 from omerender.kube.names import scaledobject_name, trunc63
+from omerender.yamlio.data import copy_data
 from .autoscaling import LEGACY_CLASS_KEY, Scaling, hpa_spec, scaledobject_spec
 from .metadata import with_propagated_keys, without_pod_only
 
@@ -31,7 +32,7 @@ def deployment(comp_name: str, namespace: str, labels: dict, annotations: dict, 
 
 
 def _strategy(strategy: dict | None) -> dict:
-    strategy = dict(strategy or {})
+    strategy = {key: copy_data(value) for key, value in dict(strategy or {}).items()}  # the runtime's, shared
     strategy.setdefault("type", "RollingUpdate")
     if strategy["type"] == "RollingUpdate" and not strategy.get("rollingUpdate"):
         strategy["rollingUpdate"] = {"maxUnavailable": 0, "maxSurge": 1}
