@@ -1,10 +1,12 @@
 """Each command of omerender, before and after, pair by pair on one fleet: render, build, the Argo CD plugin's
 generate, check and diff of a one-runtime change (issue 42).
 
-The machine is shared, so only ratios within one run count: every pair runs the before and after side of one
-command back to back (every other pair the after side first), and the report gives the median over the pairs of
-each command's CPU seconds (user + system, its children included: kustomize), wall seconds and peak memory
-(max RSS of the process tree's largest member), with the load average around each size.
+The machine is shared, so only ratios within one run count: every round runs each command in turn, the before and
+after side of one command back to back (every other round the after side first), and the report gives the median
+over the rounds of each command's CPU seconds (user + system, its children included: kustomize), wall seconds and
+peak memory (max RSS of the process tree's largest member), with the load average around each size. Each command's
+``renders`` is the median of its CPU over the render's in the same round; the render's ``of_before``, of the after
+side's CPU over the before side's.
 
     python benchmarks/pairs.py --before /work/main/.venv/bin --sizes 100,1000 --pairs 3 [--json OUT.json]
 
@@ -103,19 +105,30 @@ def run_size(n: int, m: int, args, work: Path) -> dict:
     repo, rendered, head = prepare(work, n, m, after_bin)
     sides = {"before": args.before, "after": after_bin}
     found: dict = {"n": n, "m": m, "load_before": os.getloadavg()[0], "commands": {}}
-    for name in args.commands:
-        runs = {"before": [], "after": []}
-        for pair in range(args.pairs):
-            order = ("before", "after") if pair % 2 == 0 else ("after", "before")
+    runs = {name: {"before": [], "after": []} for name in args.commands}
+    for pair in range(args.pairs):  # a round runs every command, so a round's ratios share its load
+        order = ("before", "after") if pair % 2 == 0 else ("after", "before")
+        for name in args.commands:
             for side in order:
                 if side == "before" and n > args.before_max.get(name, 10**9):
                     continue
                 argv, cwd, env = commands(name, repo, sides[side], rendered, head)
-                runs[side].append(measure(argv, cwd, env, args.timeout))
-        found["commands"][name] = {side: summary(r) for side, r in runs.items() if r}
+                runs[name][side].append(measure(argv, cwd, env, args.timeout))
+    for name in args.commands:
+        found["commands"][name] = {side: summary(r) for side, r in runs[name].items() if r}
+        if name != "render" and "render" in runs:
+            found["commands"][name]["after"]["renders"] = _ratio(runs[name]["after"], runs["render"]["after"])
+        elif name == "render" and runs[name]["before"]:
+            found["commands"][name]["after"]["of_before"] = _ratio(runs[name]["after"], runs[name]["before"])
         print(json.dumps({"n": n, name: found["commands"][name]}), flush=True)
     found["load_after"] = os.getloadavg()[0]
     return found
+
+
+def _ratio(runs: list[dict], against: list[dict]) -> float | None:
+    """The median over rounds of ``runs``' CPU over ``against``'s in the same round."""
+    pairs = [a["cpu"] / b["cpu"] for a, b in zip(runs, against) if b["cpu"]]
+    return round(statistics.median(pairs), 3) if pairs else None
 
 
 def summary(runs: list[dict]) -> dict:
