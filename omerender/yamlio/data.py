@@ -73,10 +73,20 @@ def count_values(value: Any) -> int:
 def fingerprint(value: Any) -> bytes | None:
     """A digest of ``value``'s exact content (types, order and all: 1, 1.0, True and "1" differ), for caches of
     results that depend on the content alone; None for what pickle cannot serialize (then nothing is cached)."""
+    data = pickled(value)
+    return None if data is None else digest(data)
+
+
+def pickled(value: Any) -> bytes | None:
+    """``value``'s exact content as bytes (:func:`fingerprint` digests them); every string's UTF-8 is in them whole,
+    so a text that no string holds is not in them either. None for what pickle cannot serialize."""
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
+
+
+def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 

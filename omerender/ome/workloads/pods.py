@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from omerender.errors import OmeError, Report
 from omerender.kube.shapes import check_pod
-from omerender.yamlio.data import copy_data, fingerprint
+from omerender.kube import k8stypes
+from omerender.yamlio.data import Memo, copy_data, digest, fingerprint, map_or_empty, pickled
 from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
@@ -72,7 +73,49 @@ class PodPlan:
 
 
 def build_pod(plan: PodPlan, report: Report) -> dict:
-    """The pod spec of one pod template."""
+    """The pod spec of one pod template: built once per key of everything the build reads (:func:`pod_key`) and
+    the same dict for every plan of that key, its messages said again to each plan's report (ome.shared). What
+    holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates."""
+    table = render_table()
+    pods = table.get(PODS)
+    if pods is None:
+        pods = table[PODS] = Memo(POD_LIMIT)
+    return shared(pods, pod_key(plan), report, lambda said: _build_pod(plan, said), None)
+
+
+PODS = "pods"   # the render table's entry that holds the pods built (a Memo of its own, so bounded)
+POD_LIMIT = 8192
+# the annotations (A of render.md §8.2) the build reads: whether the model is mounted and model-empty-dir added
+ANNOTATIONS_READ = ("ome.io/inject-model-init", MERGED_WEIGHTS, "ome.io/inject-fine-tuned-adapter")
+
+
+def pod_key(plan: PodPlan) -> bytes | None:
+    """A digest of every part of ``plan`` a build that succeeds reads (``no_container`` is read only by its error,
+    and errors are never shared); None (not shared) where a string holds ``{{``: the runner's placeholders read the
+    InferenceService's metadata and spend the render's expansion budget, which a shared pod would spend once."""
+    cls = plan.cls
+    fields = [(key, value) for key, value in plan.fields.items() if key not in COMPONENT_ONLY or key == "runner"]
+    data = pickled((plan.component, plan.role, fields, _isvc_parts(plan), plan.storage, plan.overlays,
+                    None if cls is None else (cls.name, cls.spec), plan.class_config, plan.pods_per_replica,
+                    plan.model_ready, plan.runtime_node_selector, plan.scheduler_name, plan.service_account,
+                    plan.router_config, plan.grace_period, plan.accelerator_resources,
+                    plan.class_change, plan.gpus, [plan.annotations.get(key) for key in ANNOTATIONS_READ],
+                    k8stypes.in_use()))
+    if data is None or b"{{" in data:
+        return None
+    return digest(data)
+
+
+def _isvc_parts(plan: PodPlan) -> tuple:
+    """What the build reads of the InferenceService's ``spec.<component>`` as written (effects: whether its runners
+    set resources, its and its role's nodeSelector, whether it sets an affinity); not its replicas or scaling."""
+    component = map_or_empty(plan.isvc_component)
+    role = map_or_empty(component.get(plan.role)) if plan.role else {}
+    return (component.get("runner"), component.get("nodeSelector"), component.get("affinity"), role.get("runner"),
+            role.get("nodeSelector"))
+
+
+def _build_pod(plan: PodPlan, report: Report) -> dict:
     pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
     runner = plan.fields.get("runner")
     if isinstance(runner, dict):
