@@ -350,3 +350,46 @@ def test_download_mode_shares_a_pod_where_the_claims_mounted_are_the_same(repo, 
     volumes = [next(o for o in both[name] if o["kind"] == "Deployment")["spec"]["template"]["spec"]["volumes"]
                for name in ("a", "b")]
     assert volumes[0] != volumes[1]
+
+
+def test_the_writer_writes_a_kept_map_once_and_each_place_it_is_held_as_before(monkeypatch):
+    from omerender.yamlio import emit
+    pod = {"containers": [{"name": "c", "image": "x:1", "args": ["--a", "yes"]}], "nodeSelector": {"k": "v"}}
+    objects = [{"kind": "Deployment", "spec": {"template": {"spec": pod}}},
+               {"kind": "Other", "spec": pod, "deeper": {"at": {"another": {"indent": pod}}}},
+               {"kind": "Deployment", "spec": {"template": {"spec": pod}}}]
+    plain = [emit.dump(copy.deepcopy(obj)) for obj in objects]
+    written = []
+    real = emit._mapping
+    monkeypatch.setattr(emit, "_mapping", lambda data, *rest: (data is pod and written.append(rest[0]),
+                                                               real(data, *rest))[1])
+    with emit.kept_texts():
+        emit.keep_text(pod)
+        assert [emit.dump(obj) for obj in objects] == plain
+    assert sorted(written) == sorted(["      ", "  ", "        "])   # once per indentation, not once per object
+    assert not emit._KEPT
+    emit.keep_text(pod)   # outside a render nothing is kept
+    assert not emit._KEPT
+
+
+def test_a_kept_map_the_writer_leaves_to_pyyaml_is_written_as_before():
+    from omerender.yamlio import emit
+    pod = {"containers": [{"name": "c", "command": ["line one\nline two"]}]}
+    objects = [{"a": {"spec": pod}}, {"b": {"spec": pod}}]
+    plain = [emit.dump(copy.deepcopy(obj)) for obj in objects]
+    with emit.kept_texts():
+        emit.keep_text(pod)
+        assert [emit.dump(obj) for obj in objects] == plain
+
+
+def test_the_output_of_inferenceservices_sharing_a_pod_is_each_ones_own(repo):
+    """Written by the CLI (the writer reuses the shared pod's text): b's objects as when rendered alone."""
+    (repo / "b.yaml").write_text(pod_isvc("b"))
+    alone = run_cli("render", ".")
+    (repo / "a.yaml").write_text(pod_isvc("a", **POD_VARIANTS["webhook annotation"]))
+    (repo / "c.yaml").write_text(pod_isvc("c"))
+    both = run_cli("render", ".")
+    assert alone.code == both.code == 0, both.stderr
+    assert objects_of(both, "b") == objects_of(alone, "b")
+    pods = [both.find("Deployment", f"{name}-engine")["spec"]["template"]["spec"] for name in "abc"]
+    assert pods[1] == pods[2] != pods[0]

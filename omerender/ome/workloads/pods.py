@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from omerender.errors import OmeError, Report
 from omerender.kube.shapes import check_pod
 from omerender.kube import k8stypes
+from omerender.yamlio.emit import keep_text
 from omerender.yamlio.data import Memo, copy_data, digest, fingerprint, map_or_empty, pickled
 from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
@@ -80,7 +81,11 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     pods = table.get(PODS)
     if pods is None:
         pods = table[PODS] = Memo(POD_LIMIT)
-    return shared(pods, pod_key(plan), report, lambda said: _build_pod(plan, said), None)
+    key = pod_key(plan)
+    pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
+    if key is not None:
+        keep_text(pod)   # never changed after (see above): the writer writes its text once
+    return pod
 
 
 PODS = "pods"   # the render table's entry that holds the pods built (a Memo of its own, so bounded)
