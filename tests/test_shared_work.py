@@ -393,3 +393,13 @@ def test_the_output_of_inferenceservices_sharing_a_pod_is_each_ones_own(repo):
     assert objects_of(both, "b") == objects_of(alone, "b")
     pods = [both.find("Deployment", f"{name}-engine")["spec"]["template"]["spec"] for name in "abc"]
     assert pods[1] == pods[2] != pods[0]
+
+
+def test_the_pods_kept_are_the_last_used_and_no_more_than_the_limit():
+    from omerender.yamlio.data import Recent
+    table = Recent(2)
+    table.remember("a", 1)
+    table.remember("b", 2)
+    assert table.get("a") == 1   # a use: b is now the oldest
+    table.remember("c", 3)
+    assert list(table) == ["a", "c"] and table.get("b") is None and table.get("b", 0) == 0

@@ -8,6 +8,7 @@ aliased input never grows in the copy; any other type goes to deepcopy.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import hashlib
 import pickle
@@ -121,3 +122,29 @@ class BoundedSet(set):
         if len(self) >= self.limit:
             self.clear()
         super().add(key)
+
+
+class Recent(collections.OrderedDict):
+    """Results by key, the least recently used let go past ``limit``: for results reused at a distance (the pods of
+    InferenceServices alike, which a render meets far apart), where emptying all at once, as :class:`Memo` does,
+    would lose most of them. :meth:`get` counts as a use; :meth:`remember` stores."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def get(self, key, default=None):
+        found = super().get(key, self)
+        if found is self:
+            return default
+        self.move_to_end(key)
+        return found
+
+    def remember(self, key, value):
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+        return value

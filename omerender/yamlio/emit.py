@@ -24,7 +24,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from omerender.errors import ObjRef, OmeError
 from omerender.gorules.text import is_utf8
-from .data import Memo
+from .data import Memo, Recent
 from .goscalars import reads_as_itself
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -486,7 +486,7 @@ def _direct(obj) -> str | None:
 # One map may be held by many objects (a pod spec shared by the Deployments of InferenceServices alike, ome's pod
 # build): its text at an indentation is the same each time, so it is written once. Only maps a caller keeps
 # (:func:`keep_text`, inside :func:`kept_texts`) are looked up, by identity, while the entry holds them alive.
-_KEPT = Memo(1 << 13)   # id of a kept map -> (the map, {indentation: its text there})
+_KEPT = Recent(1536)   # id of a kept map -> (the map, {indentation: its text there}), the last kept (or used)
 _KEEPING = [0]          # kept_texts() open around this (a render)
 
 
@@ -505,8 +505,10 @@ def kept_texts():
 def keep_text(data: dict) -> None:
     """The writer may reuse ``data``'s text wherever it meets ``data`` again: its caller never changes it after
     this (the text written first would be written again). Nothing is kept outside :func:`kept_texts`."""
-    if _KEEPING[0] and id(data) not in _KEPT:
-        _KEPT.remember(id(data), (data, {}))
+    if _KEEPING[0]:
+        found = _KEPT.get(id(data))
+        if found is None or found[0] is not data:
+            _KEPT.remember(id(data), (data, {}))
 
 
 def _kept_text(data: dict, indent: str, out: list) -> None:

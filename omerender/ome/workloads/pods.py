@@ -9,7 +9,7 @@ from omerender.errors import OmeError, Report
 from omerender.kube.shapes import check_pod
 from omerender.kube import k8stypes
 from omerender.yamlio.emit import keep_text
-from omerender.yamlio.data import Memo, copy_data, digest, fingerprint, map_or_empty, pickled
+from omerender.yamlio.data import Recent, copy_data, digest, fingerprint, map_or_empty, pickled
 from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
@@ -80,7 +80,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     table = render_table()
     pods = table.get(PODS)
     if pods is None:
-        pods = table[PODS] = Memo(POD_LIMIT)
+        pods = table[PODS] = Recent(POD_LIMIT)
     key = pod_key(plan)
     pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
     if key is not None:
@@ -88,8 +88,10 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     return pod
 
 
-PODS = "pods"   # the render table's entry that holds the pods built (a Memo of its own, so bounded)
-POD_LIMIT = 8192
+PODS = "pods"   # the render table's entry that holds the pods built (bounded: a Recent of its own)
+# pods kept: the 10,000 fleet's 12,639 pods have 4,842 keys, at most 964 of them between first and last use at once;
+# the 1,536 used last find 90 % of the pods that all 4,842 would, for about 14 MB
+POD_LIMIT = 1536
 # the annotations (A of render.md §8.2) the build reads: whether the model is mounted and model-empty-dir added
 ANNOTATIONS_READ = ("ome.io/inject-model-init", MERGED_WEIGHTS, "ome.io/inject-fine-tuned-adapter")
 
