@@ -249,8 +249,8 @@ def test_an_overlay_shares_no_map_or_list_with_what_it_lays_over():
 
 # ---------------------------------------------------------------- the pod built once per key (ome.workloads.pods)
 
-def pod_isvc(name: str, engine: dict | None = None, annotations: dict | None = None, model: str = "llama-3-2-3b-instruct",
-             namespace: str = "demo") -> str:
+def pod_isvc(name: str, engine: dict | None = None, annotations: dict | None = None,
+             model: str = "llama-3-2-3b-instruct", namespace: str = "demo") -> str:
     metadata = {"name": name, "namespace": namespace, **({"annotations": annotations} if annotations else {})}
     return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": metadata,
                            "spec": {"model": {"name": model}, "runtime": {"name": RUNTIME},

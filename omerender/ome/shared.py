@@ -46,9 +46,10 @@ class Recorder(Report):
 
 def shared(table: dict, key, report: Report, compute: Callable[[Report], T], owner: object | None) -> T:
     """``compute(report)``, computed once per ``key`` in ``table`` (None: not shared; a :class:`Memo` or
-    :class:`Recent` bounds what it keeps) and its messages replayed into each caller's ``report``. ``compute`` must depend on nothing but what ``key`` names, and return a value
-    its callers only read. Work that spends ``owner``'s suggestion budget (:mod:`omerender.suggest`) is not
-    shared, so that the budget runs out where it did before (None: work that suggests nothing)."""
+    :class:`Recent` bounds what it keeps) and its messages replayed into each caller's ``report``. ``compute`` must
+    depend on nothing but what ``key`` names, and return a value its callers only read. Work that spends
+    ``owner``'s suggestion budget (:mod:`omerender.suggest`) is not shared, so that the budget runs out where it
+    did before (None: work that suggests nothing)."""
     if key is None:
         return compute(report)
     found = table.get(key)

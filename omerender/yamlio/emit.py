@@ -479,8 +479,6 @@ def _direct(obj) -> str | None:
     return "".join(out)
 
 
-
-
 # ---------------------------------------------------------------- the text of a map written before
 #
 # One map may be held by many objects (a pod spec shared by the Deployments of InferenceServices alike, ome's pod

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omerender.errors import OmeError, Report
-from omerender.kube.shapes import check_pod
 from omerender.kube import k8stypes
-from omerender.yamlio.emit import keep_text
+from omerender.kube.shapes import check_pod
 from omerender.yamlio.data import Recent, copy_data, digest, fingerprint, map_or_empty, pickled
+from omerender.yamlio.emit import keep_text
 from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
