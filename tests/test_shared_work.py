@@ -290,6 +290,10 @@ def alone_and_together(repo, a: dict, b: dict, options: Options = Options()) -> 
     return alone, rendered_by_isvc(options)
 
 
+def pod_of(objects: list[dict]) -> dict:
+    return next(o for o in objects if o["kind"] == "Deployment")["spec"]["template"]["spec"]
+
+
 def pod_builds(monkeypatch) -> list:
     from omerender.ome.workloads import pods
     calls = []
@@ -310,7 +314,7 @@ def test_inferenceservices_with_one_pod_key_build_it_once_and_hold_the_same_spec
 @pytest.mark.parametrize("variant", POD_VARIANTS)
 def test_inferenceservices_that_differ_in_a_part_of_the_pod_key_each_get_their_own_pod(repo, variant):
     alone, both = alone_and_together(repo, {}, POD_VARIANTS[variant])
-    assert alone["a"] != alone["b"] or variant == "webhook annotation"
+    assert pod_of(alone["a"]) != pod_of(alone["b"])
     assert both["a"] == alone["a"]
     assert both["b"] == alone["b"]
 
@@ -403,3 +407,27 @@ def test_the_pods_kept_are_the_last_used_and_no_more_than_the_limit():
     assert table.get("a") == 1   # a use: b is now the oldest
     table.remember("c", 3)
     assert list(table) == ["a", "c"] and table.get("b") is None and table.get("b", 0) == 0
+
+
+def test_inferenceservices_on_two_accelerator_classes_each_get_their_classs_pod(tmp_path, monkeypatch):
+    """The class is a part of the key: a (nvidia-h100) and b (nvidia-l40s) on one runtime and model."""
+    from test_accelerators import H100, ISVC70, L40S, RT70
+    from test_accelerators_render import MODEL70
+    monkeypatch.chdir(tmp_path)
+    common = [yaml.safe_load(H100), yaml.safe_load(L40S), yaml.safe_load(RT70), MODEL70]
+    (tmp_path / "common.yaml").write_text(yaml.safe_dump_all(common))
+
+    def isvc_on(name: str, cls: str) -> str:
+        isvc = yaml.safe_load(ISVC70)
+        isvc["metadata"]["name"] = name
+        isvc["spec"]["acceleratorSelector"] = {"acceleratorClass": cls}
+        return yaml.safe_dump(isvc)
+
+    (tmp_path / "a.yaml").write_text(isvc_on("a", "nvidia-h100"))
+    alone_a = rendered_by_isvc()["a"]
+    (tmp_path / "a.yaml").unlink()
+    (tmp_path / "b.yaml").write_text(isvc_on("b", "nvidia-l40s"))
+    alone_b = rendered_by_isvc()["b"]
+    (tmp_path / "a.yaml").write_text(isvc_on("a", "nvidia-h100"))
+    both = rendered_by_isvc()
+    assert pod_of(alone_a) != pod_of(alone_b) and both == {"a": alone_a, "b": alone_b}
