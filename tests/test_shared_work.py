@@ -431,3 +431,14 @@ def test_inferenceservices_on_two_accelerator_classes_each_get_their_classs_pod(
     (tmp_path / "a.yaml").write_text(isvc_on("a", "nvidia-h100"))
     both = rendered_by_isvc()
     assert pod_of(alone_a) != pod_of(alone_b) and both == {"a": alone_a, "b": alone_b}
+
+
+def test_a_runtime_runner_with_placeholders_is_built_for_each_inferenceservice(repo):
+    """The runtime's config is named by its digest in the pod's key: its "{{" still keeps the pod from being shared,
+    since the placeholders read each InferenceService's own name."""
+    runtime = (repo / "runtime.yaml").read_text().replace("--served-model-name,", "--served-model-name, '{{.Name}}',")
+    assert "'{{.Name}}'" in runtime
+    (repo / "runtime.yaml").write_text(runtime)
+    alone, both = alone_and_together(repo, {}, {})
+    assert both == alone
+    assert [pod_of(both[name])["containers"][0]["command"][-2] for name in ("a", "b")] == ["a", "b"]

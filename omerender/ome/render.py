@@ -508,7 +508,7 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
                                                                                              ctx.isvc.namespace)
     if ctx.facts is not None and ctx.model is not None and not any(m is ctx.model for m in ctx.facts.models):
         ctx.facts.models.append(ctx.model)
-    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
+    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc, config=comp.config,
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
                    scheduler_name=ctx.runtime_spec.get("schedulerName"),
                    grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds,

@@ -48,6 +48,7 @@ class PodPlan:
     meta: dict                    # the InferenceService's metadata, for placeholders
     annotations: dict             # A of render.md §8.2
     storage: ModelStorage
+    config: dict | None = None    # the runtime's <component>Config ``fields`` were merged from, isvc_fields over it
     overlays: list[OverlayStorage] = field(default_factory=list)
     cls: object = None            # AcceleratorClass Obj or None
     class_config: dict | None = None
@@ -101,8 +102,7 @@ def pod_key(plan: PodPlan) -> bytes | None:
     and errors are never shared); None (not shared) where a string holds ``{{``: the runner's placeholders read the
     InferenceService's metadata and spend the render's expansion budget, which a shared pod would spend once."""
     cls = plan.cls
-    fields = [(key, value) for key, value in plan.fields.items() if key not in COMPONENT_ONLY or key == "runner"]
-    data = pickled((plan.component, plan.role, fields, _isvc_parts(plan), plan.storage, plan.overlays,
+    data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), plan.storage, plan.overlays,
                     None if cls is None else (cls.name, cls.spec), plan.class_config, plan.pods_per_replica,
                     plan.model_ready, plan.runtime_node_selector, plan.scheduler_name, plan.service_account,
                     plan.router_config, plan.grace_period, plan.accelerator_resources,
@@ -111,6 +111,35 @@ def pod_key(plan: PodPlan) -> bytes | None:
     if data is None or b"{{" in data:
         return None
     return digest(data)
+
+
+def _fields_part(plan: PodPlan):
+    """What names the pod fields and runner the build reads. A component's merged fields are the runtime's config
+    with the InferenceService's laid over it key by key (runtimes.components.merge_component): the config's (one per
+    runtime, never changed in a render) are named by their digest, worked out once per config, and the
+    InferenceService's by themselves, so the large runner is not serialized again for each InferenceService."""
+    if plan.role or plan.config is None:
+        return _pod_fields(plan.fields)
+    configs = render_table().get(CONFIGS)
+    if configs is None:
+        configs = render_table()[CONFIGS] = Recent(POD_LIMIT)
+    found = configs.get(id(plan.config))
+    if found is None or found[0] is not plan.config:
+        data = pickled(_pod_fields(plan.config))
+        # a config with "{{" anywhere names itself whole, so that pod_key finds the braces and shares nothing
+        named = None if data is None or b"{{" in data else digest(data)
+        found = configs.remember(id(plan.config), (plan.config, named))
+    if found[1] is None:
+        return _pod_fields(plan.fields)
+    return found[1], _pod_fields(plan.isvc_fields)
+
+
+def _pod_fields(component: dict) -> list:
+    """The fields of a component the build reads, in their order: its pod fields and its runner."""
+    return [(key, value) for key, value in component.items() if key not in COMPONENT_ONLY or key == "runner"]
+
+
+CONFIGS = "pod configs"   # the render table's entry: id of a runtime's component config -> (it, its digest or None)
 
 
 def _isvc_parts(plan: PodPlan) -> tuple:
