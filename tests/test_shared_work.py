@@ -338,3 +338,200 @@ def test_an_overlay_shares_no_map_or_list_with_what_it_lays_over():
     merged["containers"][0]["resources"]["limits"]["cpu"] = 8
     merged["tolerations"][0]["key"] = "changed"
     assert (base, top) == before
+
+
+# ---------------------------------------------------------------- the pod built once per key (ome.workloads.pods)
+
+def pod_isvc(name: str, engine: dict | None = None, annotations: dict | None = None,
+             model: str = "llama-3-2-3b-instruct", namespace: str = "demo") -> str:
+    metadata = {"name": name, "namespace": namespace, **({"annotations": annotations} if annotations else {})}
+    return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": metadata,
+                           "spec": {"model": {"name": model}, "runtime": {"name": RUNTIME},
+                                    "engine": {"minReplicas": 1, **(engine or {})}}}, sort_keys=False)
+
+
+# b differs from a in one part of what its pod is built from: each row is a part of the pod's key
+POD_VARIANTS = {
+    "runner env": {"engine": {"runner": {"env": [{"name": "B_ONLY", "value": "1"}]}}},
+    "runner resources": {"engine": {"runner": {"resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}}}},
+    "nodeSelector": {"engine": {"nodeSelector": {"pool": "b-pool"}}},
+    "affinity": {"engine": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "b", "operator": "Exists"}]}]}}}}},
+    "tolerations": {"engine": {"tolerations": [{"key": "b-only", "operator": "Exists"}]}},
+    "model": {"model": "big-model"},
+    "merged weights annotation": {"annotations": {"ome.io/fine-tuned-serving-with-merged-weights": "true"}},
+    "webhook annotation": {"annotations": {"rdma.ome.io/auto-inject": "true"}},
+    "placeholder": {"engine": {"runner": {"args": ["--tag={{.Name}}"]}}},
+}
+
+
+def rendered_by_isvc(options: Options = Options()) -> dict[str, list[dict]]:
+    """Each InferenceService's objects after the whole render (what a later one did to a shared pod shows)."""
+    result = render(index(read_paths(["."])), options)
+    return {name: copy.deepcopy([o for o in result.objects if o["metadata"]["name"].startswith(f"{name}-")])
+            for name in ("a", "b")}
+
+
+def alone_and_together(repo, a: dict, b: dict, options: Options = Options()) -> tuple[dict, dict]:
+    (repo / "a.yaml").write_text(pod_isvc("a", **a))
+    (repo / "b.yaml").unlink(missing_ok=True)
+    alone = {"a": rendered_by_isvc(options)["a"]}
+    (repo / "a.yaml").unlink()
+    (repo / "b.yaml").write_text(pod_isvc("b", **b))
+    alone["b"] = rendered_by_isvc(options)["b"]
+    (repo / "a.yaml").write_text(pod_isvc("a", **a))
+    return alone, rendered_by_isvc(options)
+
+
+def pod_of(objects: list[dict]) -> dict:
+    return next(o for o in objects if o["kind"] == "Deployment")["spec"]["template"]["spec"]
+
+
+def pod_builds(monkeypatch) -> list:
+    from omerender.ome.workloads import pods
+    calls = []
+    real = pods._build_pod
+    monkeypatch.setattr(pods, "_build_pod", lambda plan, report: calls.append(plan.path) or real(plan, report))
+    return calls
+
+
+def test_inferenceservices_with_one_pod_key_build_it_once_and_hold_the_same_spec(repo, monkeypatch):
+    calls = pod_builds(monkeypatch)
+    alone, both = alone_and_together(repo, {}, {})
+    assert calls == ["engine", "engine", "engine"]   # a alone, b alone, then once for both
+    deployments = [next(o for o in both[name] if o["kind"] == "Deployment") for name in ("a", "b")]
+    assert deployments[0]["spec"]["template"]["spec"] == deployments[1]["spec"]["template"]["spec"]
+    assert both == alone
+
+
+@pytest.mark.parametrize("variant", POD_VARIANTS)
+def test_inferenceservices_that_differ_in_a_part_of_the_pod_key_each_get_their_own_pod(repo, variant):
+    alone, both = alone_and_together(repo, {}, POD_VARIANTS[variant])
+    assert pod_of(alone["a"]) != pod_of(alone["b"])
+    assert both["a"] == alone["a"]
+    assert both["b"] == alone["b"]
+
+
+KEYED = [name for name in POD_VARIANTS if name != "webhook annotation"]   # the webhook reads it after the build
+
+
+@pytest.mark.parametrize("variant", KEYED)
+def test_a_pod_key_that_left_out_the_part_would_fail_the_test_above(repo, monkeypatch, variant):
+    """The check above can fail: with a key of the component alone, b gets a's pod."""
+    from omerender.ome.workloads import pods
+    monkeypatch.setattr(pods, "pod_key", lambda plan: ("only", plan.component, plan.role))
+    alone, both = alone_and_together(repo, {}, POD_VARIANTS[variant])
+    assert both["b"] != alone["b"]
+
+
+def test_a_webhook_that_changed_the_shared_pod_in_place_would_fail_the_test_above(repo, monkeypatch):
+    """The pod webhook copies a spec before it changes it; changed in place, a's pod (shared with b) would get b's
+    RDMA profile."""
+    from omerender.ome import podwebhook
+    monkeypatch.setattr(podwebhook, "_changes_spec", lambda annotations, config: False)
+    alone, both = alone_and_together(repo, {}, POD_VARIANTS["webhook annotation"])
+    assert both["a"] != alone["a"]
+
+
+def test_download_mode_shares_a_pod_where_the_claims_mounted_are_the_same(repo, monkeypatch):
+    """--model-weights download mounts the model's claim and waits for its Job: a ClusterBaseModel's claim has one
+    name in every namespace, so InferenceServices of two namespaces share the pod; another model's is another pod."""
+    from omerender.ome.weights.settings import DOWNLOAD
+    calls = pod_builds(monkeypatch)
+    options = Options(model_weights=DOWNLOAD)
+    alone, both = alone_and_together(repo, {}, {"namespace": "other"}, options)
+    assert both == alone and len(calls) == 3
+    calls.clear()
+    alone, both = alone_and_together(repo, {}, {"model": "big-model"}, options)
+    assert both == alone and len(calls) == 4
+    volumes = [next(o for o in both[name] if o["kind"] == "Deployment")["spec"]["template"]["spec"]["volumes"]
+               for name in ("a", "b")]
+    assert volumes[0] != volumes[1]
+
+
+def test_the_writer_writes_a_kept_map_once_and_each_place_it_is_held_as_before(monkeypatch):
+    from omerender.yamlio import emit
+    pod = {"containers": [{"name": "c", "image": "x:1", "args": ["--a", "yes"]}], "nodeSelector": {"k": "v"}}
+    objects = [{"kind": "Deployment", "spec": {"template": {"spec": pod}}},
+               {"kind": "Other", "spec": pod, "deeper": {"at": {"another": {"indent": pod}}}},
+               {"kind": "Deployment", "spec": {"template": {"spec": pod}}}]
+    plain = [emit.dump(copy.deepcopy(obj)) for obj in objects]
+    written = []
+    real = emit._mapping
+    monkeypatch.setattr(emit, "_mapping", lambda data, *rest: (data is pod and written.append(rest[0]),
+                                                               real(data, *rest))[1])
+    with emit.kept_texts():
+        emit.keep_text(pod)
+        assert [emit.dump(obj) for obj in objects] == plain
+    assert sorted(written) == sorted(["      ", "  ", "        "])   # once per indentation, not once per object
+    assert not emit._KEPT
+    emit.keep_text(pod)   # outside a render nothing is kept
+    assert not emit._KEPT
+
+
+def test_a_kept_map_the_writer_leaves_to_pyyaml_is_written_as_before():
+    from omerender.yamlio import emit
+    pod = {"containers": [{"name": "c", "command": ["line one\nline two"]}]}
+    objects = [{"a": {"spec": pod}}, {"b": {"spec": pod}}]
+    plain = [emit.dump(copy.deepcopy(obj)) for obj in objects]
+    with emit.kept_texts():
+        emit.keep_text(pod)
+        assert [emit.dump(obj) for obj in objects] == plain
+
+
+def test_the_output_of_inferenceservices_sharing_a_pod_is_each_ones_own(repo):
+    """Written by the CLI (the writer reuses the shared pod's text): b's objects as when rendered alone."""
+    (repo / "b.yaml").write_text(pod_isvc("b"))
+    alone = run_cli("render", ".")
+    (repo / "a.yaml").write_text(pod_isvc("a", **POD_VARIANTS["webhook annotation"]))
+    (repo / "c.yaml").write_text(pod_isvc("c"))
+    both = run_cli("render", ".")
+    assert alone.code == both.code == 0, both.stderr
+    assert objects_of(both, "b") == objects_of(alone, "b")
+    pods = [both.find("Deployment", f"{name}-engine")["spec"]["template"]["spec"] for name in "abc"]
+    assert pods[1] == pods[2] != pods[0]
+
+
+def test_the_pods_kept_are_the_last_used_and_no_more_than_the_limit():
+    from omerender.yamlio.data import Recent
+    table = Recent(2)
+    table.remember("a", 1)
+    table.remember("b", 2)
+    assert table.get("a") == 1   # a use: b is now the oldest
+    table.remember("c", 3)
+    assert list(table) == ["a", "c"] and table.get("b") is None and table.get("b", 0) == 0
+
+
+def test_inferenceservices_on_two_accelerator_classes_each_get_their_classs_pod(tmp_path, monkeypatch):
+    """The class is a part of the key: a (nvidia-h100) and b (nvidia-l40s) on one runtime and model."""
+    from test_accelerators import H100, ISVC70, L40S, RT70
+    from test_accelerators_render import MODEL70
+    monkeypatch.chdir(tmp_path)
+    common = [yaml.safe_load(H100), yaml.safe_load(L40S), yaml.safe_load(RT70), MODEL70]
+    (tmp_path / "common.yaml").write_text(yaml.safe_dump_all(common))
+
+    def isvc_on(name: str, cls: str) -> str:
+        isvc = yaml.safe_load(ISVC70)
+        isvc["metadata"]["name"] = name
+        isvc["spec"]["acceleratorSelector"] = {"acceleratorClass": cls}
+        return yaml.safe_dump(isvc)
+
+    (tmp_path / "a.yaml").write_text(isvc_on("a", "nvidia-h100"))
+    alone_a = rendered_by_isvc()["a"]
+    (tmp_path / "a.yaml").unlink()
+    (tmp_path / "b.yaml").write_text(isvc_on("b", "nvidia-l40s"))
+    alone_b = rendered_by_isvc()["b"]
+    (tmp_path / "a.yaml").write_text(isvc_on("a", "nvidia-h100"))
+    both = rendered_by_isvc()
+    assert pod_of(alone_a) != pod_of(alone_b) and both == {"a": alone_a, "b": alone_b}
+
+
+def test_a_runtime_runner_with_placeholders_is_built_for_each_inferenceservice(repo):
+    """The runtime's config is named by its digest in the pod's key: its "{{" still keeps the pod from being shared,
+    since the placeholders read each InferenceService's own name."""
+    runtime = (repo / "runtime.yaml").read_text().replace("--served-model-name,", "--served-model-name, '{{.Name}}',")
+    assert "'{{.Name}}'" in runtime
+    (repo / "runtime.yaml").write_text(runtime)
+    alone, both = alone_and_together(repo, {}, {})
+    assert both == alone
+    assert [pod_of(both[name])["containers"][0]["command"][-2] for name in ("a", "b")] == ["a", "b"]

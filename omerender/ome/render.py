@@ -9,6 +9,7 @@ from omerender.errors import Message, OmeError, OmeErrors, Report
 from omerender.kube.names import trunc63
 from omerender.suggest import did_you_mean
 from omerender.yamlio.data import count_values
+from omerender.yamlio.emit import kept_texts
 from .accelerators import choice as accelerators, effects as classeffects
 from .benchmark.step import benchmark_jobs
 from .frontend import CLI_FRONT, FrontEnd
@@ -116,7 +117,7 @@ def render(inputs: Inputs, options: Options = Options(), lock: Lock | None = Non
     and ``Result.streamed_at`` says where among them they belong. What the sink got is output only if the render
     returns: an error found later (a duplicate of an earlier object, a failure in a later InferenceService) raises.
     """
-    with render_budget(), copy_budget(inputs), shared_work():
+    with render_budget(), copy_budget(inputs), shared_work(), kept_texts():
         return _render(inputs, options, lock, sink)
 
 
@@ -508,7 +509,7 @@ def _pod_plan(ctx: IsvcContext, comp: Component, annotations: dict) -> PodPlan:
                                                                                              ctx.isvc.namespace)
     if ctx.facts is not None and ctx.model is not None and not any(m is ctx.model for m in ctx.facts.models):
         ctx.facts.models.append(ctx.model)
-    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc,
+    plan = PodPlan(component=comp.name, role="", fields=comp.merged, isvc_fields=comp.isvc, config=comp.config,
                    meta=ctx.isvc.metadata, annotations=annotations, storage=storage,
                    scheduler_name=ctx.runtime_spec.get("schedulerName"),
                    grace_period=ctx.inputs.cluster_config.deploy.termination_grace_period_seconds,

@@ -16,6 +16,7 @@ from typing import Callable, TypeVar
 
 from omerender.errors import Message, OmeError, Report
 from omerender.suggest import remaining
+from omerender.yamlio.data import Memo, Recent
 
 T = TypeVar("T")
 
@@ -44,10 +45,11 @@ class Recorder(Report):
 
 
 def shared(table: dict, key, report: Report, compute: Callable[[Report], T], owner: object | None) -> T:
-    """``compute(report)``, computed once per ``key`` in ``table`` (None: not shared) and its messages replayed
-    into each caller's ``report``. ``compute`` must depend on nothing but what ``key`` names, and return a value
-    its callers only read. Work that spends ``owner``'s suggestion budget (:mod:`omerender.suggest`) is not
-    shared, so that the budget runs out where it did before (None: work that suggests nothing)."""
+    """``compute(report)``, computed once per ``key`` in ``table`` (None: not shared; a :class:`Memo` or
+    :class:`Recent` bounds what it keeps) and its messages replayed into each caller's ``report``. ``compute`` must
+    depend on nothing but what ``key`` names, and return a value its callers only read. Work that spends
+    ``owner``'s suggestion budget (:mod:`omerender.suggest`) is not shared, so that the budget runs out where it
+    did before (None: work that suggests nothing)."""
     if key is None:
         return compute(report)
     found = table.get(key)
@@ -63,7 +65,10 @@ def shared(table: dict, key, report: Report, compute: Callable[[Report], T], own
         recorder.replay(report)  # what was said before the error, then the error itself: never shared
         raise
     if owner is None or remaining(owner) == budget:
-        table[key] = (value, recorder)
+        if isinstance(table, (Memo, Recent)):
+            table.remember(key, (value, recorder))
+        else:
+            table[key] = (value, recorder)
     recorder.replay(report)
     return value
 

@@ -8,6 +8,7 @@ aliased input never grows in the copy; any other type goes to deepcopy.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import hashlib
 import pickle
@@ -73,10 +74,20 @@ def count_values(value: Any) -> int:
 def fingerprint(value: Any) -> bytes | None:
     """A digest of ``value``'s exact content (types, order and all: 1, 1.0, True and "1" differ), for caches of
     results that depend on the content alone; None for what pickle cannot serialize (then nothing is cached)."""
+    data = pickled(value)
+    return None if data is None else digest(data)
+
+
+def pickled(value: Any) -> bytes | None:
+    """``value``'s exact content as bytes (:func:`fingerprint` digests them); every string's UTF-8 is in them whole,
+    so a text that no string holds is not in them either. None for what pickle cannot serialize."""
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
+
+
+def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
@@ -119,3 +130,29 @@ class BoundedSet(set):
         if len(self) + len(keys) > self.limit:
             self.clear()
         super().update(keys)
+
+
+class Recent(collections.OrderedDict):
+    """Results by key, the least recently used let go past ``limit``: for results reused at a distance (the pods of
+    InferenceServices alike, which a render meets far apart), where emptying all at once, as :class:`Memo` does,
+    would lose most of them. :meth:`get` counts as a use; :meth:`remember` stores."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def get(self, key, default=None):
+        found = super().get(key, self)
+        if found is self:
+            return default
+        self.move_to_end(key)
+        return found
+
+    def remember(self, key, value):
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+        return value

@@ -13,6 +13,7 @@ dominated a large render's profile (benchmarks/README.md).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import itertools
 import re
@@ -23,7 +24,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from omerender.errors import ObjRef, OmeError
 from omerender.gorules.text import is_utf8
-from .data import Memo
+from .data import Memo, Recent
 from .goscalars import reads_as_itself
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -460,7 +461,10 @@ def _mapping(data: dict, indent: str, first: str, out: list) -> None:
         elif kind is dict:
             if value:
                 append(opens)
-                _mapping(value, inner, inner, out)
+                if _KEPT and id(value) in _KEPT:
+                    _kept_text(value, inner, out)
+                else:
+                    _mapping(value, inner, inner, out)
             else:
                 append(start)
                 append("{}\n")
@@ -510,3 +514,43 @@ def _direct(obj) -> str | None:
     return "".join(out)
 
 
+# ---------------------------------------------------------------- the text of a map written before
+#
+# One map may be held by many objects (a pod spec shared by the Deployments of InferenceServices alike, ome's pod
+# build): its text at an indentation is the same each time, so it is written once. Only maps a caller keeps
+# (:func:`keep_text`, inside :func:`kept_texts`) are looked up, by identity, while the entry holds them alive.
+_KEPT = Recent(1536)   # id of a kept map -> (the map, {indentation: its text there}), the last kept (or used)
+_KEEPING = [0]          # kept_texts() open around this (a render)
+
+
+@contextlib.contextmanager
+def kept_texts():
+    """Maps kept inside (:func:`keep_text`) have their text written once; all are let go at the end."""
+    _KEEPING[0] += 1
+    try:
+        yield
+    finally:
+        _KEEPING[0] -= 1
+        if not _KEEPING[0]:
+            _KEPT.clear()
+
+
+def keep_text(data: dict) -> None:
+    """The writer may reuse ``data``'s text wherever it meets ``data`` again: its caller never changes it after
+    this (the text written first would be written again). Nothing is kept outside :func:`kept_texts`."""
+    if _KEEPING[0]:
+        found = _KEPT.get(id(data))
+        if found is None or found[0] is not data:
+            _KEPT.remember(id(data), (data, {}))
+
+
+def _kept_text(data: dict, indent: str, out: list) -> None:
+    kept, texts = _KEPT[id(data)]
+    text = texts.get(indent) if kept is data else None
+    if text is None:
+        part: list = []
+        _mapping(data, indent, indent, part)   # raises before anything is kept where the map is unwritable
+        text = "".join(part)
+        if kept is data:
+            texts[indent] = text
+    out.append(text)
