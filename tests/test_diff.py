@@ -987,3 +987,32 @@ def test_gpu_capacity_counts_exactly_with_quantities_read_once():
     shown = gpus.compare({}, gpus.capacity(side))
     assert shown == [{"resource": "nvidia.com/gpu", "class": None, "base": {"min": 0, "max": 0},
                       "head": {"min": 34.5, "max": 74.5}}]
+
+
+@pytest.mark.parametrize("scenario", ["image-bump", "accelerator-class", "gpu-count", "max-replicas", "cluster",
+                                      "download"])
+def test_head_renders_in_a_diff_as_it_renders_alone(tmp_path, scenario):
+    """diff's two renders share the pods they build (``across_renders``): a pod built for base serves head only
+    where everything its build reads is the same, so head's objects and messages are those of head rendered alone,
+    whatever the change (a runtime's image, a class, GPUs, the cluster's grace period, the weights mode)."""
+    from omerender.diff.sides import read_side
+    from omerender.ome.render import Options
+    from omerender.ome.shared import across_renders
+    from omerender.ome.weights.settings import DOWNLOAD
+
+    if scenario == "cluster":
+        head = tmp_path / "head"
+        shutil.copytree(BASE, head)
+        chart = (Path(__file__).resolve().parents[1] / "omerender" / "ome" / "cluster" / "chart_defaults.yaml")
+        (head / "cluster.yaml").write_text(chart.read_text().replace('"terminationGracePeriodSeconds": 600',
+                                                                     '"terminationGracePeriodSeconds": 300'))
+    else:
+        head = head_of(tmp_path, "image-bump" if scenario == "download" else scenario)
+    base_options = Options(model_weights=DOWNLOAD) if scenario == "download" else Options()
+    with across_renders():
+        base = read_side("base", str(BASE), [], base_options, None)
+        in_diff = read_side("head", str(head), [], Options(), None)
+    alone = read_side("head", str(head), [], Options(), None)
+    assert base.result.objects != in_diff.result.objects
+    assert in_diff.result.objects == alone.result.objects
+    assert in_diff.result.messages == alone.result.messages

@@ -15,6 +15,7 @@ from omerender.diff.report import as_json, as_text
 from omerender.diff.sides import SideError, overlays_among, read_side
 from omerender.diff.values import printable
 from omerender.errors import Message, OmeError, run_guarded
+from omerender.ome.shared import across_renders
 from .shell import (CLUSTER_CONFIG_HELP, allow_option, allowed, built_overlay, check_cluster, cluster_flags, fail,
                     fail_if_strict, for_cluster, github_mode, messages_option, render_options, say, weights_flags)
 
@@ -120,7 +121,7 @@ def diff_cmd(base, head, paths, output_format, context, exit_code, keep_inputs, 
     cluster, failures = run_guarded(lambda: for_cluster(kube_version), debug)
     if failures:
         fail(failures, EXIT_ERROR)
-    with cluster:
+    with cluster, across_renders():   # base's pods serve head wherever their build reads the same
         if each:  # each warning named with its PATH under --strict: a shared file's warning may differ per cluster
             renders = [(f"head ({printable(path)})", path, read([path], config))
                        for path, config in _cluster_config_of_each(paths, cluster_configs).items()]

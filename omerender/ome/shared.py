@@ -90,3 +90,30 @@ def render_table() -> dict:
     """The open render's table; outside a render, an empty one each time (nothing is shared)."""
     table = _TABLE.get()
     return {} if table is None else table
+
+
+_ACROSS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("omerender_work_across_renders", default=None)
+
+
+@contextlib.contextmanager
+def across_renders():
+    """The renders inside share their :func:`keyed_table` entries (``diff``'s two sides: a pod built for one side
+    serves the other wherever everything its build reads is the same)."""
+    token = _ACROSS.set({})
+    try:
+        yield
+    finally:
+        _ACROSS.reset(token)
+
+
+def keyed_table(name: str, make: Callable[[], dict]) -> dict:
+    """The table ``name`` of work keyed by everything it reads (its content, or an object its entries hold), never
+    by what one render alone holds: the open render's, or inside :func:`across_renders` one for all its renders.
+    ``make`` makes it on first use."""
+    tables = _ACROSS.get()
+    if tables is None:
+        tables = render_table()
+    found = tables.get(name)
+    if found is None:
+        found = tables[name] = make()
+    return found

@@ -14,7 +14,7 @@ from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
 from ..runtimes.presets import preset_image_warnings
-from ..shared import render_table, shared
+from ..shared import keyed_table, render_table, shared
 from . import parallel_flags
 from .placeholders import expand_container
 from .storage import ModelStorage, OverlayStorage
@@ -78,10 +78,7 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     """The pod spec of one pod template: built once per key of everything the build reads (:func:`pod_key`) and
     the same dict for every plan of that key, its messages said again to each plan's report (ome.shared). What
     holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates."""
-    table = render_table()
-    pods = table.get(PODS)
-    if pods is None:
-        pods = table[PODS] = Recent(POD_LIMIT)
+    pods = keyed_table(PODS, lambda: Recent(POD_LIMIT))
     key = pod_key(plan)
     pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
     if key is not None:
@@ -120,9 +117,7 @@ def _fields_part(plan: PodPlan):
     InferenceService's by themselves, so the large runner is not serialized again for each InferenceService."""
     if plan.role or plan.config is None:
         return _pod_fields(plan.fields)
-    configs = render_table().get(CONFIGS)
-    if configs is None:
-        configs = render_table()[CONFIGS] = Recent(POD_LIMIT)
+    configs = keyed_table(CONFIGS, lambda: Recent(POD_LIMIT))
     found = configs.get(id(plan.config))
     if found is None or found[0] is not plan.config:
         data = pickled(_pod_fields(plan.config))
