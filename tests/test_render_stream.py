@@ -205,9 +205,11 @@ def test_a_spooled_object_that_cannot_be_written_raises_before_anything_is_writt
 def test_the_spool_holds_any_text_and_gives_it_back_whole():
     objects = [{"kind": "ConfigMap", "metadata": {"name": f"m{i}"}, "data": {"t": "é€😀" * i + "x" * (i * 97)}}
                for i in range(400)]
-    spool = Spool()
-    spool.PACK = 1000   # many packed pieces, some ending inside a character
-    spool.HOLD = 20_000   # the stream's start held as text, the rest compressed
+    class Small(Spool):
+        PACK = 1000   # many packed pieces, some ending inside a character
+        HOLD = 20_000   # the stream's start held as text, the rest compressed
+
+    spool = Small()
     for obj in objects[1:-1]:
         spool(obj)
     out = io.StringIO()

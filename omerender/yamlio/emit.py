@@ -201,7 +201,7 @@ def dump_resource_list(resource_list: dict) -> str:
 
 def write_resource_list(resource_list: dict, out) -> None:
     """``out.write(dump_resource_list(resource_list))`` one item at a time."""
-    batched = _Batched(out)
+    batched = _Batched(out.write)
     for piece in _resource_list_pieces(resource_list):
         batched.write(piece)
     batched.flush()
@@ -239,7 +239,7 @@ def _as_item(text: str) -> str:
 
 def write_stream(objects: list, out) -> None:
     """Each object as ``"---\n" + dump(obj)``, written as it is dumped, never holding the whole text."""
-    batched = _Batched(out)
+    batched = _Batched(out.write)
     for text in _each_dumped(objects):
         batched.write("---\n" + text)
     batched.flush()
@@ -248,9 +248,9 @@ def write_stream(objects: list, out) -> None:
 class Spool:
     """A YAML stream dumped as its objects come (``"---\n" + dump(obj)`` each, :func:`write_stream`'s text), held
     (compressed once it is longer than :attr:`HOLD` characters) until it is written out whole: a large render's
-    objects then need not stay in memory until the render is known to have succeeded (ome.render's sink). A string that cannot be written
-    as UTF-8 is remembered (the first, as :attr:`error`) and raised when the stream is written, as
-    :func:`write_stream` raises it."""
+    objects then need not stay in memory until the render is known to have succeeded (ome.render's sink). A string
+    that cannot be written as UTF-8 is remembered (the first, as :attr:`error`) and raised when the stream is
+    written, as :func:`write_stream` raises it."""
 
     PACK = 1 << 18   # characters dumped before they are joined, and compressed together past HOLD
     # Compressing costs about 3 % of a render (zlib's fastest level; YAML still packs about 10x), so a stream of at
@@ -264,8 +264,7 @@ class Spool:
         self._texts: list[str] = []   # the stream's start, as it is
         self._kept = 0
         self._packed: list[bytes] = []
-        self._parts: list[str] = []
-        self._held = 0
+        self._batched = _Batched(self._hold, self.PACK)
 
     def __call__(self, obj) -> None:
         if self.error is not None:
@@ -275,30 +274,25 @@ class Spool:
         except OmeError as err:
             self.error = err
             return
-        self._parts.append("---\n")
-        self.put(text)
+        self._batched.write("---\n")
+        self._batched.write(text)
 
     def put(self, text: str) -> None:
         """Add ``text`` to the stream as it is (:meth:`texts` gives it back in pieces of any length)."""
-        self._parts.append(text)
-        self._held += len(text)
-        if self._held >= self.PACK:
-            self._pack()
+        self._batched.write(text)
 
-    def _pack(self) -> None:
-        if self._parts:
-            text = "".join(self._parts)
-            self._parts, self._held = [], 0
-            self._kept += len(text)
-            self._texts.append(text)
-            if self._kept > self.HOLD:
-                for text in self._texts:
-                    self._packed.append(self._packer.compress(text.encode("utf-8")))
-                self._texts = []
+    def _hold(self, text: str) -> None:
+        """Keep PACK characters or so of the stream, joined: as text, or compressed past HOLD."""
+        self._kept += len(text)
+        self._texts.append(text)
+        if self._kept > self.HOLD:
+            for text in self._texts:
+                self._packed.append(self._packer.compress(text.encode("utf-8")))
+            self._texts = []
 
     def texts(self):
         """The stream's text, a piece at a time."""
-        self._pack()
+        self._batched.flush()
         yield from self._texts   # held as text: the stream stayed under HOLD, nothing was packed
         self._texts, self._kept = [], 0
         self._packed.append(self._packer.flush())
@@ -317,23 +311,21 @@ def write_spliced(head: list, spool: Spool, tail: list, out) -> None:
     if spool.error is not None:
         raise spool.error
     last = ["---\n" + text for text in _each_dumped(tail)]
-    batched = _Batched(out)
+    batched = _Batched(out.write)
     for text in itertools.chain(first, spool.texts(), last):   # the spool's text never whole in memory
         batched.write(text)
     batched.flush()
 
 
 class _Batched:
-    """Passes text on to ``out`` about a MiB at a time.
+    """Passes text on to ``write`` about a MiB (``size`` characters) at a time, joined.
 
     Written as dumped, stdout got 8 KiB writes: into a pipe (kustomize reading a function, Argo CD a
     plugin, ``| omerender render -``), each wakes the reader, and at 200 InferenceServices that cost
     the function 4 % more CPU than writing to a file (benchmarks/RESULTS.md). A MiB at a time it is 1 %.
     """
-    encoding = "utf-8"  # PyYAML's C emitter writes str, not bytes, to a stream with this attribute
-
-    def __init__(self, out, size: int = 1 << 20):
-        self._out, self._size, self._parts, self._held = out, size, [], 0
+    def __init__(self, write, size: int = 1 << 20):
+        self._write, self._size, self._parts, self._held = write, size, [], 0
 
     def write(self, text: str) -> None:
         self._parts.append(text)
@@ -343,7 +335,7 @@ class _Batched:
 
     def flush(self) -> None:
         if self._parts:
-            self._out.write("".join(self._parts))
+            self._write("".join(self._parts))
             self._parts, self._held = [], 0
 
 
