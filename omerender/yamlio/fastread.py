@@ -364,23 +364,17 @@ def _check(root, chunk: str) -> int:
         node = stack.pop()
         if node.__class__ is dict:
             held += len(node)
-            for key, value in node.items():
+            for key in node:
                 if not key or key[0] in firsts or key == "<<":
                     suspects.append((key, True))
-                kind = value.__class__
-                if kind is str:
-                    if value and value[0] in firsts:
-                        suspects.append((value, False))
-                elif kind is dict or kind is list:
-                    stack.append(value)
-        else:
-            for value in node:
-                kind = value.__class__
-                if kind is str:
-                    if value and value[0] in firsts:
-                        suspects.append((value, False))
-                elif kind is dict or kind is list:
-                    stack.append(value)
+            node = node.values()
+        for value in node:
+            kind = value.__class__
+            if kind is str:
+                if value and value[0] in firsts:
+                    suspects.append((value, False))
+            elif kind is dict or kind is list:
+                stack.append(value)
     plain = set()
     for text, is_key in suspects:
         known = (keys if is_key else values).get(text)
