@@ -49,7 +49,11 @@ def overlay(base: Any, top: Any, path: str = "", keep_new_empty: bool = True, sh
     holds the values of ``base`` and ``top`` it keeps whole instead of copies (only the maps
     and lists the merge builds are new), for a reader that copies what it keeps.
     """
-    copy = _same if share else copy_data
+    return _overlay(base, top, path, keep_new_empty, _same if share else copy_data)
+
+
+def _overlay(base: Any, top: Any, path: str, keep_new_empty: bool, copy) -> Any:
+    """:func:`overlay`, ``copy`` being what it does to the values it keeps whole."""
     if isinstance(base, dict) and isinstance(top, dict):
         return _overlay_maps(base, top, path, keep_new_empty, copy)
     if is_empty(top):
@@ -108,7 +112,6 @@ def _merge_key(path: str, key: str) -> str | None:
 def merge_keyed_lists(base: list, top: list, key: str, path: str, keep_new_empty: bool = True,
                       copy=copy_data) -> list:
     """Merge two lists item by item on ``key``, in Kubernetes strategic-merge order (render.md §3.6)."""
-    share = copy is _same
     base_keys = [_item_key(item, key, path, i) for i, item in enumerate(base)]
     base_pos = {k: i for i, k in reversed(list(enumerate(base_keys)))}
     merged: dict[Any, Any] = {}
@@ -116,10 +119,10 @@ def merge_keyed_lists(base: list, top: list, key: str, path: str, keep_new_empty
     for i, item in enumerate(top):
         k = _item_key(item, key, path, i)
         if k in merged:
-            merged[k] = overlay(merged[k], item, f"{path}[{i}]", keep_new_empty, share)
+            merged[k] = _overlay(merged[k], item, f"{path}[{i}]", keep_new_empty, copy)
             continue
         start = base[base_pos[k]] if k in base_pos else {}
-        merged[k] = overlay(start, item, f"{path}[{i}]", keep_new_empty, share)
+        merged[k] = _overlay(start, item, f"{path}[{i}]", keep_new_empty, copy)
         top_order.append(k)
     base_only = [(k, base[i]) for i, k in enumerate(base_keys) if k not in merged]
     top_items = [(k, merged[k]) for k in top_order]
