@@ -965,8 +965,9 @@ def test_an_inference_services_routes_are_named_as_what_they_are(tmp_path):
 
 
 def test_gpu_capacity_counts_exactly_with_quantities_read_once():
-    """gpus.capacity reads each quantity text once per render and sums whole counts as ints: the totals are the
-    exact sums, a fraction stays a fraction (0.5 shown as 0.5), and a value that is no quantity counts nothing."""
+    """gpus.capacity reads each quantity text once (kube.quantities remembers it) and sums whole counts as ints:
+    the totals are the exact sums, a fraction stays a fraction (0.5 shown as 0.5), and a value that is no quantity
+    counts nothing."""
     from types import SimpleNamespace
     from omerender.diff import gpus
 

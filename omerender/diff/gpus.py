@@ -11,7 +11,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from omerender.errors import OmeError
-from omerender.kube.quantities import parse_quantity
+from omerender.kube.quantities import known_quantity
 from omerender.yamlio.data import list_or_empty
 from .sides import Side
 
@@ -31,10 +31,9 @@ def capacity(side: Side) -> Capacity:
             classes[id(obj)] = facts.classes.get(component) if isinstance(component, str) else None
     objects = side.result.objects
     scaled = _scalers(objects)
-    quantities: dict = {}  # one fleet asks for the same few counts thousands of times
     total: Capacity = defaultdict(lambda: [0, 0])
     for obj in objects:
-        per_pod = _workload_gpus(obj, quantities)
+        per_pod = _workload_gpus(obj)
         if not per_pod:
             continue
         low, high = scaled.get(_target(obj)) or (_replicas(obj),) * 2
@@ -72,16 +71,15 @@ def is_extended(resource: str) -> bool:
 _extended = functools.lru_cache(maxsize=1024)(is_extended)  # a fleet names a few resources thousands of times
 
 
-def _workload_gpus(obj: dict, quantities: dict) -> dict[str, Fraction | int]:
+def _workload_gpus(obj: dict) -> dict[str, Fraction | int]:
     kind = obj.get("kind")
     if kind == "Deployment":
-        return _pod_gpus(_get(obj, "spec", "template", "spec"), quantities)
+        return _pod_gpus(_get(obj, "spec", "template", "spec"))
     if kind != "LeaderWorkerSet":
         return {}
     template = _get(obj, "spec", "leaderWorkerTemplate") or {}
-    worker = _pod_gpus(_get(template, "workerTemplate", "spec"), quantities)
-    leader = _pod_gpus(_get(template, "leaderTemplate", "spec"), quantities) if _get(template, "leaderTemplate") \
-        else worker
+    worker = _pod_gpus(_get(template, "workerTemplate", "spec"))
+    leader = _pod_gpus(_get(template, "leaderTemplate", "spec")) if _get(template, "leaderTemplate") else worker
     size = template.get("size") if isinstance(template.get("size"), int) else 1
     group = dict(leader)
     for resource, count in worker.items():
@@ -89,50 +87,40 @@ def _workload_gpus(obj: dict, quantities: dict) -> dict[str, Fraction | int]:
     return {r: c for r, c in group.items() if c}
 
 
-def _pod_gpus(pod, quantities: dict) -> dict[str, Fraction | int]:
+def _pod_gpus(pod) -> dict[str, Fraction | int]:
     """The extended resources one pod asks for: the containers' sum, or an init container's if larger."""
     if not isinstance(pod, dict):
         return {}
     total: dict[str, Fraction | int] = defaultdict(int)
     for container in list_or_empty(pod.get("containers")):
-        for resource, count in _container(container, quantities).items():
+        for resource, count in _container(container).items():
             total[resource] += count
     for container in list_or_empty(pod.get("initContainers")):
-        for resource, count in _container(container, quantities).items():
+        for resource, count in _container(container).items():
             total[resource] = max(total[resource], count)
     return {r: c for r, c in total.items() if c}
 
 
-def _container(container, quantities: dict) -> dict[str, Fraction | int]:
+def _container(container) -> dict[str, Fraction | int]:
     resources = _get(container, "resources") or {}
     found = {}
     for part in ("requests", "limits"):  # extended resources: limits, where given, equal requests
         values = resources.get(part) if isinstance(resources, dict) else None
         for resource, value in (values.items() if isinstance(values, dict) else ()):
             if isinstance(resource, str) and _extended(resource):
-                count = _quantity(value, quantities)
+                count = _quantity(value)
                 if count is not None:  # not a quantity: the API server rejects the object; it asks for nothing
                     found[resource] = count
     return found
 
 
-def _quantity(value, quantities: dict) -> Fraction | int | None:
+def _quantity(value) -> Fraction | int | None:
     """``value`` as a quantity (a whole one as an int: the sums stay exact and cheap), None where it is none."""
-    key = (type(value), value)
     try:
-        return quantities[key]
-    except KeyError:
-        pass
-    except TypeError:  # a list or a map: no quantity, and no key
-        return None
-    try:
-        count = parse_quantity(value, "resources")
+        count = known_quantity(value, "resources")
     except OmeError:
-        count = None
-    else:
-        count = int(count) if count.denominator == 1 else count
-    quantities[key] = count
-    return count
+        return None
+    return int(count) if count.denominator == 1 else count
 
 
 def _scalers(objects: list[dict]) -> dict[tuple, tuple[int, int]]:

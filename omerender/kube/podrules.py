@@ -18,16 +18,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from omerender.errors import OmeError
-from omerender.yamlio.data import BoundedSet, Memo, fingerprint
+from omerender.yamlio.data import BoundedSet, fingerprint
 from .apirules import is_extended_resource, shown
-from .quantities import parse_quantity
+from .quantities import known_quantity
 
 PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
 PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 CONTAINER_GROUPS = ("containers", "initContainers", "ephemeralContainers")   # validateContainers' order
 SUB_PATHS = ("subPath", "subPathExpr")
-_QUANTITIES = Memo(100_000)   # quantity text -> value: the same few quantities recur on every pod
 
 
 @dataclass(frozen=True)
@@ -205,14 +204,10 @@ def _resources(resources, path: str) -> Refusal | None:
 
 
 def _quantity(value, path: str) -> Fraction | Refusal:
-    key = (type(value), value)
-    if key in _QUANTITIES:
-        return _QUANTITIES[key]
     try:
-        amount = parse_quantity(value, path)
+        return known_quantity(value, path)
     except OmeError as err:
         return Refusal(path, err.text[len(path) + 2:])
-    return _QUANTITIES.remember(key, amount)
 
 
 # ---------------------------------------------------------------- the pod templates of an object

@@ -6,6 +6,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from omerender.errors import OmeError
+from omerender.yamlio.data import Memo
 
 # ASCII digits only, as resource.ParseQuantity reads them ('0' <= c <= '9'): Python's \d would take any Unicode digit
 # (a full-width "１６Gi"), which Decimal() and int() then read as 16, and the API server refuses.
@@ -43,6 +44,22 @@ def parse_quantity(value, path: str, owner=None) -> Fraction:
         return NANO if number > 0 else -NANO
     scaled = Fraction(number) * (Fraction(10) ** power)
     return _bounded(scaled, value, path, owner)
+
+
+_KNOWN = Memo(100_000)   # (type, value) -> its amount: a fleet's pods ask for the same few quantities thousands of times
+
+
+def known_quantity(value, path: str) -> Fraction:
+    """:func:`parse_quantity` (its error without an owner), each valid value's amount remembered; an invalid one
+    raises each time."""
+    try:
+        key = (type(value), value)
+        found = _KNOWN.get(key)
+    except TypeError:   # a list or a map: not a quantity, and no key
+        return parse_quantity(value, path)
+    if found is not None:
+        return found
+    return _KNOWN.remember(key, parse_quantity(value, path))
 
 
 def _exponent(suffix: str, value, path: str, owner) -> int:
