@@ -1,4 +1,5 @@
 """omerender: render OME serving objects into plain Kubernetes objects."""
+import atexit
 import gc
 
 # omerender's version, in this one place: pyproject.toml reads it ([tool.setuptools.dynamic]) into the wheel's
@@ -19,5 +20,8 @@ def without_cycle_collector() -> None:
     """Turn Python's cyclic garbage collector off for the rest of the process. Every command is one pass that
     builds a large heap of parsed objects and exits: the collector's full scans of that growing heap cost 8-11 %
     of a render at 1,000-10,000 InferenceServices and free nothing (peak memory is the same). Memory that no
-    cycle holds is still freed at once, and the input limits bound what a cycle could hold."""
+    cycle holds is still freed at once, and the input limits bound what a cycle could hold. The interpreter's exit
+    still runs one full collection over everything left alive (0.3 s of CPU, 3 % of a 10,000 InferenceService
+    render): at exit every object is frozen first (``gc.freeze``), so that collection has nothing to scan."""
     gc.disable()
+    atexit.register(gc.freeze)
