@@ -543,3 +543,38 @@ def test_a_runtime_runner_with_placeholders_is_built_for_each_inferenceservice(r
     alone, both = alone_and_together(repo, {}, {})
     assert both == alone
     assert [pod_of(both[name])["containers"][0]["command"][-2] for name in ("a", "b")] == ["a", "b"]
+
+
+def test_routers_alike_build_their_pod_once_and_each_runs_as_its_own_account(tmp_path, monkeypatch):
+    """A router's pod runs as its InferenceService's own account (``<name>-router``): the pod is built once for a and
+    b, each gets a copy with its own account in place, exactly as rendered alone, and neither holds the other's."""
+    from catalog import completed_model, models
+    from test_pd import runtime as pd_runtime
+    monkeypatch.chdir(tmp_path)
+    rt = pd_runtime("mistral-7b-instruct-pd-rt.yaml")
+    model = "mistral-7b-instruct-v0-2"
+    (tmp_path / "common.yaml").write_text(yaml.safe_dump_all([completed_model(models()[model], rt), rt]))
+
+    def router_isvc(name: str) -> str:
+        return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+                               "metadata": {"name": name, "namespace": "demo"},
+                               "spec": {"model": {"name": model}, "runtime": {"name": rt["metadata"]["name"]},
+                                        "engine": {}, "decoder": {}, "router": {}}})
+
+    (tmp_path / "a.yaml").write_text(router_isvc("a"))
+    alone_a = rendered_by_isvc()["a"]
+    (tmp_path / "a.yaml").unlink()
+    (tmp_path / "b.yaml").write_text(router_isvc("b"))
+    alone_b = rendered_by_isvc()["b"]
+    (tmp_path / "a.yaml").write_text(router_isvc("a"))
+    calls = pod_builds(monkeypatch)
+    result = render(index(read_paths(["."])), Options())
+    both = {name: [o for o in result.objects if o["metadata"]["name"].startswith(f"{name}-")] for name in "ab"}
+    assert calls.count("router") == 1
+    assert both == {"a": alone_a, "b": alone_b}
+    routers = [next(o for o in both[name] if o["kind"] == "Deployment" and o["metadata"]["name"] == f"{name}-router")
+               ["spec"]["template"]["spec"] for name in "ab"]
+    assert [pod["serviceAccountName"] for pod in routers] == ["a-router", "b-router"]
+    assert routers[0] is not routers[1] and {**routers[0], "serviceAccountName": "b-router"} == routers[1]
+    assert list(routers[0]) == list(next(o for o in alone_a if o["kind"] == "Deployment" and o["metadata"]["name"]
+                                         == "a-router")["spec"]["template"]["spec"])   # the same key order

@@ -3,7 +3,7 @@ among the containers, placeholders, and the pod-level fields (render.md §1 step
 §6, §7, §10)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from omerender.errors import OmeError, Report
 from omerender.kube import k8stypes
@@ -77,7 +77,25 @@ class PodPlan:
 def build_pod(plan: PodPlan, report: Report) -> dict:
     """The pod spec of one pod template: built once per key of everything the build reads (:func:`pod_key`) and
     the same dict for every plan of that key, its messages said again to each plan's report (ome.shared). What
-    holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates."""
+    holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates.
+
+    A router's pod runs as its InferenceService's own service account, so no two share it: where the runtime sets
+    no account to replace (the one warning that names it), the pod is built once for every router alike with
+    :data:`ACCOUNT_STAND_IN` there, and each router's is that pod's copy with its own account in the same place
+    (the shape check takes any string there, and nothing else of the build reads the account)."""
+    account = plan.service_account
+    if account and plan.fields.get("serviceAccountName") is None:
+        pod = dict(_keyed_pod(replace(plan, service_account=ACCOUNT_STAND_IN), report))
+        pod["serviceAccountName"] = account
+        return pod
+    return _keyed_pod(plan, report)
+
+
+# no InferenceService's router account: those are InferenceService names, which hold no space
+ACCOUNT_STAND_IN = "the InferenceService's router account"
+
+
+def _keyed_pod(plan: PodPlan, report: Report) -> dict:
     pods = keyed_table(PODS, lambda: Recent(POD_LIMIT))
     key = pod_key(plan)
     pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
@@ -99,7 +117,8 @@ def pod_key(plan: PodPlan) -> bytes | None:
     and errors are never shared); None (not shared) where a string holds ``{{``: the runner's placeholders read the
     InferenceService's metadata and spend the render's expansion budget, which a shared pod would spend once."""
     cls = plan.cls
-    data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), plan.storage, plan.overlays,
+    data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), _storage_part(plan.storage),
+                    [_overlay_part(item) for item in plan.overlays],
                     None if cls is None else (cls.name, cls.spec), plan.class_config, plan.pods_per_replica,
                     plan.model_ready, plan.runtime_node_selector, plan.scheduler_name, plan.service_account,
                     plan.router_config, plan.grace_period, plan.accelerator_resources,
@@ -108,6 +127,15 @@ def pod_key(plan: PodPlan) -> bytes | None:
     if data is None or b"{{" in data:
         return None
     return digest(data)
+
+
+def _storage_part(storage: ModelStorage) -> tuple:
+    """A storage's fields (pickling a tuple of them takes a fraction of the time the dataclass's pickle does)."""
+    return storage.volume, storage.mount, storage.path, storage.node_selector_key, storage.wait
+
+
+def _overlay_part(item: OverlayStorage) -> tuple:
+    return item.volume, item.mount, item.env_name, item.path, item.wait
 
 
 def _fields_part(plan: PodPlan):
