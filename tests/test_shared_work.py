@@ -292,6 +292,9 @@ def test_a_pod_found_valid_does_not_let_a_different_one_pass():
     wrong["containers"][0]["ports"][0]["containerPort"] = "80"
     with pytest.raises(OmeError, match="containerPort"):
         check_pod(wrong, "spec.template.spec")
+    check_pod(pod, "spec.template.spec", named=b"a build's key")
+    with pytest.raises(OmeError, match="containerPort"):   # named otherwise, it is checked
+        check_pod(wrong, "spec.template.spec", named=b"another build's key")
     labels = {"app": "x"}
     check_labels(labels, "metadata.labels")
     with pytest.raises(OmeError, match="must be of type string"):
@@ -399,7 +402,7 @@ def pod_builds(monkeypatch) -> list:
     from omerender.ome.workloads import pods
     calls = []
     real = pods._build_pod
-    monkeypatch.setattr(pods, "_build_pod", lambda plan, report: calls.append(plan.path) or real(plan, report))
+    monkeypatch.setattr(pods, "_build_pod", lambda plan, *rest: calls.append(plan.path) or real(plan, *rest))
     return calls
 
 
@@ -578,3 +581,28 @@ def test_routers_alike_build_their_pod_once_and_each_runs_as_its_own_account(tmp
     assert routers[0] is not routers[1] and {**routers[0], "serviceAccountName": "b-router"} == routers[1]
     assert list(routers[0]) == list(next(o for o in alone_a if o["kind"] == "Deployment" and o["metadata"]["name"]
                                          == "a-router")["spec"]["template"]["spec"])   # the same key order
+
+
+def test_a_models_storage_is_one_per_render_but_a_pvc_claim_is_judged_per_namespace(repo):
+    """The pods of every InferenceService on a model mount the storage worked out once (each pod its own copy of the
+    volume and mount); a ClusterBaseModel's pvc:// claim lives in one namespace, so an InferenceService of another
+    still gets the error, each its own."""
+    from omerender.ome.shared import shared_work
+    from omerender.ome.workloads.storage import model_storage
+    inputs = index(read_paths(["."]))
+    model = inputs.cluster_models["big-model"]
+    with shared_work():
+        assert model_storage(model, "demo") is model_storage(model, "other")
+    claimed = BIG_MODEL.replace('"hf://meta-llama/Llama-3.3-70B-Instruct", path: /raid/models/big',
+                                '"pvc://demo:weights/big"')
+    assert claimed != BIG_MODEL
+    (repo / "big.yaml").write_text(claimed)
+    (repo / "a.yaml").write_text(isvc("a"))
+    (repo / "b.yaml").write_text(isvc("b", namespace="other"))
+    (repo / "c.yaml").write_text(isvc("c", namespace="other"))
+    run = run_cli("render", ".")
+    assert run.code == 1
+    errors = [line for line in run.printed.splitlines() if line.startswith("error:")]
+    assert [line.split(": InferenceService ")[1].split(":")[0] for line in errors] == ["other/b", "other/c"]
+    assert all('references PVC in namespace "demo", but InferenceService is in namespace "other"' in line
+               for line in errors)

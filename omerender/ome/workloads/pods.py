@@ -3,7 +3,7 @@ among the containers, placeholders, and the pod-level fields (render.md §1 step
 §6, §7, §10)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from omerender.errors import OmeError, Report
 from omerender.kube import k8stypes
@@ -85,7 +85,11 @@ def build_pod(plan: PodPlan, report: Report) -> dict:
     (the shape check takes any string there, and nothing else of the build reads the account)."""
     account = plan.service_account
     if account and plan.fields.get("serviceAccountName") is None:
-        pod = dict(_keyed_pod(replace(plan, service_account=ACCOUNT_STAND_IN), report))
+        plan.service_account = ACCOUNT_STAND_IN   # the plan is this router's own, and built from only here
+        try:
+            pod = dict(_keyed_pod(plan, report))
+        finally:
+            plan.service_account = account
         pod["serviceAccountName"] = account
         return pod
     return _keyed_pod(plan, report)
@@ -98,7 +102,7 @@ ACCOUNT_STAND_IN = "the InferenceService's router account"
 def _keyed_pod(plan: PodPlan, report: Report) -> dict:
     pods = keyed_table(PODS, lambda: Recent(POD_LIMIT))
     key = pod_key(plan)
-    pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
+    pod = shared(pods, key, report, lambda said: _build_pod(plan, said, key), None)
     if key is not None:
         keep_text(pod)   # never changed after (see above): the writer writes its text once
     return pod
@@ -174,7 +178,8 @@ def _isvc_parts(plan: PodPlan) -> tuple:
             role.get("nodeSelector"))
 
 
-def _build_pod(plan: PodPlan, report: Report) -> dict:
+def _build_pod(plan: PodPlan, report: Report, key: bytes | None = None) -> dict:
+    """``key``: the plan's :func:`pod_key`, if it has one."""
     pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
     runner = plan.fields.get("runner")
     if isinstance(runner, dict):
@@ -205,7 +210,7 @@ def _build_pod(plan: PodPlan, report: Report) -> dict:
     pod.setdefault("terminationGracePeriodSeconds",
                    KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
     try:
-        check_pod(pod, "spec.template.spec")
+        check_pod(pod, "spec.template.spec", key)
     except OmeError as err:
         raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
     for text in preset_image_warnings(pod, plan.path):
