@@ -606,3 +606,32 @@ def test_a_models_storage_is_one_per_render_but_a_pvc_claim_is_judged_per_namesp
     assert [line.split(": InferenceService ")[1].split(":")[0] for line in errors] == ["other/b", "other/c"]
     assert all('references PVC in namespace "demo", but InferenceService is in namespace "other"' in line
                for line in errors)
+
+
+
+def test_each_pod_built_is_shape_checked_once_whatever_was_checked_before(repo, monkeypatch):
+    """The pod check is remembered by the build's key: a's and b's pods (b sets an env entry) are each checked, once,
+    and c's (a's key) not again."""
+    from omerender.kube import shapes
+    checked = []
+    real = shapes._checkers
+
+    class Counting:
+        def __init__(self, version):
+            self.checkers = real(version)
+
+        def __getattr__(self, name):
+            return getattr(self.checkers, name)
+
+        def k8s(self, name, required):
+            check = self.checkers.k8s(name, required)
+            return lambda pod, path: (name == "PodSpec" and checked.append(pod["containers"][0].get("env")),
+                                      check(pod, path))[1]
+
+    monkeypatch.setattr(shapes, "_checkers", Counting)
+    monkeypatch.setattr(shapes, "_VALID_PODS", shapes.BoundedSet())
+    (repo / "a.yaml").write_text(pod_isvc("a"))
+    (repo / "b.yaml").write_text(pod_isvc("b", **POD_VARIANTS["runner env"]))
+    (repo / "c.yaml").write_text(pod_isvc("c"))
+    render(index(read_paths(["."])), Options())
+    assert len(checked) == 2 and checked[0] != checked[1]

@@ -178,8 +178,8 @@ def _isvc_parts(plan: PodPlan) -> tuple:
             role.get("nodeSelector"))
 
 
-def _build_pod(plan: PodPlan, report: Report, key: bytes | None = None) -> dict:
-    """``key``: the plan's :func:`pod_key`, if it has one."""
+def _build_pod(plan: PodPlan, report: Report, named: bytes | None = None) -> dict:
+    """``named``: the plan's :func:`pod_key`, if it has one."""
     pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
     runner = plan.fields.get("runner")
     if isinstance(runner, dict):
@@ -210,7 +210,7 @@ def _build_pod(plan: PodPlan, report: Report, key: bytes | None = None) -> dict:
     pod.setdefault("terminationGracePeriodSeconds",
                    KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
     try:
-        check_pod(pod, "spec.template.spec", key)
+        check_pod(pod, "spec.template.spec", named)
     except OmeError as err:
         raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
     for text in preset_image_warnings(pod, plan.path):
