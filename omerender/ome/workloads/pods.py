@@ -188,9 +188,10 @@ def _build_pod(plan: PodPlan, report: Report, named: bytes | None = None) -> dic
     if main is None:
         raise OmeError("no containers found" + (f": {plan.no_container}" if plan.no_container else ""),
                        field=f"spec.{plan.path}.runner")
-    containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
+    if named is None:   # a key's pickle holds no "{{" (pod_key), nor then does any string built from its parts
+        containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
     if plan.serves_model and runner is not None:
-        _check_parallel_flags(plan, containers[main], report)
+        _check_parallel_flags(plan, containers[main], report, named)
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
@@ -218,10 +219,11 @@ def _build_pod(plan: PodPlan, report: Report, named: bytes | None = None) -> dic
     return pod
 
 
-def _check_parallel_flags(plan: PodPlan, runner: dict, report: Report) -> None:
+def _check_parallel_flags(plan: PodPlan, runner: dict, report: Report, named: bytes | None) -> None:
     """parallel_flags.check, once per runner and GPU count: InferenceServices on one runtime, model and class run
-    the same runner; each gets the warning, at its own place (ome.shared)."""
-    digest = fingerprint(runner)
+    the same runner; each gets the warning, at its own place (ome.shared). ``named``: the pod's key, which names
+    the runner as its fingerprint would."""
+    digest = fingerprint(runner) if named is None else named
     key = digest and ("parallel flags", plan.path, digest, plan.gpus, plan.pods_per_replica, plan.class_change)
     shared(render_table(), key, report, lambda said: parallel_flags.check(
         plan.path, runner, plan.gpus, plan.pods_per_replica, said, plan.class_change), None)
