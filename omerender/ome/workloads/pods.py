@@ -123,7 +123,7 @@ def pod_key(plan: PodPlan) -> bytes | None:
     cls = plan.cls
     data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), _storage_part(plan.storage),
                     [_overlay_part(item) for item in plan.overlays],
-                    None if cls is None else (cls.name, cls.spec), plan.class_config, plan.pods_per_replica,
+                    None if cls is None else _class_part(cls), plan.class_config, plan.pods_per_replica,
                     plan.model_ready, plan.runtime_node_selector, plan.scheduler_name, plan.service_account,
                     plan.router_config, plan.grace_period, plan.accelerator_resources,
                     plan.class_change, plan.gpus, [plan.annotations.get(key) for key in ANNOTATIONS_READ],
@@ -140,6 +140,20 @@ def _storage_part(storage: ModelStorage) -> tuple:
 
 def _overlay_part(item: OverlayStorage) -> tuple:
     return item.volume, item.mount, item.env_name, item.path, item.wait
+
+
+def _class_part(cls) -> bytes | tuple:
+    """The class's name and spec, by a digest worked out once per class in a render (a fleet has a few classes)."""
+    digests = render_table().setdefault(CLASSES, {})
+    found = digests.get(id(cls))
+    if found is None or found[0] is not cls:
+        data = pickled((cls.name, cls.spec))
+        # the class held with it, so that its id is not another's while the entry lives; "{{" keeps it whole
+        found = digests[id(cls)] = (cls, (cls.name, cls.spec) if data is None or b"{{" in data else digest(data))
+    return found[1]
+
+
+CLASSES = "pod classes"   # the render table's entry: id of an AcceleratorClass -> (it, its digest or itself)
 
 
 def _fields_part(plan: PodPlan):
