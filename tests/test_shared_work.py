@@ -292,6 +292,9 @@ def test_a_pod_found_valid_does_not_let_a_different_one_pass():
     wrong["containers"][0]["ports"][0]["containerPort"] = "80"
     with pytest.raises(OmeError, match="containerPort"):
         check_pod(wrong, "spec.template.spec")
+    check_pod(pod, "spec.template.spec", named=b"a build's key")
+    with pytest.raises(OmeError, match="containerPort"):   # named otherwise, it is checked
+        check_pod(wrong, "spec.template.spec", named=b"another build's key")
     labels = {"app": "x"}
     check_labels(labels, "metadata.labels")
     with pytest.raises(OmeError, match="must be of type string"):
@@ -399,7 +402,7 @@ def pod_builds(monkeypatch) -> list:
     from omerender.ome.workloads import pods
     calls = []
     real = pods._build_pod
-    monkeypatch.setattr(pods, "_build_pod", lambda plan, report: calls.append(plan.path) or real(plan, report))
+    monkeypatch.setattr(pods, "_build_pod", lambda plan, *rest: calls.append(plan.path) or real(plan, *rest))
     return calls
 
 
@@ -543,3 +546,92 @@ def test_a_runtime_runner_with_placeholders_is_built_for_each_inferenceservice(r
     alone, both = alone_and_together(repo, {}, {})
     assert both == alone
     assert [pod_of(both[name])["containers"][0]["command"][-2] for name in ("a", "b")] == ["a", "b"]
+
+
+def test_routers_alike_build_their_pod_once_and_each_runs_as_its_own_account(tmp_path, monkeypatch):
+    """A router's pod runs as its InferenceService's own account (``<name>-router``): the pod is built once for a and
+    b, each gets a copy with its own account in place, exactly as rendered alone, and neither holds the other's."""
+    from catalog import completed_model, models
+    from test_pd import runtime as pd_runtime
+    monkeypatch.chdir(tmp_path)
+    rt = pd_runtime("mistral-7b-instruct-pd-rt.yaml")
+    model = "mistral-7b-instruct-v0-2"
+    (tmp_path / "common.yaml").write_text(yaml.safe_dump_all([completed_model(models()[model], rt), rt]))
+
+    def router_isvc(name: str) -> str:
+        return yaml.safe_dump({"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+                               "metadata": {"name": name, "namespace": "demo"},
+                               "spec": {"model": {"name": model}, "runtime": {"name": rt["metadata"]["name"]},
+                                        "engine": {}, "decoder": {}, "router": {}}})
+
+    (tmp_path / "a.yaml").write_text(router_isvc("a"))
+    alone_a = rendered_by_isvc()["a"]
+    (tmp_path / "a.yaml").unlink()
+    (tmp_path / "b.yaml").write_text(router_isvc("b"))
+    alone_b = rendered_by_isvc()["b"]
+    (tmp_path / "a.yaml").write_text(router_isvc("a"))
+    calls = pod_builds(monkeypatch)
+    result = render(index(read_paths(["."])), Options())
+    both = {name: [o for o in result.objects if o["metadata"]["name"].startswith(f"{name}-")] for name in "ab"}
+    assert calls.count("router") == 1
+    assert both == {"a": alone_a, "b": alone_b}
+    routers = [next(o for o in both[name] if o["kind"] == "Deployment" and o["metadata"]["name"] == f"{name}-router")
+               ["spec"]["template"]["spec"] for name in "ab"]
+    assert [pod["serviceAccountName"] for pod in routers] == ["a-router", "b-router"]
+    assert routers[0] is not routers[1] and {**routers[0], "serviceAccountName": "b-router"} == routers[1]
+    assert list(routers[0]) == list(next(o for o in alone_a if o["kind"] == "Deployment" and o["metadata"]["name"]
+                                         == "a-router")["spec"]["template"]["spec"])   # the same key order
+
+
+def test_a_models_storage_is_one_per_render_but_a_pvc_claim_is_judged_per_namespace(repo):
+    """The pods of every InferenceService on a model mount the storage worked out once (each pod its own copy of the
+    volume and mount); a ClusterBaseModel's pvc:// claim lives in one namespace, so an InferenceService of another
+    still gets the error, each its own."""
+    from omerender.ome.shared import shared_work
+    from omerender.ome.workloads.storage import model_storage
+    inputs = index(read_paths(["."]))
+    model = inputs.cluster_models["big-model"]
+    with shared_work():
+        assert model_storage(model, "demo") is model_storage(model, "other")
+    claimed = BIG_MODEL.replace('"hf://meta-llama/Llama-3.3-70B-Instruct", path: /raid/models/big',
+                                '"pvc://demo:weights/big"')
+    assert claimed != BIG_MODEL
+    (repo / "big.yaml").write_text(claimed)
+    (repo / "a.yaml").write_text(isvc("a"))
+    (repo / "b.yaml").write_text(isvc("b", namespace="other"))
+    (repo / "c.yaml").write_text(isvc("c", namespace="other"))
+    run = run_cli("render", ".")
+    assert run.code == 1
+    errors = [line for line in run.printed.splitlines() if line.startswith("error:")]
+    assert [line.split(": InferenceService ")[1].split(":")[0] for line in errors] == ["other/b", "other/c"]
+    assert all('references PVC in namespace "demo", but InferenceService is in namespace "other"' in line
+               for line in errors)
+
+
+
+def test_each_pod_built_is_shape_checked_once_whatever_was_checked_before(repo, monkeypatch):
+    """The pod check is remembered by the build's key: a's and b's pods (b sets an env entry) are each checked, once,
+    and c's (a's key) not again."""
+    from omerender.kube import shapes
+    checked = []
+    real = shapes._checkers
+
+    class Counting:
+        def __init__(self, version):
+            self.checkers = real(version)
+
+        def __getattr__(self, name):
+            return getattr(self.checkers, name)
+
+        def k8s(self, name, required):
+            check = self.checkers.k8s(name, required)
+            return lambda pod, path: (name == "PodSpec" and checked.append(pod["containers"][0].get("env")),
+                                      check(pod, path))[1]
+
+    monkeypatch.setattr(shapes, "_checkers", Counting)
+    monkeypatch.setattr(shapes, "_VALID_PODS", shapes.BoundedSet())
+    (repo / "a.yaml").write_text(pod_isvc("a"))
+    (repo / "b.yaml").write_text(pod_isvc("b", **POD_VARIANTS["runner env"]))
+    (repo / "c.yaml").write_text(pod_isvc("c"))
+    render(index(read_paths(["."])), Options())
+    assert len(checked) == 2 and checked[0] != checked[1]

@@ -122,6 +122,8 @@ def choose_class(component: str, isvc: Obj, runtime_spec: dict, runtime_ref: str
     spec = isvc.spec
     selector = map_or_empty(spec.get("acceleratorSelector"))
     override = map_or_empty(map_or_empty(spec.get(component)).get("acceleratorOverride"))
+    if not selector and not override:
+        return ClassChoice(None)   # no rule, nothing to check or say (most InferenceServices)
     _check_policy(selector.get("policy"), f"{SELECTOR}.policy")
     _check_policy(override.get("policy"), f"spec.{component}.acceleratorOverride.policy")
     if override.get("constraints") is not None:

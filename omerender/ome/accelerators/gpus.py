@@ -6,7 +6,6 @@ overrides), so it judges what the pod will run with; the parallelism flags are c
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from functools import lru_cache
 
 from omerender.errors import Report
@@ -28,13 +27,17 @@ def runner_gpus(runner: dict, names: tuple[str, ...] = (GPU,)) -> int:
         return 0
     name = min(present, key=order.__getitem__)
     part, values = ("limits", limits) if limits.get(name) is not None else ("requests", requests)
-    value = values[name]
+    return _count(values[name], f"resources.{part}.{name}")
+
+
+def _count(value, path: str, owner=None) -> int:
+    """The quantity ``value`` (at ``path`` of ``owner``, for its error) rounded up."""
     if isinstance(value, (str, int)) and not isinstance(value, bool) and len(_COUNTS) < MAX_COUNTS:
         count = _COUNTS.get(value)
-        if count is None:   # a valid quantity is kept: a fleet's runners repeat a few ("8", 4)
-            count = _COUNTS[value] = math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
+        if count is None:   # a valid quantity is kept: a fleet's runners and classes repeat a few ("8", 4)
+            count = _COUNTS[value] = math.ceil(parse_quantity(value, path, owner))
         return count
-    return math.ceil(parse_quantity(value, f"resources.{part}.{name}"))
+    return math.ceil(parse_quantity(value, path, owner))
 
 
 MAX_COUNTS = 1024
@@ -55,8 +58,7 @@ def class_gpus(cls) -> int | None:
     for entry in (cls.spec.get("resources") or []) if cls is not None else []:
         if isinstance(entry, dict) and entry.get("name") == GPU:
             quantity = entry.get("quantity")
-            return math.ceil(Fraction(1) if quantity is None else
-                             parse_quantity(quantity, "spec.resources[].quantity", cls))
+            return 1 if quantity is None else _count(quantity, "spec.resources[].quantity", cls)
     return None
 
 

@@ -77,10 +77,32 @@ class PodPlan:
 def build_pod(plan: PodPlan, report: Report) -> dict:
     """The pod spec of one pod template: built once per key of everything the build reads (:func:`pod_key`) and
     the same dict for every plan of that key, its messages said again to each plan's report (ome.shared). What
-    holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates."""
+    holds it only reads it: the pod webhook copies a spec it changes, a LeaderWorkerSet copies its templates.
+
+    A router's pod runs as its InferenceService's own service account, so no two share it: where the runtime sets
+    no account to replace (the one warning that names it), the pod is built once for every router alike with
+    :data:`ACCOUNT_STAND_IN` there, and each router's is that pod's copy with its own account in the same place
+    (the shape check takes any string there, and nothing else of the build reads the account)."""
+    account = plan.service_account
+    if account and plan.fields.get("serviceAccountName") is None:
+        plan.service_account = ACCOUNT_STAND_IN   # the plan is this router's own, and built from only here
+        try:
+            pod = dict(_keyed_pod(plan, report))
+        finally:
+            plan.service_account = account
+        pod["serviceAccountName"] = account
+        return pod
+    return _keyed_pod(plan, report)
+
+
+# no InferenceService's router account: those are InferenceService names, which hold no space
+ACCOUNT_STAND_IN = "the InferenceService's router account"
+
+
+def _keyed_pod(plan: PodPlan, report: Report) -> dict:
     pods = keyed_table(PODS, lambda: Recent(POD_LIMIT))
     key = pod_key(plan)
-    pod = shared(pods, key, report, lambda said: _build_pod(plan, said), None)
+    pod = shared(pods, key, report, lambda said: _build_pod(plan, said, key), None)
     if key is not None:
         keep_text(pod)   # never changed after (see above): the writer writes its text once
     return pod
@@ -99,8 +121,9 @@ def pod_key(plan: PodPlan) -> bytes | None:
     and errors are never shared); None (not shared) where a string holds ``{{``: the runner's placeholders read the
     InferenceService's metadata and spend the render's expansion budget, which a shared pod would spend once."""
     cls = plan.cls
-    data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), plan.storage, plan.overlays,
-                    None if cls is None else (cls.name, cls.spec), plan.class_config, plan.pods_per_replica,
+    data = pickled((plan.component, plan.role, _fields_part(plan), _isvc_parts(plan), _storage_part(plan.storage),
+                    [_overlay_part(item) for item in plan.overlays],
+                    None if cls is None else _class_part(cls), plan.class_config, plan.pods_per_replica,
                     plan.model_ready, plan.runtime_node_selector, plan.scheduler_name, plan.service_account,
                     plan.router_config, plan.grace_period, plan.accelerator_resources,
                     plan.class_change, plan.gpus, [plan.annotations.get(key) for key in ANNOTATIONS_READ],
@@ -108,6 +131,29 @@ def pod_key(plan: PodPlan) -> bytes | None:
     if data is None or b"{{" in data:
         return None
     return digest(data)
+
+
+def _storage_part(storage: ModelStorage) -> tuple:
+    """A storage's fields (pickling a tuple of them takes a fraction of the time the dataclass's pickle does)."""
+    return storage.volume, storage.mount, storage.path, storage.node_selector_key, storage.wait
+
+
+def _overlay_part(item: OverlayStorage) -> tuple:
+    return item.volume, item.mount, item.env_name, item.path, item.wait
+
+
+def _class_part(cls) -> bytes | tuple:
+    """The class's name and spec, by a digest worked out once per class in a render (a fleet has a few classes)."""
+    digests = render_table().setdefault(CLASSES, {})
+    found = digests.get(id(cls))
+    if found is None or found[0] is not cls:
+        data = pickled((cls.name, cls.spec))
+        # the class held with it, so that its id is not another's while the entry lives; "{{" keeps it whole
+        found = digests[id(cls)] = (cls, (cls.name, cls.spec) if data is None or b"{{" in data else digest(data))
+    return found[1]
+
+
+CLASSES = "pod classes"   # the render table's entry: id of an AcceleratorClass -> (it, its digest or itself)
 
 
 def _fields_part(plan: PodPlan):
@@ -146,7 +192,8 @@ def _isvc_parts(plan: PodPlan) -> tuple:
             role.get("nodeSelector"))
 
 
-def _build_pod(plan: PodPlan, report: Report) -> dict:
+def _build_pod(plan: PodPlan, report: Report, named: bytes | None = None) -> dict:
+    """``named``: the plan's :func:`pod_key`, if it has one."""
     pod = {k: copy_data(v) for k, v in plan.fields.items() if k not in COMPONENT_ONLY}
     runner = plan.fields.get("runner")
     if isinstance(runner, dict):
@@ -155,9 +202,10 @@ def _build_pod(plan: PodPlan, report: Report) -> dict:
     if main is None:
         raise OmeError("no containers found" + (f": {plan.no_container}" if plan.no_container else ""),
                        field=f"spec.{plan.path}.runner")
-    containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
+    if named is None:   # a key's pickle holds no "{{" (pod_key), nor then does any string built from its parts
+        containers[main] = expand_container(containers[main], plan.meta, f"{plan.path}.runner")
     if plan.serves_model and runner is not None:
-        _check_parallel_flags(plan, containers[main], report)
+        _check_parallel_flags(plan, containers[main], report, named)
     pod["containers"] = [_container_defaults(c, default_probe=not plan.role) for c in containers]
     _add_model_volumes(pod, plan, runner is not None)
     if plan.serves_model:
@@ -177,7 +225,7 @@ def _build_pod(plan: PodPlan, report: Report) -> dict:
     pod.setdefault("terminationGracePeriodSeconds",
                    KUBERNETES_GRACE_PERIOD if plan.grace_period is None else plan.grace_period)
     try:
-        check_pod(pod, "spec.template.spec")
+        check_pod(pod, "spec.template.spec", named)
     except OmeError as err:
         raise OmeError(f"{plan.path} pod template: {err.text}", field=err.field) from None
     for text in preset_image_warnings(pod, plan.path):
@@ -185,10 +233,11 @@ def _build_pod(plan: PodPlan, report: Report) -> dict:
     return pod
 
 
-def _check_parallel_flags(plan: PodPlan, runner: dict, report: Report) -> None:
+def _check_parallel_flags(plan: PodPlan, runner: dict, report: Report, named: bytes | None) -> None:
     """parallel_flags.check, once per runner and GPU count: InferenceServices on one runtime, model and class run
-    the same runner; each gets the warning, at its own place (ome.shared)."""
-    digest = fingerprint(runner)
+    the same runner; each gets the warning, at its own place (ome.shared). ``named``: the pod's key, which names
+    the runner as its fingerprint would."""
+    digest = fingerprint(runner) if named is None else named
     key = digest and ("parallel flags", plan.path, digest, plan.gpus, plan.pods_per_replica, plan.class_change)
     shared(render_table(), key, report, lambda said: parallel_flags.check(
         plan.path, runner, plan.gpus, plan.pods_per_replica, said, plan.class_change), None)

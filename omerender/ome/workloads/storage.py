@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from omerender.errors import OmeError
 from omerender.kube.names import model_ready_key
 from ..load import Obj
+from ..shared import render_table
 
 PVC_MOUNT_PATH = "/opt/ml/model"
 OVERLAY_ROOT = "/opt/ml/model-overlays"
@@ -57,10 +58,27 @@ def parse_pvc_uri(uri: str, cluster_scoped: bool) -> tuple[str | None, str, str]
 
 
 def model_storage(model: Obj | None, isvc_namespace: str) -> ModelStorage:
+    """``model``'s storage as the pods of an InferenceService in ``isvc_namespace`` mount it. One per model in a
+    render where the namespace changes nothing (all but a pvc:// URI): what holds it only reads it (the pod build
+    copies the volume and mount it adds)."""
     if model is None:
         return NO_STORAGE
+    known = render_table().setdefault(STORAGES, {})
+    found = known.get(id(model))
+    if found is not None and found[0] is model:
+        return found[1]
     storage = model.spec.get("storage") or {}
     uri = storage.get("storageUri") or ""
+    if isinstance(uri, str) and uri.startswith("pvc://"):
+        return _model_storage(model, isvc_namespace, storage, uri)
+    # the model held with it, so that its id is not another's while the entry lives
+    return known.setdefault(id(model), (model, _model_storage(model, isvc_namespace, storage, uri)))[1]
+
+
+STORAGES = "model storages"   # the render table's entry: id of a model -> (the model, its storage)
+
+
+def _model_storage(model: Obj, isvc_namespace: str, storage: dict, uri) -> ModelStorage:
     name = model.name
     cluster = model.kind == "ClusterBaseModel"
     key = model_ready_key(model.kind, name, None if cluster else model.namespace)
