@@ -10,7 +10,9 @@ import pytest
 
 from conftest import render_objects, worked_example
 from omerender.errors import OmeError
+from omerender.ome import podwebhook
 from omerender.ome.output import check_rendered
+from omerender.ome.shared import shared_work
 
 ISVC = "error: <stdin>: InferenceService llama-demo/{}: "
 ENGINE = "llama-3-2-3b-instruct-engine"
@@ -80,3 +82,70 @@ def test_every_inferenceservice_whose_shared_maps_are_invalid_is_refused_at_its_
         ISVC.format(name) + f"rendered Deployment llama-demo/{name}-engine: metadata.labels.base-model-vendor: "
                             f'Invalid value: "Meta AI": {LABEL_VALUE_TEXT}{source}'
         for name in ("llama-3-2-3b-instruct", "second")]
+
+
+# ---------------------------------------------------------------- pod specs
+
+POD = {"containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "v", "mountPath": "/v"}]}],
+       "volumes": [{"name": "v", "emptyDir": {}}]}
+
+
+def counting_refusals(monkeypatch) -> list:
+    judged = []
+    real = podwebhook.pod_refusal
+    monkeypatch.setattr(podwebhook, "pod_refusal", lambda pod: judged.append(pod) or real(pod))
+    return judged
+
+
+def test_a_pod_spec_judged_valid_is_judged_again_when_its_content_differs(monkeypatch):
+    judged = counting_refusals(monkeypatch)
+    with shared_work():
+        spec = copy.deepcopy(POD)
+        podwebhook.check_template({"spec": spec}, "engine", as_built=True)
+        podwebhook.check_template({"spec": spec}, "engine", as_built=True)
+        assert len(judged) == 1   # the same dict, held unchanged: judged once
+        other = copy.deepcopy(POD)
+        other["containers"][0]["volumeMounts"][0]["name"] = "gone"
+        with pytest.raises(OmeError) as caught:
+            podwebhook.check_template({"spec": other}, "engine", as_built=True)
+        assert caught.value.text == 'engine pod template: containers[0].volumeMounts[0].name: Not found: "gone"'
+        podwebhook.check_template({"spec": copy.deepcopy(POD)}, "engine", as_built=True)
+        assert len(judged) == 3
+
+
+def test_a_spec_the_webhook_changed_is_judged_each_time(monkeypatch):
+    judged = counting_refusals(monkeypatch)
+    with shared_work():
+        spec = copy.deepcopy(POD)
+        for _ in range(2):
+            podwebhook.check_template({"spec": spec}, "engine")
+    assert len(judged) == 2
+
+
+def test_a_spec_is_remembered_only_within_its_render(monkeypatch):
+    judged = counting_refusals(monkeypatch)
+    spec = copy.deepcopy(POD)
+    for _ in range(2):
+        with shared_work():
+            podwebhook.check_template({"spec": spec}, "engine", as_built=True)
+    assert len(judged) == 2
+
+
+def minimal_isvc(name: str, engine: dict | None = None) -> dict:
+    """An InferenceService of the worked example's model and runtime that sets nothing its pod is built from."""
+    return {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": name, "namespace": "llama-demo"},
+            "spec": {"model": {"name": "llama-3-2-3b-instruct"}, "runtime": {"name": "srt-llama-3-2-3b-instruct"},
+                     "engine": {"minReplicas": 1, "maxReplicas": 1, **(engine or {})}}}
+
+
+def test_inferenceservices_sharing_a_pod_judge_it_once_and_one_that_differs_is_refused(monkeypatch):
+    objs = worked_example()
+    judged = counting_refusals(monkeypatch)
+    fine = [minimal_isvc(f"fine-{i}") for i in range(3)]
+    wrong = minimal_isvc("wrong", {"runner": {"volumeMounts": [{"name": "cache", "mountPath": "/cache"}]}})
+    run = render_objects([objs["model"], objs["runtime"], *fine, wrong])
+    assert (run.code, run.stdout) == (1, "")
+    assert run.lines == [ISVC.format("wrong") + 'engine pod template: containers[0].volumeMounts[0].name: Not found: '
+                                                '"cache"']
+    assert len(judged) == 2   # one pod for the three alike, one for the one that differs
