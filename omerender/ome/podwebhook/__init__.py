@@ -100,7 +100,7 @@ def check_template(template: dict, where: str, as_built: bool = False) -> None:
 # A Deployment's spec that the webhook leaves as built is the pod build's: the same dict for every InferenceService
 # whose pod has the same key (workloads.pods.build_pod), which whatever holds it only reads. One found valid is
 # remembered by identity, the dict held so that its address is not reused while it is, and not judged again; a spec
-# the webhook changed is a copy of its own, judged by content (kube.podrules' own memo).
+# the webhook changed is a copy of its own, judged each time.
 JUDGED = "pods-judged"   # the render table's entry: a Recent of its own
 JUDGED_LIMIT = 1536      # as many as the pod build keeps (workloads.pods.POD_LIMIT)
 
