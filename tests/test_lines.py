@@ -253,3 +253,74 @@ def test_messages_alternating_between_two_list_documents_compose_each_document_o
     first, second = (int(line.split(":")[2]) for line in lines[:2])
     assert first < 100 < second  # the lines are those of two documents, alternating
     assert len(composed) == 2 and len(set(composed)) == 2, composed
+
+
+# ---------------------------------------------------------------- documents placed from their lines
+
+PLAIN_TRIPS = [
+    "a: 1\nb:\n  c: x\n  c: y\nb:\n  d: 2\n",                 # a repeated key: the first is placed, as composed
+    "a:\n  # a comment\n\n  b: x:y\n  c: 'q: #x'\n  d: \"e\"\nf: a -b @c\n---\ng: 1\n",
+    "a:\n    b: 1\n    c:\n      d: 1\ne: ~\n",
+    "a: 1\n...\n",                                           # not the plainest style: composed
+    "a: [1]\nb: {c: d}\n",
+    "a: &x 1\nb: *x\n",
+    "a: |\n  b: 1\n",
+    "a: x\n  continued\n",
+    "a:\n- b: 1\n",
+    "a: 1 # comment\n",
+    "a: 1\r\nb: 2\r\n",
+    "'a': 1\nb: 2\n",
+    "a:\n\tb: 1\n",
+    "x.y: 1\nx:\n  y: 2\n",
+]
+
+
+def _key_paths(node, prefix: str = ""):
+    """Every key path of a composed document, with a missing tail and a bracketed step after each."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                path = f"{prefix}.{key.value}" if prefix else key.value
+                yield from (path, f"{path}.missing", f"{path}[0]", f"[{path}]")
+                yield from _key_paths(value, path)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _key_paths(item, f"{prefix}[{i}]")
+
+
+def _plain_and_composed(text: str) -> tuple[int, int]:
+    """(documents of ``text``, those read from their lines); every field of those is placed as composing does."""
+    from omerender.yamlio import marks
+    loader = marks._Composer(text)
+    roots = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                roots.append(node.start_mark)
+    except yaml.YAMLError:
+        return 0, 0
+    finally:
+        loader.dispose()
+    source, plain = marks.Source(text, roots), 0
+    for index, root in enumerate(roots):
+        keys = source._plain(index)
+        if keys is None:
+            continue
+        plain += 1
+        composed = source.document(index)
+        fields = [None, "missing", "[0]", *(_key_paths(composed[0]) if composed else [])]
+        assert [marks._locate(root, keys, None, f) for f in fields] == \
+            [marks._locate(root, composed, None, f) for f in fields], (text, index)
+    return len(roots), plain
+
+
+def test_a_document_in_the_plainest_block_style_is_placed_from_its_lines_as_composing_it_places_it():
+    """Messages about a document of keys and one-line scalars alone (an InferenceService, most often) place their
+    fields from its lines, without composing it (marks._plain_keys): on every document of the tests' and fixtures'
+    YAML files, and on some written to trip it, each key path is placed where the composed document places it."""
+    root = FIXTURES.parent
+    texts = [p.read_text(errors="replace") for folder in ("tests", "fixtures") for p in (root / folder).rglob("*.y*ml")]
+    counts = [_plain_and_composed(text) for text in texts + PLAIN_TRIPS]
+    assert sum(plain for _, plain in counts) >= 150   # read from their lines, so compared
+    assert [plain for _, plain in counts[-len(PLAIN_TRIPS):]] == [1, 2, 1] + [0] * 10 + [1]

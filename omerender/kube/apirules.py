@@ -96,14 +96,18 @@ def _length(value: str, limit: int) -> list[str]:
 
 def name_rule(api_version: str, kind: str):
     """The API server's rule for the name of an object of this kind (ValidateObjectMeta's nameFn)."""
-    group = api_version.rpartition("/")[0] if "/" in api_version else ""
-    if group == "" and kind == "Service":
-        return dns1035_label
-    if group == "" and kind == "Namespace":
-        return dns1123_label
-    if group == RBAC_GROUP and kind in RBAC_KINDS:
-        return path_segment
+    if kind in _OWN_NAME_RULE:
+        group = api_version.rpartition("/")[0] if "/" in api_version else ""
+        if group == "" and kind == "Service":
+            return dns1035_label
+        if group == "" and kind == "Namespace":
+            return dns1123_label
+        if group == RBAC_GROUP and kind in RBAC_KINDS:
+            return path_segment
     return dns1123_subdomain  # every other built-in kind, and every custom resource
+
+
+_OWN_NAME_RULE = ("Service", "Namespace", *RBAC_KINDS)   # a tuple: a kind of any type is compared, never hashed
 
 
 def qualified_name(key: str) -> list[str]:
@@ -127,8 +131,22 @@ def label_value(value: str) -> list[str]:
 
 # ---------------------------------------------------------------- object metadata
 
-def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadata", name: bool = True) -> None:
-    """Name, namespace, labels and annotations of one object; ``name``: check the name too."""
+class Checked:
+    """The label and annotation maps found valid among objects checked together, by identity: the caller holds
+    those objects, unchanged, until the last is checked (one InferenceService's objects share their component's
+    maps, ome.render), so no id is reused and no map changes in between."""
+
+    __slots__ = ("labels", "annotations")
+
+    def __init__(self):
+        self.labels: set[int] = set()
+        self.annotations: set[int] = set()
+
+
+def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadata", name: bool = True,
+                   checked: Checked | None = None) -> None:
+    """Name, namespace, labels and annotations of one object; ``name``: check the name too; ``checked``: the maps
+    that need no second look (:class:`Checked`)."""
     # each check runs in full (and words its error) only where what was found valid before does not cover it
     if name:
         value, rule = meta.get("name"), name_rule(api_version, kind)
@@ -138,10 +156,16 @@ def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadat
     if namespace and (type(namespace) is not str or (dns1123_label, namespace) not in _VALID):
         _first(namespace, dns1123_label, f"{path}.namespace")
     labels, annotations = meta.get("labels"), meta.get("annotations")
-    if labels is not None and not _known(_VALID_LABELS, labels):
+    if checked is None:
         check_labels(labels, f"{path}.labels")
-    if annotations is not None and not _known(_VALID_ANNOTATIONS, annotations):
         check_annotations(annotations, f"{path}.annotations")
+        return
+    if labels is not None and id(labels) not in checked.labels:
+        check_labels(labels, f"{path}.labels")
+        checked.labels.add(id(labels))
+    if annotations is not None and id(annotations) not in checked.annotations:
+        check_annotations(annotations, f"{path}.annotations")
+        checked.annotations.add(id(annotations))
 
 
 _VALID = BoundedSet()  # (rule, text) found valid: the same keys, values and names recur on every object
@@ -157,57 +181,72 @@ def _first(value, rule, path: str) -> None:
 
 
 def check_labels(labels, path: str) -> None:
-    if labels is None or _known(_VALID_LABELS, labels):
+    new = _unknown(_VALID_LABELS, labels, path)
+    if not new:
         return
-    _string_map(labels, path)
-    for key, value in labels.items():
+    for key, value in new:
         if (qualified_name, key) not in _VALID:
             _first(key, qualified_name, path)
         if value is not None and (label_value, value) not in _VALID:
             _first(value, label_value, f"{path}.{key}")
-    _VALID_LABELS.update(list(labels.items()))
+    _VALID_LABELS.update(new)
 
 
 def check_annotations(annotations, path: str) -> None:
-    if annotations is None or _known(_VALID_ANNOTATIONS, annotations):
+    new = _unknown(_VALID_ANNOTATIONS, annotations, path)
+    if not new:
         return
-    _string_map(annotations, path)
-    size = 0
-    for key, value in annotations.items():
+    for key, _ in new:
         if (qualified_name, key.lower()) not in _VALID:
             _first(key.lower(), qualified_name, path)
+    size = 0
+    for key, value in annotations.items():
         size += len(key.encode()) + len((value or "").encode())
     if size > ANNOTATIONS_MAX_BYTES:
         raise OmeError(f"{path}: Too long: must have at most {ANNOTATIONS_MAX_BYTES} bytes", field=path)
-    _VALID_ANNOTATIONS.update([item for item in annotations.items() if len(item[0]) + len(item[1] or "") <= ITEM_CHARS])
+    _VALID_ANNOTATIONS.update([item for item in new if len(item[0]) + len(item[1] or "") <= ITEM_CHARS])
 
 
-# The (key, value) items of label and annotation maps found valid: a map whose every item is among them is valid
-# (its keys and values are; an annotation item is kept only if it is at most ITEM_CHARS characters, which at
-# most FAST_ITEMS of them cannot take past the size limit), so an InferenceService's objects, which share most
-# items with each other and with every other InferenceService, are checked item by item once. Only items of maps of
-# strings that passed get here: "1", 1 and True are told apart (no str equals a number).
+# The (key, value) items of label and annotation maps found valid: only the items of a map not among them are
+# checked, and a map whose every item is among them is valid (its keys and values are; an annotation item is kept
+# only if it is at most ITEM_CHARS characters, which at most FAST_ITEMS of them cannot take past the size limit), so
+# an InferenceService's objects, which share most items with each other and with every other InferenceService, are
+# checked item by item once. Only items of maps of strings that passed get here: "1", 1 and True are told apart (no
+# str equals a number).
 _VALID_LABELS = BoundedSet()
 _VALID_ANNOTATIONS = BoundedSet()
 ITEM_CHARS = 256
 FAST_ITEMS = ANNOTATIONS_MAX_BYTES // (4 * ITEM_CHARS)  # UTF-8 takes at most 4 bytes a character
 
 
-def _known(valid: BoundedSet, value) -> bool:
-    """Whether every item of the map ``value`` was found valid before (False for what is no small plain map)."""
-    if type(value) is not dict or len(value) > FAST_ITEMS:
-        return False
-    try:
-        return valid.issuperset(value.items())
-    except TypeError:  # an unhashable value: the full check words its error
-        return False
+def _unknown(valid: BoundedSet, value, path: str) -> list:
+    """The items of the map ``value`` (None: no map) to check, in order: those not found valid before, each of
+    them a (string, string or None) item; every item of what is no small plain map."""
+    if value is None:
+        return []
+    if type(value) is dict and len(value) <= FAST_ITEMS:
+        try:
+            if valid.issuperset(value.items()):  # most maps, in one call
+                return []
+            new = [item for item in value.items() if item not in valid]
+        except TypeError:  # an unhashable value: the full check words its error
+            new = list(value.items())
+    else:
+        _string_map(value, path)
+        return list(value.items())
+    _string_items(new, path)  # the first item of the wrong type: none found valid before is
+    return new
 
 
 def _string_map(value, path: str) -> None:
     """The wording of shapes.check, which checks the same maps of OME's objects."""
     if not isinstance(value, dict):
         raise OmeError(f'{path}: Invalid value: "{type_name(value)}": must be of type object', field=path)
-    for key, item in value.items():  # null: unset, as kubectl reads it
+    _string_items(value.items(), path)
+
+
+def _string_items(items, path: str) -> None:
+    for key, item in items:  # null: unset, as kubectl reads it
         if not isinstance(item, (str, type(None))):
             raise OmeError(f'{path}.{key}: Invalid value: "{type_name(item)}": must be of type string',
                            field=f"{path}.{key}")
@@ -283,11 +322,10 @@ INT32_FIELDS = {
 SERVICE_PORT_FIELDS = ("port", "targetPort", "nodePort")
 
 
-def check_object(obj: dict) -> None:
+def check_object(obj: dict, checked: Checked | None = None) -> None:
     """Everything above that applies to one object omerender writes (rendered or passed through); the error's
-    field is in ``obj``."""
-    meta = obj.get("metadata") or {}
-    check_metadata(meta, obj.get("apiVersion", ""), obj.get("kind", ""))
+    field is in ``obj``. ``checked``: see :class:`Checked`."""
+    check_metadata(obj.get("metadata") or {}, obj.get("apiVersion", ""), obj.get("kind", ""), checked=checked)
     kind = obj.get("kind")
     for path in INT32_FIELDS.get(kind, ()):
         _int32_at(obj, path)
@@ -300,19 +338,21 @@ def check_object(obj: dict) -> None:
             _first(value, ingress_class_problems, "spec.ingressClassName")
     if kind == "Service":
         for i, port in enumerate(spec.get("ports") or []):
-            for key in SERVICE_PORT_FIELDS:
-                if isinstance(port, dict) and port.get(key) is not None:
-                    (check_host_port if key == "nodePort" else check_port)(port[key], f"spec.ports[{i}].{key}")
-    _check_template(spec.get("template"), "spec.template.metadata")
+            if isinstance(port, dict):
+                for key in SERVICE_PORT_FIELDS:
+                    if port.get(key) is not None:
+                        (check_host_port if key == "nodePort" else check_port)(port[key], f"spec.ports[{i}].{key}")
+    if "template" in spec:
+        _check_template(spec["template"], "spec.template.metadata", checked)
     group = spec.get("leaderWorkerTemplate")
     if isinstance(group, dict):
-        _check_template(group.get("leaderTemplate"), "spec.leaderWorkerTemplate.leaderTemplate.metadata")
-        _check_template(group.get("workerTemplate"), "spec.leaderWorkerTemplate.workerTemplate.metadata")
+        _check_template(group.get("leaderTemplate"), "spec.leaderWorkerTemplate.leaderTemplate.metadata", checked)
+        _check_template(group.get("workerTemplate"), "spec.leaderWorkerTemplate.workerTemplate.metadata", checked)
 
 
-def _check_template(template, path: str) -> None:
+def _check_template(template, path: str, checked: Checked | None) -> None:
     if isinstance(template, dict) and isinstance(template.get("metadata"), dict):
-        check_metadata(template["metadata"], "v1", "Pod", path, name=False)
+        check_metadata(template["metadata"], "v1", "Pod", path, name=False, checked=checked)
 
 
 def _at(obj, path: tuple):

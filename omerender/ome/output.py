@@ -44,15 +44,19 @@ LABEL_SOURCES = {"base-model-name": "the model's metadata.name", "base-model-ven
                  "ome.io/inferenceservice": "the InferenceService's metadata.name"}
 
 
-def check_rendered(obj: dict) -> None:
-    """An object omerender writes passes the API server's rules (apirules); the error names it."""
-    try:
-        apirules.check_object(obj)
-    except OmeError as err:
-        source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
-        hint = f" (the value of {source})" if source else ""
-        # no field: the error is located at the InferenceService, and err.field is one of the rendered object
-        raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
+def check_rendered(objects: list[dict]) -> None:
+    """The objects omerender writes for one InferenceService pass the API server's rules (apirules); the error
+    names the object. A label or annotation map several of them hold (the component's) is checked once: nothing
+    changes them while they are checked."""
+    checked = apirules.Checked()
+    for obj in objects:
+        try:
+            apirules.check_object(obj, checked)
+        except OmeError as err:
+            source = next((v for k, v in LABEL_SOURCES.items() if (err.field or "").endswith(f"labels.{k}")), None)
+            hint = f" (the value of {source})" if source else ""
+            # no field: the error is located at the InferenceService, and err.field is one of the rendered object
+            raise OmeError(f"rendered {_object_text(obj)}: {err.text}{hint}") from None
 
 
 def duplicate_errors(entries: list[tuple[dict, Obj]]) -> list[OmeError]:

@@ -149,8 +149,7 @@ def _render(inputs: Inputs, options: Options, lock: Lock | None, sink: Sink | No
         isvc_facts = facts[(isvc.namespace, isvc.name)] = IsvcFacts()
         try:
             objects = render_isvc(isvc, inputs, chains, options, isvc_report, lock, isvc_facts, book)
-            for obj in objects:
-                check_rendered(obj)
+            check_rendered(objects)
             isvc_facts.objects = objects if keep.objects_of(isvc) else []
             rendered.extend(keep.passed(objects, isvc))
             for model in isvc_facts.models if objects else ():

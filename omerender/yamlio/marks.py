@@ -10,11 +10,15 @@ one walk; the tree is then dropped and only their lines and columns kept. So the
 composition per document that they name, in whatever order they are printed (two ``kind: List`` documents whose
 messages alternate are composed once each, not once per message). A field asked for only after its document
 was placed composes it again (the last trees are kept, up to :data:`CACHED_CHARS` of text).
+A document in the plainest block style (keys and one-line scalars, as most InferenceServices are written) is not
+composed: its keys are read from its lines (:func:`_plain_keys`), which places them where composing would.
 A field the object does not have is shown at its nearest parent that it has; no field, at the object's start,
 as is any field of a document too large to compose again (:data:`MAX_COMPOSED_CHARS`).
 Lines and columns count from 1, as editors, kubectl and Go's YAML readers show them.
 """
 from __future__ import annotations
+
+import re
 
 import yaml
 
@@ -58,14 +62,32 @@ class Source:
 
     def place(self, index: int, item: int | None, field: str | None) -> tuple[int, int] | None:
         """The mark of ``field`` of item ``item`` of document ``index``: placed with every field wanted of that
-        document in one composition, the first time one of them is asked for."""
+        document in one composition (or one reading of its keys, :func:`_plain_keys`), the first time one of them
+        is asked for."""
         placed = self._placed.setdefault(index, {})
         if (item, field) not in placed:
             wanted = self._wanted.pop(index, set()) | {(item, field)}
-            composed = self.document(index)
+            composed = None
+            if index not in self._documents and all(key[0] is None for key in wanted):
+                composed = self._plain(index)
+            if composed is None:
+                composed = self.document(index)
             for key in wanted:
                 placed[key] = _locate(self.roots[index], composed, *key)
         return placed[(item, field)]
+
+    def _plain(self, index: int):
+        """Document ``index`` as :meth:`document` gives it, its mappings read from its lines alone where it is
+        written in the plainest block style (:func:`_plain_keys`); None where it is not."""
+        root = self.roots[index]
+        if root.column != 0:
+            return None
+        following = self.roots[index + 1] if index + 1 < len(self.roots) else None
+        end = following.index - following.column if following is not None else len(self.text)
+        if end - root.index > MAX_COMPOSED_CHARS:
+            return None
+        keys = _plain_keys(self.text, root.index, end)
+        return None if keys is None else (keys, root.line)
 
     def keep(self, index: int, tree, first_line: int, chars: int) -> None:
         """Keep the node tree of document ``index`` composed already from the start of the text (its line
@@ -279,6 +301,8 @@ def _descend(node, path: str):
 
 def _child(node, token: str):
     """The child of ``node`` named ``token`` (a key, or a list index) and its mark; (None, None) if absent."""
+    if type(node) is _PlainMapping:
+        return node.get(token, (None, None))
     if isinstance(node, yaml.SequenceNode):
         if token.isdigit() and int(token) < len(node.value):
             item = node.value[int(token)]
@@ -303,11 +327,77 @@ def _keys(node) -> dict:
 
 def _longest_key(node, rest: str) -> str | None:
     """The longest key of the mapping ``node`` that ``rest`` starts with, followed by ``.``, ``[`` or nothing."""
-    if not isinstance(node, yaml.MappingNode):
+    if type(node) is _PlainMapping:
+        keys = node
+    elif isinstance(node, yaml.MappingNode):
+        keys = _keys(node)
+    else:
         return None
-    keys = _keys(node)
     ends = [i for i, char in enumerate(rest) if char in ".["] + [len(rest)]
     for end in reversed(ends):  # the longest first
         if rest[:end] in keys:
             return rest[:end]
     return None
+
+
+# ---------------------------------------------------------------- documents read from their lines
+
+class _Mark:
+    __slots__ = ("line", "column")
+
+    def __init__(self, line: int, column: int):
+        self.line, self.column = line, column
+
+
+class _PlainMapping(dict):
+    """A block mapping read by :func:`_plain_keys`: each key to (its value, a mapping or None, and its mark), the
+    first of a repeated key, as :func:`_keys` indexes a composed one."""
+
+    __slots__ = ("start_mark",)
+
+
+# The plainest block style, line by line: a key (a plain scalar of letters, digits and ``_./-``) and, on its line, no
+# value, a one-line plain scalar or a quoted string without escapes; blank and comment lines; the next document's
+# ``---``. Nothing in it is a sequence, a flow collection, an anchor, alias, tag or multi-line scalar, so the
+# indentation of its lines alone places every key where composing the document would (tests/test_lines.py compares
+# both on every document of the tests).
+_CHAR = r"[A-Za-z0-9_./+=~]"
+_WORD = rf"(?:{_CHAR}|[-@:](?={_CHAR}))+"
+_VALUE = rf"""(?:{_CHAR}(?:{_WORD})?(?:[ ]+{_WORD})*|'[^'\n]*'|"[^"\\\n]*")"""
+_KEY = r"[A-Za-z0-9_][A-Za-z0-9_./-]*"
+_OTHER_LINE = r"[ ]*(?:\#[^\n]*)?(?:\n|\Z)"
+_PLAIN_DOCUMENT = re.compile(rf"(?:[ ]*{_KEY}:(?:[ ]+{_VALUE})?[ ]*(?:\n|\Z)|{_OTHER_LINE})*"
+                             rf"(?:---[ ]*(?:\n|\Z)(?:{_OTHER_LINE})*)?")
+_KEY_LINE = re.compile(rf"^([ ]*)({_KEY}):[ ]*(\S?)", re.MULTILINE)
+
+
+def _plain_keys(text: str, start: int, end: int) -> _PlainMapping | None:
+    """The keys of the document ``text[start:end]`` (its root a block mapping at the start), nested as it nests
+    them, each with its line (from 0) and column; None unless it is all in the plainest block style above."""
+    if _PLAIN_DOCUMENT.fullmatch(text, start, end) is None:
+        return None
+    root = _PlainMapping()
+    root.start_mark = _Mark(0, 0)
+    levels = [(0, root)]  # (the indentation of a mapping's keys, the mapping), outermost first
+    last = None  # the key before: (its mapping, the key, its mark, whether a value follows it on its line)
+    line, at = 0, start
+    for found in _KEY_LINE.finditer(text, start, end):
+        line += text.count("\n", at, found.start())
+        at = found.start()
+        indent, key = len(found.group(1)), found.group(2)
+        while indent < levels[-1][0]:
+            levels.pop()
+        if indent > levels[-1][0]:  # the first key of the mapping that is the value of the key before
+            if last is None or last[3] or last[0] is not levels[-1][1]:
+                return None
+            child = _PlainMapping()
+            if last[0][last[1]][1] is last[2]:  # not a repeated key's, which composing would not index either
+                last[0][last[1]] = (child, last[2])
+            levels.append((indent, child))
+        mapping = levels[-1][1]
+        if indent != levels[-1][0] or (last is None and (line, indent) != (0, 0)):
+            return None
+        mark = _Mark(line, indent)
+        mapping.setdefault(key, (None, mark))
+        last = (mapping, key, mark, found.group(3) != "")
+    return root if last is not None else None

@@ -13,7 +13,8 @@ from typing import Callable
 from omerender.errors import OmeError
 from omerender.kube.podrules import pod_refusal
 from omerender.ome.cluster.settings import MetricsAggregatorConfig
-from omerender.yamlio.data import copy_data
+from omerender.yamlio.data import Recent, copy_data
+from ..shared import keyed_table
 from . import agents, metrics, rdma, runtime_profiles
 from .pod import Pod
 
@@ -53,8 +54,10 @@ def mutate_workloads(objects: list[dict], component: str, config: MetricsAggrega
     returned); then each template meets the API server's pod rules (kube.podrules), as its pods would be refused."""
     for obj in objects:
         for where, holder, key in _templates(obj, component):
+            built = holder[key].get("spec")
             holder[key] = mutate_template(holder[key], where, config)
-            check_template(holder[key], where)
+            # a LeaderWorkerSet's templates are copies of their own (multinode.leader_worker_set)
+            check_template(holder[key], where, obj.get("kind") == "Deployment" and holder[key].get("spec") is built)
     return objects
 
 
@@ -72,11 +75,18 @@ def _templates(obj: dict, component: str):
 ADDED_VOLUMES = {"dshm": (runtime_profiles.SHM, rdma.AUTO_INJECT), "devinf": (rdma.AUTO_INJECT,)}
 
 
-def check_template(template: dict, where: str) -> None:
+def check_template(template: dict, where: str, as_built: bool = False) -> None:
     """The serving pod after every step that changes it (runtime and InferenceService, model and weights, webhook):
-    the API server's pod rules, the error naming the component's pod template and the field (E-I8)."""
-    found = pod_refusal(template.get("spec"))
+    the API server's pod rules, the error naming the component's pod template and the field (E-I8). ``as_built``:
+    the spec is the pod build's, which the webhook left as it was (see :func:`_judged`)."""
+    spec = template.get("spec")
+    as_built = as_built and type(spec) is dict
+    if as_built and _judged(spec):
+        return
+    found = pod_refusal(spec)
     if found is None:
+        if as_built:
+            _judge(spec)
         return
     text = found.text
     mount = _clashing_mount(template, found)
@@ -85,6 +95,26 @@ def check_template(template: dict, where: str) -> None:
     if keys and found.detail:
         text = f"{found.path}: {found.problem} ({found.detail}; OME's pod webhook adds {mount} for {keys[0]})"
     raise OmeError(f"{where} pod template: {text}", field=f"spec.template.spec.{found.path}")
+
+
+# A Deployment's spec that the webhook leaves as built is the pod build's: the same dict for every InferenceService
+# whose pod has the same key (workloads.pods.build_pod), which whatever holds it only reads. One found valid is
+# remembered by identity, the dict held so that its address is not reused while it is, and not judged again; a spec
+# the webhook changed is a copy of its own, judged each time.
+JUDGED = "pods-judged"   # the render table's entry: a Recent of its own
+JUDGED_LIMIT = 1536      # as many as the pod build keeps (workloads.pods.POD_LIMIT)
+
+
+def _judged(spec: dict) -> bool:
+    return keyed_table(JUDGED, _judged_table).get(id(spec)) is spec
+
+
+def _judge(spec: dict) -> None:
+    keyed_table(JUDGED, _judged_table).remember(id(spec), spec)
+
+
+def _judged_table() -> Recent:
+    return Recent(JUDGED_LIMIT)
 
 
 def _clashing_mount(template: dict, found) -> str | None:
