@@ -108,6 +108,31 @@ def test_a_named_selection_is_shared_across_namespaces_that_hold_the_same_for_it
         "big-model; OME serves the BaseModel [basemodel-shadows-cluster]"]
 
 
+def test_a_runtimes_support_of_a_model_is_judged_once_for_selections_that_differ_elsewhere(repo, monkeypatch):
+    """a and b name the runtime with the model but select apart (b's engine brings its own runner image, which OME's
+    admission check reads): each resolves its own selection, the format and size checks run once for the pair, and
+    each gets the warning at its own place, with the size range the runtime gives that cannot be read said too."""
+    from omerender.ome.selection import named
+    runtime = (repo / "runtime.yaml").read_text()
+    (repo / "runtime.yaml").write_text(runtime.replace("modelSizeRange: {min: 2B,", "modelSizeRange: {min: few,"))
+    (repo / "a.yaml").write_text(isvc("a"))
+    (repo / "b.yaml").write_text("# one line before\n" + isvc("b", engine={"runner": {"image": "own:1"}}))
+    calls = counting_resolve(monkeypatch)
+    judged = []
+    real = named._format_reason
+    monkeypatch.setattr(named, "_format_reason", lambda rt, model: judged.append(rt.obj.name) or real(rt, model))
+    run = run_cli("render", ".")
+    assert run.code == 0, run.stderr
+    assert calls == ["a", "b"] and judged == [RUNTIME]
+    assert [line.split(": InferenceService ")[0] for line in run.printed.splitlines()
+            if "runtime-unsupported-model" in line] == ["warning: ./a.yaml:1:1", "warning: ./b.yaml:2:1"]
+    assert all("model size 70B is outside supported range [few, 4B]" in line for line in run.printed.splitlines()
+               if "runtime-unsupported-model" in line)
+    assert [line.split(": ", 2)[2] for line in run.printed.splitlines() if "invalid-parameter-count" in line] == [
+        f'ClusterServingRuntime {RUNTIME}: spec.modelSizeRange.min "few" is not a valid parameter count; OME reads '
+        "it as 0 [invalid-parameter-count]"]
+
+
 def test_a_cluster_runtimes_verdict_is_judged_once_and_warns_in_every_namespace(repo, monkeypatch):
     """Auto-selection in two namespaces judges the ClusterServingRuntime once for the model; the size range it cannot
     read is said to each selection, once, as before."""

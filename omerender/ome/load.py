@@ -84,7 +84,7 @@ class Obj:
         """Of OME's API group or a group under it: rendered, consumed, kept on request, or an error."""
         return is_ome_group(self.api_version.rpartition("/")[0])
 
-    @property
+    @_kept
     def ref(self) -> ObjRef:
         return ObjRef(self.kind, self.name, self.namespace, self.api_version, self.origin)
 

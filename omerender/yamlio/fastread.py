@@ -231,6 +231,7 @@ def _documents(text: str, budget, slow) -> tuple[list, list]:
         line += text.count("\n", start, match.end()) + 1
         start, explicit = min(match.end() + 1, len(text)), True
     chunks.append((start, len(text), line, explicit))
+    guarded = len(chunks) > 1 and not _suspect(text)  # then no document is, and each is not asked again
     for index, (start, end, line, explicit) in enumerate(chunks):
         content = _CONTENT.search(text, start, end)
         if content is None:
@@ -246,7 +247,7 @@ def _documents(text: str, budget, slow) -> tuple[list, list]:
         try:
             if text[at] in "|>":  # a block scalar as the document: rapidyaml reads some the loader refuses
                 raise _Slow
-            value = _fast(chunk, tree)
+            value = _fast(chunk, tree, guarded)
         except _Slow:
             value, root = _slow_one(chunk, start, line, budget, slow)
             READ["slow"] += 1
@@ -284,9 +285,15 @@ def _slow_one(chunk: str, start: int, line: int, budget, slow):
     return found[0], yaml.Mark(None, mark.index + start, mark.line + line, mark.column, None, None)
 
 
-def _fast(chunk: str, tree):
-    """One document read by rapidyaml, or :class:`_Slow`."""
-    if ("\\" in chunk or _at_token_start(chunk) or chunk.count("[") + chunk.count("{") > _MOST_BRACKETS
+def _suspect(text: str) -> bool:
+    """Whether ``text`` (a document, or a text of documents: then any of them may be) holds a backslash or a token
+    indicator, which send a document to the loader."""
+    return "\\" in text or _at_token_start(text)
+
+
+def _fast(chunk: str, tree, guarded: bool = False):
+    """One document read by rapidyaml, or :class:`_Slow`; ``guarded``: :func:`_suspect` is known false of it."""
+    if (not guarded and _suspect(chunk) or chunk.count("[") + chunk.count("{") > _MOST_BRACKETS
             or len(chunk) >= _LONG_LINE and _LONG.search(chunk)):
         raise _Slow
     tree.clear()

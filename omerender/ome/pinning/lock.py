@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from omerender.errors import OmeError, OmeErrors, Report
 from omerender.yamlio.data import copy_data, count_values
@@ -49,10 +49,9 @@ class Live:
     # runtime's own or merged spec rather than ``spec``, which the render changes.
     @functools.cached_property
     def hash(self) -> str | None:
-        return None if self.resolution is None else self._per_runtime(spec_hash)
-
-    def _per_runtime(self, compute: Callable[[dict], object]):
-        return _per_runtime(self.chains, self.resolution, compute)
+        if self.resolution is None:
+            return None
+        return _per_runtime(self.chains, self.resolution.runtime, self.resolution.auto_selected, spec_hash)
 
     @functools.cached_property
     def revision(self) -> str | None:
@@ -60,9 +59,8 @@ class Live:
         return None if digest is None else revision_name(self.isvc, self.resolution.runtime, digest)
 
 
-def _per_runtime(chains: Chains, resolution: Resolution, compute: Callable[[dict], object]):
-    """``compute`` of the spec ``resolution`` renders from, once per runtime: the same runtime gives the same spec."""
-    runtime, auto = resolution.runtime, resolution.auto_selected
+def _per_runtime(chains: Chains, runtime: Obj, auto: bool, compute: Callable[[dict], object]):
+    """``compute`` of the spec ``runtime`` renders from, once per runtime: the same runtime gives the same spec."""
     key = (compute, id(runtime), auto)
     found = chains.spec_facts.get(key)
     if found is None:
@@ -71,21 +69,34 @@ def _per_runtime(chains: Chains, resolution: Resolution, compute: Callable[[dict
     return found
 
 
-def _charged_spec(chains: Chains, resolution: Resolution) -> dict:
-    """The spec ``resolution`` renders from, charged to the copied-values limit first: the InferenceService
-    copies it into its objects (the component merge copies what it keeps). It is the one spec every
-    InferenceService on that runtime shares (ome.shared): the render only reads it."""
-    runtime = resolution.runtime
-    charge_copy(_per_runtime(chains, resolution, count_values), rt_ref(runtime))
-    if resolution.auto_selected:
-        return chains.own_spec(runtime)
-    return chains.merged_view(runtime)
+class _OnRuntime(NamedTuple):
+    """What every InferenceService rendered from one runtime (auto-selected or not) has alike."""
+
+    runtime: Obj  # held, so that the entry's id(runtime) is never another's
+    spec: dict    # the one spec they share: the render only reads it
+    values: int   # what copying it costs (the copied-values limit)
+    ref: str
+    selection: str  # "Named" or "Auto"
+    chain: tuple[str, ...]  # root first
+
+
+def _on_runtime(chains: Chains, runtime: Obj, auto: bool) -> _OnRuntime:
+    key = ("on runtime", id(runtime), auto)
+    found = chains.spec_facts.get(key)
+    if found is None or found.runtime is not runtime:
+        spec = chains.own_spec(runtime) if auto else chains.merged_view(runtime)
+        chain = (rt_ref(runtime),) if auto else tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
+        found = chains.spec_facts[key] = _OnRuntime(runtime, spec, _per_runtime(chains, runtime, auto, count_values),
+                                                    rt_ref(runtime), "Auto" if auto else "Named", chain)
+    return found
 
 
 def _snapshot_copy(record: Revision, live: Live) -> dict:
     """A fresh copy of a pinned revision's spec, charged to the copied-values limit first: what it holds beyond
     the live spec ``live_state`` copied and charged already (the render uses one of the two)."""
-    charged = 0 if live.resolution is None else _per_runtime(live.chains, live.resolution, count_values)
+    resolution = live.resolution
+    charged = 0 if resolution is None else _per_runtime(live.chains, resolution.runtime, resolution.auto_selected,
+                                                        count_values)
     extra = count_values(record.spec) - charged
     if extra > 0:
         charge_copy(extra, f"revision {record.runtime}")
@@ -105,30 +116,31 @@ def live_state(isvc: Obj, inputs: Inputs, chains: Chains, report: Report, lenien
         except ChainError:
             disabled = False  # resolve() below reports the chain error (E-I6)
         if disabled:
-            resolution = Resolution(None, runtime, False, None)
-            return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution), disabled=True)
+            return _live_of(isvc, chains, Resolution(None, runtime, False, None),
+                            _on_runtime(chains, runtime, False), disabled=True)
     key = selection_key(isvc, inputs)
-    found = shared(chains.spec_facts, key and ("resolve", key), report,
-                   lambda said: resolve(isvc, inputs, said, merged_spec=chains.merged_view),
-                   inputs)  # selection only reads the merged spec
+    found, on_runtime = shared(chains.spec_facts, key and ("resolve", key), report,
+                               lambda said: _selected(isvc, inputs, chains, said),
+                               inputs)  # selection only reads the merged spec
     resolution = Resolution(found.model, found.runtime, found.auto_selected, found.entry)  # the caller's own
-    if resolution.auto_selected:
-        warn_auto_selected(resolution.runtime, report)
-    return _live_of(isvc, chains, resolution, _charged_spec(chains, resolution))
+    return _live_of(isvc, chains, resolution, on_runtime)
 
 
-def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, spec: dict, disabled: bool = False) -> Live:
-    runtime, auto = resolution.runtime, resolution.auto_selected
-    key = ("live", id(runtime), auto)  # once per runtime: every InferenceService on it has the same
-    found = chains.spec_facts.get(key)
-    if found is None or found[0] is not runtime:
-        if auto:
-            selection, chain = "Auto", (rt_ref(runtime),)
-        else:
-            selection, chain = "Named", tuple(rt_ref(rt) for rt in reversed(chains.chain(runtime)))
-        found = chains.spec_facts[key] = (runtime, selection, rt_ref(runtime), chain)
-    _, selection, ref, chain = found
-    return Live(selection, resolution, ref, chain, spec, disabled, isvc, chains)
+def _selected(isvc: Obj, inputs: Inputs, chains: Chains, report: Report) -> tuple[Resolution, _OnRuntime]:
+    """The selection of ``isvc`` and what its runtime gives every InferenceService on it (shared alike)."""
+    found = resolve(isvc, inputs, report, merged_spec=chains.merged_view)
+    if found.auto_selected:
+        warn_auto_selected(found.runtime, report)
+    return found, _on_runtime(chains, found.runtime, found.auto_selected)
+
+
+def _live_of(isvc: Obj, chains: Chains, resolution: Resolution, on_runtime: _OnRuntime,
+             disabled: bool = False) -> Live:
+    """The live state, the spec charged to the copied-values limit first: the InferenceService copies it into its
+    objects (the component merge copies what it keeps)."""
+    charge_copy(on_runtime.values, on_runtime.ref)
+    return Live(on_runtime.selection, resolution, on_runtime.ref, on_runtime.chain, on_runtime.spec, disabled,
+                isvc, chains)
 
 
 def _lenient(isvc: Obj, entry: Entry | None) -> bool:

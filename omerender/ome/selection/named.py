@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from omerender.errors import OmeError
 from omerender.suggest import did_you_mean
+from ..shared import render_table
 from .entries import _format_reason
 from .facts import ModelFacts, RuntimeFacts, _model_facts, runtime_facts_of
 from .fields import _string
@@ -68,7 +69,20 @@ def _named_detail(rt: "RuntimeFacts", model: "ModelFacts", request: "Request", w
     mode_reason = _mode_reason(rt, request)
     if mode_reason:
         return f"runtime {name} does not support model : {mode_reason}"
-    reason = _format_reason(rt, model) or _size_reason(rt, model, warnings)
+    reason = _support_reason(rt, model, warnings)
     if reason:
         return f"runtime {name} does not support model {model.fmt_name}: {reason}"
     return None
+
+
+def _support_reason(rt: "RuntimeFacts", model: "ModelFacts", warnings: list) -> str | None:
+    """Checks 4 and 5 (the format, the size), once per runtime and model in a render: they read nothing else, and
+    InferenceServices that name the runtime with the model in other classes or namespaces ask again (ome.shared)."""
+    table = render_table()
+    key = ("support", id(rt), id(model))
+    found = table.get(key)
+    if found is None or found[0] is not rt or found[1] is not model:  # both held: their ids stay theirs
+        said: list = []
+        found = table[key] = (rt, model, _format_reason(rt, model) or _size_reason(rt, model, said), said)
+    warnings.extend(found[3])
+    return found[2]

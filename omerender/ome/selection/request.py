@@ -25,25 +25,30 @@ def request_of(isvc: Obj) -> Request:
     return _request(isvc)
 
 
-def _request(isvc: Obj, class_requests: list[tuple[str, str]] | None = None) -> Request:
-    """``class_requests``: :func:`_class_requests` of ``isvc``, where the caller has it already."""
-    spec = isvc.spec
-    requests = _class_requests(isvc) if class_requests is None else class_requests
-    classes = tuple(name for name, _path in requests)  # "" stays: a class no runtime lists
-    return Request(classes, _isvc_mode(spec, "engine"), _isvc_mode(spec, "decoder"),
-                   isinstance(spec.get("decoder"), dict))
+def _request(isvc: Obj) -> Request:
+    classes = tuple(name for name, _path in _class_requests(isvc))  # "" stays: a class no runtime lists
+    return Request(classes, *_modes(isvc.spec))
+
+
+def _modes(spec: dict) -> tuple[str | None, str | None, bool]:
+    """:class:`Request`'s engine and decoder modes, and whether there is a decoder."""
+    return _isvc_mode(spec, "engine"), _isvc_mode(spec, "decoder"), isinstance(spec.get("decoder"), dict)
+
+
+_ANNOTATION_PATH = f"metadata.annotations.{CLASS_ANNOTATION}"
+_SELECTOR_PATH = "spec.acceleratorSelector.acceleratorClass"
+_OVERRIDE_PATHS = tuple((component, f"spec.{component}.acceleratorOverride.acceleratorClass")
+                        for component in ("engine", "decoder"))
 
 
 def _class_requests(isvc: Obj) -> list[tuple[str, str]]:
     """(class name, field path) of every class the InferenceService asks for, in check 2's order."""
     spec = isvc.spec
-    annotations = isvc.metadata.get("annotations")
-    holders = [(annotations, CLASS_ANNOTATION, f"metadata.annotations.{CLASS_ANNOTATION}"),
-               (spec.get("acceleratorSelector"), "acceleratorClass", "spec.acceleratorSelector.acceleratorClass")]
-    for component in ("engine", "decoder"):
+    holders = [(isvc.metadata.get("annotations"), CLASS_ANNOTATION, _ANNOTATION_PATH),
+               (spec.get("acceleratorSelector"), "acceleratorClass", _SELECTOR_PATH)]
+    for component, path in _OVERRIDE_PATHS:
         part = spec.get(component)
-        holders.append((part.get("acceleratorOverride") if isinstance(part, dict) else None, "acceleratorClass",
-                        f"spec.{component}.acceleratorOverride.acceleratorClass"))
+        holders.append((part.get("acceleratorOverride") if isinstance(part, dict) else None, "acceleratorClass", path))
     return [(str(holder[key]), path) for holder, key, path in holders
             if isinstance(holder, dict) and holder.get(key) is not None]
 

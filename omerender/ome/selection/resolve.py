@@ -10,7 +10,7 @@ from .auto import _admission_checked, _auto
 from .fields import _mapping, _string
 from .lookup import _lookup_model
 from .named import _named
-from .request import _class_requests, _request
+from .request import _class_requests, _modes
 from .result import Resolution
 
 
@@ -37,8 +37,7 @@ def selection_key(isvc: Obj, inputs: Inputs) -> tuple | None:
     if model is None or runtime is None:
         return None
     try:
-        requests = _class_requests(isvc)
-        return (_scope(isvc, inputs), model, runtime, _request(isvc, requests), tuple(requests),
+        return (_scope(isvc, inputs), model, runtime, _modes(spec), tuple(_class_requests(isvc)),
                 _admission_checked(isvc))
     except TypeError:  # an unhashable value where a name belongs: resolve reports it
         return None
@@ -61,7 +60,11 @@ def _scope(isvc: Obj, inputs: Inputs) -> tuple:
 def _content(value) -> tuple | None:
     """``value`` as a key equal only for equal content: a map of strings as its items (the usual reference), else a
     digest of it (ome.shared); None where it has none."""
-    if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
-        return ("strings", tuple(value.items()))
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or type(item) is not str:
+                break
+        else:
+            return ("strings", tuple(value.items()))
     digest = fingerprint(value)
     return None if digest is None else ("digest", digest)
