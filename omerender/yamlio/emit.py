@@ -536,6 +536,32 @@ def keep_text(data: dict) -> None:
             _KEPT.remember(id(data), (data, {}))
 
 
+def kept_within(maps: list[dict]) -> "_Within":
+    """:func:`keep_text` for each of ``maps`` inside a ``with`` block, outside the count of the last kept (they are
+    let go at its end): for the maps several objects of one write hold (a component's labels), which would otherwise
+    push shared pod specs out. The caller changes none of them inside."""
+    return _Within(maps)
+
+
+class _Within:
+    __slots__ = ("_added",)
+
+    def __init__(self, maps: list[dict]):
+        self._added = []
+        if _KEEPING[0]:
+            for data in maps:
+                if id(data) not in _KEPT:
+                    _KEPT[id(data)] = (data, {})
+                    self._added.append(id(data))
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_) -> None:
+        for key in self._added:
+            _KEPT.pop(key, None)
+
+
 def _kept_text(data: dict, indent: str, out: list) -> None:
     kept, texts = _KEPT[id(data)]
     text = texts.get(indent) if kept is data else None
