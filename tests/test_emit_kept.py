@@ -1,9 +1,10 @@
 """The writer writes a map several objects hold once per indentation (a component's labels, held by its Deployment,
-pod template, Service, autoscaler and budget; its annotations, by its Deployment and budget): the output stays what
-each object's own dump gives."""
+pod template, Service, autoscaler and budget; its annotations, by its Deployment and budget), and a name-like
+string without asking every reader how it resolves: the output stays what each object's own dump gives."""
 from __future__ import annotations
 
 import copy
+import string
 
 import pytest
 import yaml
@@ -81,3 +82,17 @@ def test_a_render_without_a_sink_leaves_no_kept_text_behind():
     deployment["metadata"]["labels"]["team"] = "new"
     assert "    team: new\n" in emit.dump(service)
     assert not emit._KEPT
+
+
+# every first character, followed by what makes some reader take a text for a bool, null, number or date
+_TAILS = ["", "es", "ES", "o", "ull", "ULL", "rue", "alse", "n", "ff", "FF", "1", "-1", ".5", "e5", "_1", "x1F",
+          "0:20", "-12-14", ":", ":x", "=", "<", "~", "a-b.c/d"]
+
+
+@pytest.mark.parametrize("first", sorted(set(string.ascii_letters + string.digits + "._/=+-~<")))
+def test_a_text_the_writer_takes_for_a_string_by_its_first_letter_is_one_to_every_reader(first):
+    """The shortcut (a first letter no reader's rules look at) gives what asking PyYAML's and go-yaml's rules
+    gives, for texts that start with every character the plain pattern allows."""
+    for text in (first + tail for tail in _TAILS):
+        asked = bool(emit._SAFE_PLAIN.match(text)) and emit._plain_tag(text) == emit._STR
+        assert emit._plain_string(text) == asked, text
