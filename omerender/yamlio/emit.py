@@ -383,21 +383,26 @@ def _one_line(dumped: str) -> bool:
 _STRING_START = frozenset(string.ascii_letters) - set(_RESOLVER.yaml_implicit_resolvers) - HINTED
 
 
-def _plain_string(text: str) -> bool:
-    """PyYAML writes ``text`` plain, and every reader reads it as the string it is."""
-    return bool(_SAFE_PLAIN.match(text)) and (text[:1] in _STRING_START or _plain_tag(text) == _STR)
+def _safe_text(text: str) -> str | None:
+    """PyYAML's text for a ``text`` the plain pattern matches: the text, plain, where every reader reads it as the
+    string it is, else single-quoted (it holds no quote, space or break); None for any other ``text``."""
+    if not _SAFE_PLAIN.match(text):
+        return None
+    return text if text[:1] in _STRING_START or _plain_tag(text) == _STR else f"'{text}'"
 
 
 def _as_value_line(text: str) -> str | None:
-    if _plain_string(text):
-        return text + "\n"
+    written = _safe_text(text)
+    if written is not None:
+        return written + "\n"
     dumped = _dumped({"k": text})
     return dumped[3:] if dumped.startswith("k: ") and _one_line(dumped) else None
 
 
 def _as_key(text: str) -> str | None:
-    if len(text) <= 128 and _plain_string(text):
-        return text
+    written = _safe_text(text) if len(text) <= 128 else None
+    if written is not None:
+        return written
     dumped = _dumped({text: 0})
     return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
