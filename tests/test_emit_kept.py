@@ -99,11 +99,3 @@ def test_a_text_the_writer_writes_by_its_first_letter_is_what_pyyaml_writes_with
         assert emit._safe_text(text) == (dumped[3:-1] if emit._SAFE_PLAIN.match(text) else None), text
         assert emit._value_line(text) == dumped[3:]
         assert emit._key_text(text) == emit._dumped({text: 0})[:-4]
-
-
-def test_an_int_written_before_does_not_answer_for_a_bool_that_equals_it():
-    """The writer remembers each int's line; True == 1 and False == 0, yet each is written as itself."""
-    for data in ({"a": 1, "b": 0, "c": True, "d": False}, {"a": True, "b": False, "c": 1, "d": 0},
-                 {"a": [1, True, 0, False]}, {"a": -1, "b": 10 ** 20}):
-        assert emit.dump(data) == yaml.dump(data, **emit._OPTIONS)
-    assert emit.dump({"a": True, "b": 1}) == "a: true\nb: 1\n"

@@ -419,13 +419,6 @@ def _key_text(text: str) -> str:
     return _cached(_KEY_TEXT, text, _as_key)
 
 
-_INT_LINE = Memo(1 << 12)   # int -> its line's end (ports, replicas, seconds recur)
-
-
-def _int_line(value: int) -> str:
-    return _INT_LINE.remember(value, f"{value}\n")
-
-
 def _scalar_line(value) -> str:
     """The line's end for a value that is not a string (nor a map or list)."""
     kind = type(value)
@@ -484,9 +477,6 @@ def _mapping(data: dict, indent: str, first: str, out: list) -> None:
             else:
                 append(start)
                 append("{}\n")
-        elif kind is int:   # not a bool, which would find an int's line (True == 1)
-            append(start)
-            append(_INT_LINE.get(value) or _int_line(value))
         elif kind is list:
             if value:
                 append(opens)
