@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from omerender.yamlio.emit import kept_within
+
 from .load import Inputs, Obj
 from .workloads.metric_providers import is_shared
 
@@ -29,15 +31,28 @@ class Keep:
         if self.sink is None:
             return [(obj, isvc) for obj in objects]
         kept = []
-        for obj in objects:
-            if is_shared(obj):
-                key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
-                if key in self.shared:
-                    continue
-                self.shared.add(key)
-            self.sink(obj)
-            kept.append((_stand_in(obj), isvc))
+        with kept_within(_shared_metadata(objects)):
+            for obj in objects:
+                if is_shared(obj):
+                    key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+                    if key in self.shared:
+                        continue
+                    self.shared.add(key)
+                self.sink(obj)
+                kept.append((_stand_in(obj), isvc))
         return kept
+
+
+def _shared_metadata(objects: list[dict]) -> list[dict]:
+    """The labels and annotations of each Deployment among ``objects``: a component's labels are one map in its
+    Deployment, pod template, Service, autoscaler and budget, its annotations one in its Deployment and budget, so
+    the writer writes each once per indentation. Nothing changes them once the objects are passed."""
+    held = []
+    for obj in objects:
+        if obj.get("kind") == "Deployment":
+            meta = obj["metadata"]
+            held += [data for data in (meta.get("labels"), meta.get("annotations")) if data]
+    return held
 
 
 def _stand_in(obj: dict) -> dict:

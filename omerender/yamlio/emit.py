@@ -17,6 +17,7 @@ import contextlib
 import io
 import itertools
 import re
+import string
 import zlib
 
 import yaml
@@ -25,7 +26,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from omerender.errors import ObjRef, OmeError
 from omerender.gorules.text import is_utf8
 from .data import Memo, Recent
-from .goscalars import reads_as_itself
+from .goscalars import HINTED, reads_as_itself
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null"))
@@ -376,16 +377,32 @@ def _one_line(dumped: str) -> bool:
     return not _BREAK.search(dumped, 0, len(dumped) - 1) and len(dumped) < _WIDTH_MARGIN
 
 
+# A text starting with a letter that neither PyYAML's resolver (which picks its rules by the first character) nor
+# go-yaml's (:data:`HINTED`) looks at further resolves to a string for every reader: most names and images. Asking
+# them costs some 4 µs per distinct string (the 10,000 fleet's output has 26,000, 24,000 of them names like these).
+_STRING_START = frozenset(string.ascii_letters) - set(_RESOLVER.yaml_implicit_resolvers) - HINTED
+
+
+def _safe_text(text: str) -> str | None:
+    """PyYAML's text for a ``text`` the plain pattern matches: the text, plain, where every reader reads it as the
+    string it is, else single-quoted (it holds no quote, space or break); None for any other ``text``."""
+    if not _SAFE_PLAIN.match(text):
+        return None
+    return text if text[:1] in _STRING_START or _plain_tag(text) == _STR else f"'{text}'"
+
+
 def _as_value_line(text: str) -> str | None:
-    if _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
-        return text + "\n"
+    written = _safe_text(text)
+    if written is not None:
+        return written + "\n"
     dumped = _dumped({"k": text})
     return dumped[3:] if dumped.startswith("k: ") and _one_line(dumped) else None
 
 
 def _as_key(text: str) -> str | None:
-    if len(text) <= 128 and _SAFE_PLAIN.match(text) and _plain_tag(text) == _STR:
-        return text
+    written = _safe_text(text) if len(text) <= 128 else None
+    if written is not None:
+        return written
     dumped = _dumped({text: 0})
     return dumped[:-4] if dumped.endswith(": 0\n") and not dumped.startswith("?") and _one_line(dumped) else None
 
@@ -534,6 +551,32 @@ def keep_text(data: dict) -> None:
         found = _KEPT.get(id(data))
         if found is None or found[0] is not data:
             _KEPT.remember(id(data), (data, {}))
+
+
+def kept_within(maps: list[dict]) -> "_Within":
+    """:func:`keep_text` for each of ``maps`` inside a ``with`` block, outside the count of the last kept (they are
+    let go at its end): for the maps several objects of one write hold (a component's labels), which would otherwise
+    push shared pod specs out. The caller changes none of them inside."""
+    return _Within(maps)
+
+
+class _Within:
+    __slots__ = ("_added",)
+
+    def __init__(self, maps: list[dict]):
+        self._added = []
+        if _KEEPING[0]:
+            for data in maps:
+                if id(data) not in _KEPT:
+                    _KEPT[id(data)] = (data, {})
+                    self._added.append(id(data))
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_) -> None:
+        for key in self._added:
+            _KEPT.pop(key, None)
 
 
 def _kept_text(data: dict, indent: str, out: list) -> None:

@@ -28,6 +28,7 @@ _INT64 = 1 << 63
 # go-yaml's resolveTable: the first character decides which rules apply; any other is a string at once.
 _SIGN, _DIGIT, _WORD, _DOT = "S", "D", "M", "."
 _HINTS = {"+": _SIGN, "-": _SIGN, ".": _DOT} | dict.fromkeys("0123456789", _DIGIT) | dict.fromkeys("yYnNtTfFoO~", _WORD)
+HINTED = frozenset(_HINTS)   # the first characters go-yaml looks further at; a text starting otherwise is a string
 
 _NONFINITE = frozenset((".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
                         "-.INF"))
