@@ -660,3 +660,22 @@ def test_each_pod_built_is_shape_checked_once_whatever_was_checked_before(repo, 
     (repo / "c.yaml").write_text(pod_isvc("c"))
     render(index(read_paths(["."])), Options())
     assert len(checked) == 2 and checked[0] != checked[1]
+
+
+def test_check_writes_a_pod_spec_inferenceservices_share_once_and_finds_the_directory_current(repo, monkeypatch):
+    """check renders without streaming, then writes each file's text to compare: the pod spec two InferenceServices
+    share is written once there too (its text kept, as render keeps it), and the files are what render wrote."""
+    from omerender.yamlio import emit
+    (repo / "in").mkdir()
+    for name in ("a", "b"):
+        (repo / "in" / f"{name}.yaml").write_text(pod_isvc(name))
+    for name in ("runtime.yaml", "big.yaml"):
+        (repo / name).rename(repo / "in" / name)
+    assert run_cli("render", "in", "--output-dir", "out").code == 0
+    pods_walked = []
+    real = emit._mapping
+    monkeypatch.setattr(emit, "_mapping", lambda data, indent, *rest: (
+        pods_walked.append(indent) if "containers" in data else None, real(data, indent, *rest))[1])
+    run = run_cli("check", "in", "out")
+    assert (run.code, run.stdout) == (0, "")
+    assert pods_walked == ["      "]   # the Deployments' template specs, one text for both

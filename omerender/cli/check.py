@@ -12,6 +12,7 @@ from omerender.gitops.outdir import missing_dir_message, origins, out_of_date
 from omerender.gitops.overlays import read_inputs
 from omerender.ome.pinning.lockfile import find_lock, lock_from_inputs, read_lock
 from omerender.ome.render import render
+from omerender.yamlio.emit import kept_texts
 from .app import looks_like_file
 from .shell import (allow_option, built_overlay, check_cluster, cluster_config_option, cluster_flags, fail,
                     for_cluster, messages_option, render_options, report_run, weights_flags)
@@ -54,17 +55,18 @@ def check_cmd(dir_in, dir_rendered, keep_inputs, no_model_node_selector, locked,
     notes: list[Message] = []
 
     def run():
-        with for_cluster(kube_version):
+        # kept_texts: the pod specs the render shares are written once each when the files are compared, as in render
+        with for_cluster(kube_version), kept_texts():
             inputs, built = read_inputs([dir_in], cluster_config, notes, options, named, lock_path, inputs_only=False)
             if built is not None:  # built as render builds it
                 result = built.result
             else:
                 lock = lock_from_inputs(inputs) or read_lock(find_lock([dir_in], lock_path))
                 result = render(inputs, options, lock)
-        check_cluster(result.objects, api_versions, kube_version, validate)
-        if not os.path.lexists(dir_rendered):
-            return result, None
-        return result, out_of_date(result.objects, dir_rendered, origins(inputs))
+            check_cluster(result.objects, api_versions, kube_version, validate)
+            if not os.path.lexists(dir_rendered):
+                return result, None
+            return result, out_of_date(result.objects, dir_rendered, origins(inputs))
 
     value, failures = run_guarded(run, debug)
     report_run(notes, failures, lambda: value[0].messages, strict)
