@@ -156,10 +156,7 @@ def check_metadata(meta: dict, api_version: str, kind: str, path: str = "metadat
     if namespace and (type(namespace) is not str or (dns1123_label, namespace) not in _VALID):
         _first(namespace, dns1123_label, f"{path}.namespace")
     labels, annotations = meta.get("labels"), meta.get("annotations")
-    if checked is None:
-        check_labels(labels, f"{path}.labels")
-        check_annotations(annotations, f"{path}.annotations")
-        return
+    checked = Checked() if checked is None else checked
     if labels is not None and id(labels) not in checked.labels:
         check_labels(labels, f"{path}.labels")
         checked.labels.add(id(labels))

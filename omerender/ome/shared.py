@@ -92,6 +92,16 @@ def render_table() -> dict:
     return {} if table is None else table
 
 
+def per_object(name: str, obj: object, compute: Callable[[], T]) -> T:
+    """``compute()``, once per ``obj`` (by identity) in the open render, in its table's entry ``name``: for what
+    depends on that one object alone. The entry holds ``obj``, so that its id is not another's while it lives."""
+    known = render_table().setdefault(name, {})
+    found = known.get(id(obj))
+    if found is None or found[0] is not obj:
+        found = known[id(obj)] = (obj, compute())
+    return found[1]
+
+
 _ACROSS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("omerender_work_across_renders", default=None)
 
 

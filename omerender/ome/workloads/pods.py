@@ -14,7 +14,7 @@ from ..accelerators import effects
 from ..accelerators.gpus import GPU, check_runner, runner_gpus
 from ..runtimes.merge import overlay
 from ..runtimes.presets import preset_image_warnings
-from ..shared import keyed_table, render_table, shared
+from ..shared import keyed_table, per_object, render_table, shared
 from . import parallel_flags
 from .placeholders import expand_container
 from .storage import ModelStorage, OverlayStorage
@@ -144,16 +144,15 @@ def _overlay_part(item: OverlayStorage) -> tuple:
 
 def _class_part(cls) -> bytes | tuple:
     """The class's name and spec, by a digest worked out once per class in a render (a fleet has a few classes)."""
-    digests = render_table().setdefault(CLASSES, {})
-    found = digests.get(id(cls))
-    if found is None or found[0] is not cls:
-        data = pickled((cls.name, cls.spec))
-        # the class held with it, so that its id is not another's while the entry lives; "{{" keeps it whole
-        found = digests[id(cls)] = (cls, (cls.name, cls.spec) if data is None or b"{{" in data else digest(data))
-    return found[1]
+    return per_object(CLASSES, cls, lambda: _class_digest(cls))
 
 
-CLASSES = "pod classes"   # the render table's entry: id of an AcceleratorClass -> (it, its digest or itself)
+def _class_digest(cls) -> bytes | tuple:
+    data = pickled((cls.name, cls.spec))
+    return (cls.name, cls.spec) if data is None or b"{{" in data else digest(data)   # "{{" keeps it whole
+
+
+CLASSES = "pod classes"   # the render table's entry (ome.shared.per_object)
 
 
 def _fields_part(plan: PodPlan):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from omerender.errors import OmeError
 from omerender.kube.names import model_ready_key
 from ..load import Obj
-from ..shared import render_table
+from ..shared import per_object
 
 PVC_MOUNT_PATH = "/opt/ml/model"
 OVERLAY_ROOT = "/opt/ml/model-overlays"
@@ -63,19 +63,14 @@ def model_storage(model: Obj | None, isvc_namespace: str) -> ModelStorage:
     copies the volume and mount it adds)."""
     if model is None:
         return NO_STORAGE
-    known = render_table().setdefault(STORAGES, {})
-    found = known.get(id(model))
-    if found is not None and found[0] is model:
-        return found[1]
     storage = model.spec.get("storage") or {}
     uri = storage.get("storageUri") or ""
     if isinstance(uri, str) and uri.startswith("pvc://"):
         return _model_storage(model, isvc_namespace, storage, uri)
-    # the model held with it, so that its id is not another's while the entry lives
-    return known.setdefault(id(model), (model, _model_storage(model, isvc_namespace, storage, uri)))[1]
+    return per_object(STORAGES, model, lambda: _model_storage(model, isvc_namespace, storage, uri))
 
 
-STORAGES = "model storages"   # the render table's entry: id of a model -> (the model, its storage)
+STORAGES = "model storages"   # the render table's entry (ome.shared.per_object)
 
 
 def _model_storage(model: Obj, isvc_namespace: str, storage: dict, uri) -> ModelStorage:
